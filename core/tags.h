@@ -1,0 +1,58 @@
+// Platform compatibility tags: the ordered list of tags an interpreter supports, in the order
+// packaging.tags.sys_tags() yields them (most preferred first), and whether a wheel fits.
+#ifndef TORCHDEX_CORE_TAGS_H_
+#define TORCHDEX_CORE_TAGS_H_
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace torchdex::core {
+
+struct Tag {
+  std::string interpreter;  // "cp312"
+  std::string abi;          // "cp312", "cp313t", "abi3", "none"
+  std::string platform;     // "manylinux_2_17_x86_64", "win_amd64", "any"
+  std::string ToString() const;  // "cp312-cp312-manylinux_2_17_x86_64"
+  friend auto operator<=>(const Tag&, const Tag&) = default;
+};
+
+enum class OperatingSystem : std::uint8_t { kLinux, kMacOS, kWindows };
+enum class Libc : std::uint8_t { kGlibc, kMusl };
+
+/// What the tags of an interpreter depend on. Everything an installer learns by asking the
+/// target interpreter once, or by the user naming a target platform.
+struct InterpreterInfo {
+  std::string implementation = "cp";  // "cp" (CPython) or "pp" (PyPy); others get generic tags
+  int python_major = 3;
+  int python_minor = 12;
+  bool free_threaded = false;  // CPython built with Py_GIL_DISABLED (3.13t)
+  bool debug = false;          // CPython built with Py_DEBUG
+  std::string pypy_abi;        // PyPy's SOABI-derived ABI, "pypy310_pp73"
+  OperatingSystem os = OperatingSystem::kLinux;
+  std::string arch = "x86_64";  // "x86_64", "aarch64", "arm64", "AMD64"-style names normalised
+  Libc libc = Libc::kGlibc;
+  int libc_major = 2;   // glibc 2.36 -> 2, 36; musl 1.2 -> 1, 2
+  int libc_minor = 17;
+  int macos_major = 11;  // macOS 14.4 -> 14, 4
+  int macos_minor = 0;
+};
+
+/// Every tag the interpreter accepts, most preferred first (packaging.tags.sys_tags order).
+std::vector<Tag> SupportedTags(const InterpreterInfo& info);
+
+/// The platform tags alone, most preferred first ("manylinux_2_36_x86_64", ..., "linux_x86_64").
+std::vector<std::string> PlatformTags(const InterpreterInfo& info);
+
+/// The rank (0 = best) of the best tag of `wheel_tags` in `supported`, or nullopt when no tag
+/// fits. `supported` is what SupportedTags returned.
+std::optional<std::size_t> BestTagRank(std::span<const Tag> wheel_tags,
+                                       std::span<const Tag> supported);
+
+}  // namespace torchdex::core
+
+#endif  // TORCHDEX_CORE_TAGS_H_
