@@ -1,0 +1,362 @@
+#include "core/version.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <limits>
+#include <string>
+
+namespace torchdex::core {
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsAlnum(char c) { return IsDigit(c) || (c >= 'a' && c <= 'z'); }
+bool IsSeparator(char c) { return c == '.' || c == '-' || c == '_'; }
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// A cursor over the lowercased input. Every optional part of the PEP 440 grammar is tried
+// from a saved position and abandoned by restoring it, as the reference regular expression
+// would backtrack.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : text_(text) {}
+
+  bool AtEnd() const { return pos_ == text_.size(); }
+  char Peek(std::size_t ahead = 0) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
+  std::size_t pos() const { return pos_; }
+  void Reset(std::size_t pos) { pos_ = pos; }
+  void Advance(std::size_t n = 1) { pos_ += n; }
+  std::string_view text() const { return text_; }
+
+  bool Consume(std::string_view word) {
+    if (text_.compare(pos_, word.size(), word) != 0) return false;
+    pos_ += word.size();
+    return true;
+  }
+  void SkipOptionalSeparator() {
+    if (IsSeparator(Peek())) ++pos_;
+  }
+
+  // Reads a decimal number; false when there is none or it does not fit in 64 bits.
+  enum class NumberResult { kNone, kOk, kOverflow };
+  NumberResult ReadNumber(std::uint64_t* out) {
+    if (!IsDigit(Peek())) return NumberResult::kNone;
+    std::uint64_t value = 0;
+    while (IsDigit(Peek())) {
+      const std::uint64_t digit = static_cast<std::uint64_t>(Peek() - '0');
+      if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
+        return NumberResult::kOverflow;
+      }
+      value = value * 10 + digit;
+      ++pos_;
+    }
+    *out = value;
+    return NumberResult::kOk;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+// Spellings PEP 440 accepts for each pre-release kind, longest first so that "alpha" is not
+// read as "a" followed by garbage.
+struct PreSpelling {
+  std::string_view text;
+  PreKind kind;
+};
+constexpr std::array<PreSpelling, 8> kPreSpellings = {{
+    {"alpha", PreKind::kAlpha},
+    {"a", PreKind::kAlpha},
+    {"beta", PreKind::kBeta},
+    {"b", PreKind::kBeta},
+    {"preview", PreKind::kRc},
+    {"pre", PreKind::kRc},
+    {"rc", PreKind::kRc},
+    {"c", PreKind::kRc},
+}};
+constexpr std::array<std::string_view, 3> kPostSpellings = {"post", "rev", "r"};
+
+std::string_view PreKindText(PreKind kind) {
+  switch (kind) {
+    case PreKind::kAlpha:
+      return "a";
+    case PreKind::kBeta:
+      return "b";
+    case PreKind::kRc:
+      return "rc";
+  }
+  return "";
+}
+
+Error Invalid(std::string_view original, std::string_view why) {
+  return MakeError("invalid version '" + std::string(original) + "': " + std::string(why));
+}
+
+Error InvalidAt(std::string_view original, std::size_t column, std::string_view why) {
+  return MakeError("invalid version '" + std::string(original) + "': " + std::string(why) +
+                   " at column " + std::to_string(column + 1));
+}
+
+// Three-way comparison of two local labels under PEP 440: segment by segment, numbers
+// above strings, numbers by value, strings lexicographically, a shorter prefix first.
+std::strong_ordering CompareLocal(const std::vector<LocalSegment>& a,
+                                  const std::vector<LocalSegment>& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool a_num = std::holds_alternative<std::uint64_t>(a[i]);
+    const bool b_num = std::holds_alternative<std::uint64_t>(b[i]);
+    if (a_num != b_num) return a_num ? std::strong_ordering::greater : std::strong_ordering::less;
+    if (a_num) {
+      if (auto c = std::get<0>(a[i]) <=> std::get<0>(b[i]); c != 0) return c;
+    } else {
+      if (auto c = std::get<1>(a[i]).compare(std::get<1>(b[i])); c != 0) {
+        return c < 0 ? std::strong_ordering::less : std::strong_ordering::greater;
+      }
+    }
+  }
+  return a.size() <=> b.size();
+}
+
+}  // namespace
+
+Expected<Version> Version::Parse(std::string_view text) {
+  // Trim surrounding whitespace and lowercase: PEP 440 normalisation is case-insensitive.
+  std::size_t begin = 0;
+  std::size_t end = text.size();
+  while (begin < end && IsSpace(text[begin])) ++begin;
+  while (end > begin && IsSpace(text[end - 1])) --end;
+  std::string lowered(text.substr(begin, end - begin));
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lowered.empty()) return Invalid(text, "empty");
+
+  Cursor in(lowered);
+  Version v;
+  std::uint64_t number = 0;
+  auto overflow = [&] { return InvalidAt(text, begin + in.pos(), "number too large"); };
+
+  if (in.Peek() == 'v') in.Advance();
+
+  // Epoch and the first release number: "1!2.0" or "2.0".
+  switch (in.ReadNumber(&number)) {
+    case Cursor::NumberResult::kNone:
+      return InvalidAt(text, begin + in.pos(), "expected a release number");
+    case Cursor::NumberResult::kOverflow:
+      return overflow();
+    case Cursor::NumberResult::kOk:
+      break;
+  }
+  if (in.Peek() == '!') {
+    in.Advance();
+    v.epoch_ = number;
+    switch (in.ReadNumber(&number)) {
+      case Cursor::NumberResult::kNone:
+        return InvalidAt(text, begin + in.pos(), "expected a release number after the epoch");
+      case Cursor::NumberResult::kOverflow:
+        return overflow();
+      case Cursor::NumberResult::kOk:
+        break;
+    }
+  }
+  v.release_.push_back(number);
+  while (in.Peek() == '.' && IsDigit(in.Peek(1))) {
+    in.Advance();
+    if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return overflow();
+    v.release_.push_back(number);
+  }
+
+  // Pre-release: [sep] (a|b|rc|...) [sep] [N]
+  {
+    const std::size_t saved = in.pos();
+    in.SkipOptionalSeparator();
+    bool found = false;
+    for (const PreSpelling& spelling : kPreSpellings) {
+      if (in.Consume(spelling.text)) {
+        found = true;
+        const std::size_t after_label = in.pos();
+        in.SkipOptionalSeparator();
+        number = 0;
+        auto r = in.ReadNumber(&number);
+        if (r == Cursor::NumberResult::kOverflow) return overflow();
+        if (r == Cursor::NumberResult::kNone) in.Reset(after_label);
+        v.pre_ = PreRelease{spelling.kind, number};
+        break;
+      }
+    }
+    if (!found) in.Reset(saved);
+  }
+
+  // Post release: "-N" (implicit), or [sep] (post|rev|r) [sep] [N].
+  {
+    const std::size_t saved = in.pos();
+    bool found = false;
+    if (in.Peek() == '-' && IsDigit(in.Peek(1))) {
+      in.Advance();
+      if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return overflow();
+      v.post_ = number;
+      found = true;
+    } else {
+      in.SkipOptionalSeparator();
+      for (std::string_view spelling : kPostSpellings) {
+        if (in.Consume(spelling)) {
+          found = true;
+          const std::size_t after_label = in.pos();
+          in.SkipOptionalSeparator();
+          number = 0;
+          auto r = in.ReadNumber(&number);
+          if (r == Cursor::NumberResult::kOverflow) return overflow();
+          if (r == Cursor::NumberResult::kNone) in.Reset(after_label);
+          v.post_ = number;
+          break;
+        }
+      }
+    }
+    if (!found) in.Reset(saved);
+  }
+
+  // Development release: [sep] dev [sep] [N]
+  {
+    const std::size_t saved = in.pos();
+    in.SkipOptionalSeparator();
+    if (in.Consume("dev")) {
+      const std::size_t after_label = in.pos();
+      in.SkipOptionalSeparator();
+      number = 0;
+      auto r = in.ReadNumber(&number);
+      if (r == Cursor::NumberResult::kOverflow) return overflow();
+      if (r == Cursor::NumberResult::kNone) in.Reset(after_label);
+      v.dev_ = number;
+    } else {
+      in.Reset(saved);
+    }
+  }
+
+  // Local label: "+" segment ([-_.] segment)*
+  if (in.Peek() == '+') {
+    in.Advance();
+    while (true) {
+      const std::size_t start = in.pos();
+      while (IsAlnum(in.Peek())) in.Advance();
+      if (in.pos() == start) {
+        return InvalidAt(text, begin + in.pos(), "expected a local version segment");
+      }
+      std::string segment(in.text().substr(start, in.pos() - start));
+      if (std::all_of(segment.begin(), segment.end(), IsDigit)) {
+        Cursor digits(segment);
+        std::uint64_t value = 0;
+        if (digits.ReadNumber(&value) == Cursor::NumberResult::kOverflow) return overflow();
+        v.local_.emplace_back(value);
+      } else {
+        v.local_.emplace_back(std::move(segment));
+      }
+      if (!IsSeparator(in.Peek())) break;
+      in.Advance();
+    }
+  }
+
+  if (!in.AtEnd()) {
+    return InvalidAt(text, begin + in.pos(),
+                     "unexpected '" + std::string(1, in.Peek()) + "'");
+  }
+  return v;
+}
+
+std::string Version::LocalString() const {
+  std::string out;
+  for (const LocalSegment& segment : local_) {
+    if (!out.empty()) out.push_back('.');
+    if (const auto* n = std::get_if<std::uint64_t>(&segment)) {
+      out += std::to_string(*n);
+    } else {
+      out += std::get<std::string>(segment);
+    }
+  }
+  return out;
+}
+
+std::string Version::ToString() const {
+  std::string out;
+  if (epoch_ != 0) {
+    out += std::to_string(epoch_);
+    out.push_back('!');
+  }
+  for (std::size_t i = 0; i < release_.size(); ++i) {
+    if (i != 0) out.push_back('.');
+    out += std::to_string(release_[i]);
+  }
+  if (pre_) {
+    out += PreKindText(pre_->kind);
+    out += std::to_string(pre_->number);
+  }
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
+  if (post_) {
+    out += ".post";
+    out += std::to_string(*post_);
+  }
+  if (dev_) {
+    out += ".dev";
+    out += std::to_string(*dev_);
+  }
+  if (!local_.empty()) {
+    out.push_back('+');
+    out += LocalString();
+  }
+  return out;
+}
+
+Version Version::Public() const {
+  Version v = *this;
+  v.local_.clear();
+  return v;
+}
+
+Version Version::Base() const {
+  Version v;
+  v.epoch_ = epoch_;
+  v.release_ = release_;
+  return v;
+}
+
+std::strong_ordering operator<=>(const Version& a, const Version& b) {
+  if (auto c = a.epoch_ <=> b.epoch_; c != 0) return c;
+
+  // Release: trailing zeros do not count (1.0 == 1.0.0).
+  const std::size_t n = std::max(a.release_.size(), b.release_.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t x = i < a.release_.size() ? a.release_[i] : 0;
+    const std::uint64_t y = i < b.release_.size() ? b.release_[i] : 0;
+    if (auto c = x <=> y; c != 0) return c;
+  }
+
+  // Pre-release. A bare dev release (1.0.dev1) sorts before any pre-release of the same
+  // release; no pre-release sorts after all of them. Encoded as a rank, then the value.
+  auto pre_rank = [](const Version& v) {
+    if (!v.pre_ && !v.post_ && v.dev_) return 0;  // "-infinity"
+    if (v.pre_) return 1;
+    return 2;  // "+infinity"
+  };
+  if (auto c = pre_rank(a) <=> pre_rank(b); c != 0) return c;
+  if (a.pre_ && b.pre_) {
+    if (auto c = *a.pre_ <=> *b.pre_; c != 0) return c;
+  }
+
+  // Post release: none sorts first.
+  if (auto c = a.post_.has_value() <=> b.post_.has_value(); c != 0) return c;
+  if (a.post_ && b.post_) {
+    if (auto c = *a.post_ <=> *b.post_; c != 0) return c;
+  }
+
+  // Dev release: none sorts last.
+  if (auto c = b.dev_.has_value() <=> a.dev_.has_value(); c != 0) return c;
+  if (a.dev_ && b.dev_) {
+    if (auto c = *a.dev_ <=> *b.dev_; c != 0) return c;
+  }
+
+  // Local label: none sorts first.
+  return CompareLocal(a.local_, b.local_);
+}
+
+}  // namespace torchdex::core
