@@ -1,0 +1,284 @@
+#include "index/page.h"
+
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+
+#include <algorithm>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "index/url.h"
+
+namespace torchdex::index {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string Lowercase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// "sha256=<hex>" -> "<hex>" lowercased; other algorithms are not used by this index.
+std::string Sha256FromHashSpec(std::string_view spec) {
+  constexpr std::string_view kPrefix = "sha256=";
+  if (spec.size() > kPrefix.size() && Lowercase(spec.substr(0, kPrefix.size())) == kPrefix) {
+    return Lowercase(spec.substr(kPrefix.size()));
+  }
+  return {};
+}
+
+void SetUrlAndHash(Anchor& anchor, std::string_view page_url, std::string_view href) {
+  const std::string resolved = ResolveUrl(page_url, Trim(href));
+  anchor.url = std::string(StripFragment(resolved));
+  anchor.sha256 = Sha256FromHashSpec(UrlFragment(resolved));
+}
+
+// SAX state: libxml2 calls these while it reads, so no tree of 300,000 nodes is built.
+struct SaxState {
+  std::string_view page_url;
+  IndexPage page;
+  bool in_anchor = false;
+  bool in_h1 = false;
+  bool in_title = false;
+  std::string title;
+  std::string h1;
+  bool saw_br_space_slash = false;  // "<br />" is PyPI's spelling; tells shapes apart
+};
+
+const char* Attr(const xmlChar** attrs, const char* name) {
+  if (attrs == nullptr) return nullptr;
+  for (const xmlChar** a = attrs; a[0] != nullptr; a += 2) {
+    if (std::strcmp(reinterpret_cast<const char*>(a[0]), name) == 0) {
+      return a[1] == nullptr ? "" : reinterpret_cast<const char*>(a[1]);
+    }
+  }
+  return nullptr;
+}
+
+void OnStartElement(void* ctx, const xmlChar* raw_name, const xmlChar** attrs) {
+  auto* state = static_cast<SaxState*>(ctx);
+  const char* name = reinterpret_cast<const char*>(raw_name);
+  if (std::strcmp(name, "a") == 0) {
+    const char* href = Attr(attrs, "href");
+    if (href == nullptr) return;  // an anchor without href is not a link
+    Anchor anchor;
+    SetUrlAndHash(anchor, state->page_url, href);
+    const char* core = Attr(attrs, "data-core-metadata");
+    const char* dist = Attr(attrs, "data-dist-info-metadata");
+    if (core != nullptr || dist != nullptr) {
+      anchor.has_metadata = true;
+      anchor.metadata_sha256 = Sha256FromHashSpec(core != nullptr ? core : dist);
+    }
+    if (const char* rp = Attr(attrs, "data-requires-python")) {
+      anchor.requires_python = std::string(Trim(rp));
+    }
+    if (const char* yanked = Attr(attrs, "data-yanked")) anchor.yanked = yanked;
+    if (const char* upload = Attr(attrs, "data-upload-time")) anchor.upload_time = upload;
+    state->page.anchors.push_back(std::move(anchor));
+    state->in_anchor = true;
+  } else if (std::strcmp(name, "h1") == 0) {
+    state->in_h1 = true;
+  } else if (std::strcmp(name, "title") == 0) {
+    state->in_title = true;
+  } else if (std::strcmp(name, "meta") == 0) {
+    const char* meta_name = Attr(attrs, "name");
+    const char* content = Attr(attrs, "content");
+    if (meta_name != nullptr && content != nullptr &&
+        std::strcmp(meta_name, "pypi:repository-version") == 0) {
+      state->page.repository_version = content;
+    }
+  }
+}
+
+void OnEndElement(void* ctx, const xmlChar* raw_name) {
+  auto* state = static_cast<SaxState*>(ctx);
+  const char* name = reinterpret_cast<const char*>(raw_name);
+  if (std::strcmp(name, "a") == 0 && state->in_anchor) {
+    state->in_anchor = false;
+    Anchor& anchor = state->page.anchors.back();
+    anchor.text = std::string(Trim(anchor.text));
+  } else if (std::strcmp(name, "h1") == 0) {
+    state->in_h1 = false;
+  } else if (std::strcmp(name, "title") == 0) {
+    state->in_title = false;
+  }
+}
+
+void OnCharacters(void* ctx, const xmlChar* text, int length) {
+  auto* state = static_cast<SaxState*>(ctx);
+  const std::string_view chunk(reinterpret_cast<const char*>(text),
+                               static_cast<std::size_t>(length));
+  if (state->in_anchor) {
+    state->page.anchors.back().text.append(chunk);
+  } else if (state->in_h1) {
+    state->h1.append(chunk);
+  } else if (state->in_title) {
+    state->title.append(chunk);
+  }
+}
+
+void IgnoreMessage(void*, const char*, ...) {}
+
+bool LooksBinary(std::string_view body) {
+  // HTML never holds NUL bytes; a page that does is not a page (a wheel served by mistake,
+  // garbage from a broken proxy).
+  return body.find('\0') != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string_view PageShapeName(PageShape shape) {
+  switch (shape) {
+    case PageShape::kGenerated:
+      return "generated";
+    case PageShape::kPypiCopy:
+      return "pypi-copy";
+    case PageShape::kNvidiaCopy:
+      return "nvidia-copy";
+    case PageShape::kJson:
+      return "json";
+    case PageShape::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url) {
+  if (LooksBinary(html)) {
+    return core::MakeError("page " + std::string(page_url) +
+                           " is not HTML: it holds binary data (NUL bytes)");
+  }
+  if (html.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    return core::MakeError("page " + std::string(page_url) + " is too large to parse");
+  }
+  SaxState state;
+  state.page_url = page_url;
+
+  htmlSAXHandler sax;
+  std::memset(&sax, 0, sizeof(sax));
+  sax.startElement = OnStartElement;
+  sax.endElement = OnEndElement;
+  sax.characters = OnCharacters;
+  sax.warning = IgnoreMessage;
+  sax.error = IgnoreMessage;
+
+  htmlParserCtxtPtr ctxt =
+      htmlCreatePushParserCtxt(&sax, &state, nullptr, 0, nullptr, XML_CHAR_ENCODING_UTF8);
+  if (ctxt == nullptr) return core::MakeError("out of memory parsing " + std::string(page_url));
+  htmlCtxtUseOptions(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+                               HTML_PARSE_NONET | HTML_PARSE_NOBLANKS);
+  // Feed in chunks: the push parser takes an int length.
+  constexpr std::size_t kChunk = 1 << 20;
+  for (std::size_t offset = 0; offset < html.size(); offset += kChunk) {
+    const std::size_t n = std::min(kChunk, html.size() - offset);
+    htmlParseChunk(ctxt, html.data() + offset, static_cast<int>(n), 0);
+  }
+  htmlParseChunk(ctxt, nullptr, 0, 1);
+  htmlFreeParserCtxt(ctxt);
+
+  IndexPage page = std::move(state.page);
+  const std::string_view h1 = Trim(state.h1);
+  constexpr std::string_view kLinksFor = "Links for ";
+  if (h1.starts_with(kLinksFor)) page.heading = std::string(h1.substr(kLinksFor.size()));
+  else page.heading = std::string(h1);
+
+  if (!page.repository_version.empty()) {
+    page.shape = PageShape::kPypiCopy;
+  } else if (Trim(state.title) == "Package Index" && h1.empty()) {
+    page.shape = PageShape::kNvidiaCopy;
+  } else if (html.find("<!--TIMESTAMP") != std::string_view::npos || !h1.empty() ||
+             html.find("<br/>") != std::string_view::npos) {
+    page.shape = PageShape::kGenerated;
+  }
+  return page;
+}
+
+core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url) {
+  nlohmann::json doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return core::MakeError("page " + std::string(page_url) + " is not a PEP 691 JSON object");
+  }
+  IndexPage page;
+  page.shape = PageShape::kJson;
+  if (auto meta = doc.find("meta"); meta != doc.end() && meta->is_object()) {
+    if (auto v = meta->find("api-version"); v != meta->end() && v->is_string()) {
+      page.repository_version = v->get<std::string>();
+    }
+  }
+  if (auto name = doc.find("name"); name != doc.end() && name->is_string()) {
+    page.heading = name->get<std::string>();
+  }
+  auto error_at = [&](std::size_t i, std::string_view what) {
+    return core::MakeError("page " + std::string(page_url) + ": /files/" + std::to_string(i) +
+                           ": " + std::string(what));
+  };
+  if (auto files = doc.find("files"); files != doc.end()) {
+    if (!files->is_array()) return core::MakeError("page " + std::string(page_url) + ": /files is not an array");
+    for (std::size_t i = 0; i < files->size(); ++i) {
+      const nlohmann::json& f = (*files)[i];
+      if (!f.is_object()) return error_at(i, "is not an object");
+      auto url = f.find("url");
+      auto filename = f.find("filename");
+      if (url == f.end() || !url->is_string()) return error_at(i, "has no string \"url\"");
+      Anchor anchor;
+      SetUrlAndHash(anchor, page_url, url->get<std::string>());
+      if (filename != f.end() && filename->is_string()) anchor.text = filename->get<std::string>();
+      if (auto hashes = f.find("hashes"); hashes != f.end() && hashes->is_object()) {
+        if (auto sha = hashes->find("sha256"); sha != hashes->end() && sha->is_string()) {
+          anchor.sha256 = Lowercase(sha->get<std::string>());
+        }
+      }
+      for (const char* key : {"core-metadata", "dist-info-metadata"}) {
+        auto m = f.find(key);
+        if (m == f.end() || anchor.has_metadata) continue;
+        if (m->is_boolean()) {
+          anchor.has_metadata = m->get<bool>();
+        } else if (m->is_object()) {
+          anchor.has_metadata = true;
+          if (auto sha = m->find("sha256"); sha != m->end() && sha->is_string()) {
+            anchor.metadata_sha256 = Lowercase(sha->get<std::string>());
+          }
+        }
+      }
+      if (auto rp = f.find("requires-python"); rp != f.end() && rp->is_string()) {
+        anchor.requires_python = rp->get<std::string>();
+      }
+      if (auto y = f.find("yanked"); y != f.end()) {
+        if (y->is_string()) anchor.yanked = y->get<std::string>();
+        else if (y->is_boolean() && y->get<bool>()) anchor.yanked = "";
+      }
+      if (auto t = f.find("upload-time"); t != f.end() && t->is_string()) {
+        anchor.upload_time = t->get<std::string>();
+      }
+      page.anchors.push_back(std::move(anchor));
+    }
+  } else if (auto projects = doc.find("projects"); projects != doc.end() && projects->is_array()) {
+    for (const nlohmann::json& p : *projects) {
+      if (!p.is_object()) continue;
+      auto name = p.find("name");
+      if (name == p.end() || !name->is_string()) continue;
+      Anchor anchor;
+      anchor.text = name->get<std::string>();
+      anchor.url = ResolveUrl(page_url, anchor.text + "/");
+      page.anchors.push_back(std::move(anchor));
+    }
+  }
+  return page;
+}
+
+core::Expected<IndexPage> ParsePage(std::string_view body, std::string_view content_type,
+                                    std::string_view page_url) {
+  if (content_type.find("application/vnd.pypi.simple.v1+json") != std::string_view::npos) {
+    return ParseJsonPage(body, page_url);
+  }
+  return ParseHtmlPage(body, page_url);
+}
+
+}  // namespace torchdex::index

@@ -1,0 +1,57 @@
+// Simple-repository pages (PEP 503 HTML, PEP 691 JSON) as the PyTorch index serves them:
+// generated pages, PyPI copies and NVIDIA copies, with their quirks (see
+// ../shared/research/index-format.md §2 and §6). Pure: bytes in, anchors out.
+#ifndef TORCHDEX_INDEX_PAGE_H_
+#define TORCHDEX_INDEX_PAGE_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/expected.h"
+
+namespace torchdex::index {
+
+struct Anchor {
+  std::string url;   // resolved against the page, without the fragment
+  std::string text;  // the anchor text, whitespace-trimmed
+  std::string sha256;           // from "#sha256=<hex>", lowercase; empty when absent
+  std::string metadata_sha256;  // PEP 658/714 "sha256=<hex>"; empty when absent
+  bool has_metadata = false;    // data-core-metadata / data-dist-info-metadata present
+  std::string requires_python;  // entities decoded ("&gt;=3.10" -> ">=3.10")
+  std::optional<std::string> yanked;  // data-yanked: the reason ("" when given none)
+  std::string upload_time;            // data-upload-time, as written
+};
+
+enum class PageShape : std::uint8_t {
+  kGenerated,  // PyTorch's generator: <h1>Links for x</h1>, <br/>, TIMESTAMP comment
+  kPypiCopy,   // pypi.org's page: pypi:repository-version meta, <br />
+  kNvidiaCopy, // pypi.nvidia.com's page: <title>Package Index</title>, no <h1>, <br>
+  kJson,       // PEP 691
+  kOther,
+};
+std::string_view PageShapeName(PageShape shape);
+
+struct IndexPage {
+  PageShape shape = PageShape::kOther;
+  std::string heading;             // the name in "<h1>Links for x</h1>", empty when none
+  std::string repository_version;  // pypi:repository-version / meta.api-version
+  std::vector<Anchor> anchors;     // in page order
+};
+
+/// Parses an HTML simple-index page. Lenient with markup (<br>, <br/>, <br />, scripts,
+/// comments, missing <h1>), exact with what it extracts; anchors inside <script> are text,
+/// not links. Fails only on input that is not HTML at all (binary data).
+core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url);
+
+/// Parses a PEP 691 JSON page (application/vnd.pypi.simple.v1+json), project or list page.
+core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url);
+
+/// Picks the parser by content type ("application/vnd.pypi.simple.v1+json" is JSON).
+core::Expected<IndexPage> ParsePage(std::string_view body, std::string_view content_type,
+                                    std::string_view page_url);
+
+}  // namespace torchdex::index
+
+#endif  // TORCHDEX_INDEX_PAGE_H_

@@ -1,0 +1,32 @@
+// URLs as the index uses them: resolving an href against its page, and the parts a crawler
+// keys on (host, path). Enough of RFC 3986 for simple-index pages, no more.
+#ifndef TORCHDEX_INDEX_URL_H_
+#define TORCHDEX_INDEX_URL_H_
+
+#include <string>
+#include <string_view>
+
+namespace torchdex::index {
+
+/// Resolves `href` against `base` (RFC 3986 §5.2): absolute ("https://h/x"), scheme-relative
+/// ("//h/x"), root-relative ("/whl/x"), and relative ("x", "../x") references. Dot segments
+/// are removed; the fragment of `href` is kept.
+std::string ResolveUrl(std::string_view base, std::string_view href);
+
+/// "https://host:1/a/b?q#f" -> "https://host:1"; empty for a reference without a scheme.
+std::string_view UrlOrigin(std::string_view url);
+/// "https://host:1/a/b?q#f" -> "host:1".
+std::string_view UrlHost(std::string_view url);
+/// "https://host/a/b?q#f" -> "/a/b" (no query, no fragment).
+std::string_view UrlPath(std::string_view url);
+/// The fragment without '#', empty when none.
+std::string_view UrlFragment(std::string_view url);
+/// The URL without its fragment.
+std::string_view StripFragment(std::string_view url);
+
+/// %XX decoding (a '%' not followed by two hex digits is kept as is). '+' stays '+'.
+std::string PercentDecode(std::string_view text);
+
+}  // namespace torchdex::index
+
+#endif  // TORCHDEX_INDEX_URL_H_

@@ -1,0 +1,207 @@
+#include "index/page.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "index/url.h"
+
+namespace torchdex::index {
+namespace {
+
+const std::string kFixtures = std::string(TORCHDEX_FIXTURES_DIR) + "/pytorch-index/";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << path;
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+IndexPage Parse(const std::string& fixture, const std::string& url) {
+  auto page = ParseHtmlPage(ReadFile(kFixtures + fixture), url);
+  EXPECT_TRUE(page.ok()) << fixture;
+  return page.ok() ? page.value() : IndexPage();
+}
+
+// The manifest (written when the fixtures were made, with its own counting) says how many
+// anchors each page holds, how many carry each attribute and which hosts they point at.
+// Every real page must parse to exactly those numbers.
+TEST(PageTest, EveryFixturePageMatchesTheManifestCounts) {
+  const nlohmann::json manifest = nlohmann::json::parse(ReadFile(kFixtures + "manifest.json"));
+  int pages = 0;
+  int anchors = 0;
+  for (const nlohmann::json& entry : manifest.at("files")) {
+    const std::string file = entry.at("file");
+    if (!file.ends_with(".html") || file.starts_with("errors/")) continue;
+    const std::string page_url = "http://127.0.0.1:8080" + entry.at("url_path").get<std::string>();
+    const IndexPage page = Parse(file, page_url);
+    SCOPED_TRACE(file);
+    ++pages;
+    anchors += static_cast<int>(page.anchors.size());
+    EXPECT_EQ(page.anchors.size(), entry.at("anchors").get<std::size_t>());
+    std::size_t sha = 0, metadata = 0, requires_python = 0, yanked = 0, upload = 0;
+    std::map<std::string, int> hosts;
+    for (const Anchor& a : page.anchors) {
+      sha += !a.sha256.empty();
+      metadata += a.has_metadata;
+      requires_python += !a.requires_python.empty();
+      yanked += a.yanked.has_value();
+      upload += !a.upload_time.empty();
+      const std::string origin(UrlOrigin(a.url));
+      ++hosts[origin == "http://127.0.0.1:8080" ? "local" : origin];
+    }
+    EXPECT_EQ(sha, entry.at("href_sha256_fragment").get<std::size_t>());
+    EXPECT_EQ(metadata, std::max(entry.at("data_core_metadata").get<std::size_t>(),
+                                 entry.at("data_dist_info_metadata").get<std::size_t>()));
+    EXPECT_EQ(requires_python, entry.at("data_requires_python").get<std::size_t>());
+    EXPECT_EQ(yanked, entry.at("data_yanked").get<std::size_t>());
+    EXPECT_EQ(upload, entry.at("data_upload_time").get<std::size_t>());
+    std::map<std::string, int> expected_hosts;
+    for (const auto& [host, count] : entry.at("hosts").items()) {
+      const bool relative = host == "(relative)" || host == "(root-relative)";
+      expected_hosts[relative ? "local" : host] += count.get<int>();
+    }
+    EXPECT_EQ(hosts, expected_hosts);
+  }
+  // 89 HTML pages, 15,668 anchors: the manifest's totals (its error documents hold none).
+  EXPECT_EQ(pages, 89);
+  EXPECT_EQ(anchors, 15668);
+}
+
+TEST(PageTest, ReadsAGeneratedProjectPage) {
+  const IndexPage page = Parse("whl/cu128/torch/index.html", "https://download.pytorch.org/whl/cu128/torch/");
+  EXPECT_EQ(page.shape, PageShape::kGenerated);
+  EXPECT_EQ(page.heading, "torch");
+  ASSERT_FALSE(page.anchors.empty());
+  const Anchor& first = page.anchors.front();
+  EXPECT_EQ(first.url,
+            "https://download.pytorch.org/whl/cu128/"
+            "torch-2.10.0%2Bcu128-cp310-cp310-manylinux_2_28_aarch64.whl");
+  EXPECT_EQ(first.text, "torch-2.10.0+cu128-cp310-cp310-manylinux_2_28_aarch64.whl");
+  EXPECT_EQ(first.sha256, "e186f57ef1de1aa877943259819468fc6f27efb583b4a91f9215ada7b7f4e6cc");
+  EXPECT_TRUE(first.has_metadata);
+  EXPECT_EQ(first.metadata_sha256,
+            "7f56e1b49211bfcfe45a8c7df42d96a054f69a96fbf6bc4f1b6b6fe8d3f097a7");
+}
+
+TEST(PageTest, TellsTheThreeProducersApart) {
+  EXPECT_EQ(Parse("whl/cpu/filelock/index.html", "https://x/whl/cpu/filelock/").shape,
+            PageShape::kPypiCopy);
+  const IndexPage nvidia =
+      Parse("whl/cu128/nvidia-cudnn-cu12/index.html", "https://x/whl/cu128/nvidia-cudnn-cu12/");
+  EXPECT_EQ(nvidia.shape, PageShape::kNvidiaCopy);
+  EXPECT_EQ(nvidia.heading, "");
+  EXPECT_EQ(UrlHost(nvidia.anchors.front().url), "pypi.nvidia.com");
+  const IndexPage list = Parse("whl/cu128/index.html", "https://x/whl/cu128/");
+  EXPECT_EQ(list.shape, PageShape::kGenerated);
+  EXPECT_EQ(list.anchors.front().url.substr(0, 19), "https://x/whl/cu128");
+}
+
+TEST(PageTest, TheCloudflareScriptAddsNoLinks) {
+  // eras/2026-01-20: a bot-challenge <script> injected before </body>.
+  const std::string html = ReadFile(kFixtures + "eras/2026-01-20/whl/cu128/index.html");
+  ASSERT_NE(html.find("<script>"), std::string::npos);
+  const IndexPage page = Parse("eras/2026-01-20/whl/cu128/index.html", "https://x/whl/cu128/");
+  for (const Anchor& a : page.anchors) {
+    EXPECT_EQ(a.url.find("document"), std::string::npos) << a.url;
+    EXPECT_EQ(a.url.find(';'), std::string::npos) << a.url;
+    EXPECT_TRUE(a.url.ends_with("/")) << a.url;
+  }
+}
+
+TEST(PageTest, DecodesEntitiesAndKeepsYankedReasons) {
+  const std::string html =
+      "<html><body><h1>Links for networkx</h1>\n"
+      "<a href=\"/whl/networkx-3.4.2-py3-none-any.whl#sha256=ABCDEF\" "
+      "data-requires-python=\"&gt;=3.10\">networkx-3.4.2-py3-none-any.whl</a><br>\n"
+      "<a href=\"x-1.0.tar.gz\" data-yanked=\"broken &amp; bad\">x-1.0.tar.gz</a><br />\n"
+      "<a href=\"y-1.0.tar.gz\" data-yanked>y-1.0.tar.gz</a>\n"
+      "<a name=\"no-href\">ignored</a>\n"
+      "<script>var s = '<a href=\"evil/\">evil</a>';</script>\n"
+      "</body></html><!--TIMESTAMP 1-->";
+  auto page = ParseHtmlPage(html, "https://h/whl/networkx/");
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->anchors.size(), 3u);
+  EXPECT_EQ(page->anchors[0].requires_python, ">=3.10");
+  EXPECT_EQ(page->anchors[0].sha256, "abcdef");
+  EXPECT_EQ(page->anchors[0].url, "https://h/whl/networkx-3.4.2-py3-none-any.whl");
+  EXPECT_EQ(page->anchors[1].url, "https://h/whl/networkx/x-1.0.tar.gz");
+  EXPECT_EQ(page->anchors[1].yanked, std::optional<std::string>("broken & bad"));
+  EXPECT_EQ(page->anchors[2].yanked, std::optional<std::string>(""));
+  EXPECT_FALSE(page->anchors[0].yanked.has_value());
+}
+
+TEST(PageTest, BinaryGarbageIsAnErrorNamingThePage) {
+  const std::string garbage("\x89PNG\r\n\x1a\n\0\0\0", 11);
+  auto page = ParseHtmlPage(garbage, "https://h/whl/cu128/torch/");
+  ASSERT_FALSE(page.ok());
+  EXPECT_NE(page.error().message.find("https://h/whl/cu128/torch/"), std::string::npos);
+}
+
+TEST(PageTest, EmptyAndNonsensePagesHaveNoAnchors) {
+  for (const char* body : {"", "not html at all", "<html><body></body></html>", "<<<>>>"}) {
+    auto page = ParseHtmlPage(body, "https://h/");
+    ASSERT_TRUE(page.ok()) << body;
+    EXPECT_TRUE(page->anchors.empty()) << body;
+  }
+}
+
+TEST(PageTest, ReadsPep691Json) {
+  const std::string json = R"({"meta": {"api-version": "1.1"}, "name": "torch", "files": [
+    {"filename": "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
+     "url": "../../cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl",
+     "hashes": {"sha256": "AA11"}, "core-metadata": {"sha256": "BB22"},
+     "requires-python": ">=3.9", "yanked": "bad build", "upload-time": "2024-10-29T17:00:00Z"},
+    {"filename": "torch-2.5.0.tar.gz", "url": "https://files.example/torch-2.5.0.tar.gz",
+     "hashes": {}, "dist-info-metadata": true, "yanked": false}]})";
+  auto page = ParsePage(json, "application/vnd.pypi.simple.v1+json", "https://h/whl/simple/torch/");
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  EXPECT_EQ(page->shape, PageShape::kJson);
+  ASSERT_EQ(page->anchors.size(), 2u);
+  EXPECT_EQ(page->anchors[0].url, "https://h/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl");
+  EXPECT_EQ(page->anchors[0].sha256, "aa11");
+  EXPECT_EQ(page->anchors[0].metadata_sha256, "bb22");
+  EXPECT_EQ(page->anchors[0].yanked, std::optional<std::string>("bad build"));
+  EXPECT_TRUE(page->anchors[1].has_metadata);
+  EXPECT_FALSE(page->anchors[1].yanked.has_value());
+
+  auto bad = ParseJsonPage(R"({"files": [{"filename": "x"}]})", "https://h/p/");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("/files/0"), std::string::npos);
+}
+
+TEST(UrlTest, ResolvesEveryKindOfReference) {
+  const std::string base = "https://download.pytorch.org/whl/cu128/torch/";
+  EXPECT_EQ(ResolveUrl(base, "/whl/cu128/torch-2.10.0%2Bcu128.whl#sha256=ab"),
+            "https://download.pytorch.org/whl/cu128/torch-2.10.0%2Bcu128.whl#sha256=ab");
+  EXPECT_EQ(ResolveUrl(base, "https://download-r2.pytorch.org/whl/x.whl"),
+            "https://download-r2.pytorch.org/whl/x.whl");
+  EXPECT_EQ(ResolveUrl(base, "//pypi.nvidia.com/a/b.whl"), "https://pypi.nvidia.com/a/b.whl");
+  EXPECT_EQ(ResolveUrl(base, "x.whl"), "https://download.pytorch.org/whl/cu128/torch/x.whl");
+  EXPECT_EQ(ResolveUrl(base, "../x.whl"), "https://download.pytorch.org/whl/cu128/x.whl");
+  EXPECT_EQ(ResolveUrl(base, "../../../../x.whl"), "https://download.pytorch.org/x.whl");
+  EXPECT_EQ(ResolveUrl("http://127.0.0.1:8080/whl/", "cpu/"), "http://127.0.0.1:8080/whl/cpu/");
+  EXPECT_EQ(ResolveUrl("http://h/whl", "cpu/"), "http://h/cpu/");
+  EXPECT_EQ(ResolveUrl("http://h/a/b?q=1", "#frag"), "http://h/a/b?q=1#frag");
+  EXPECT_EQ(ResolveUrl("http://h/a/b", "./c/./d/../e"), "http://h/a/c/e");
+}
+
+TEST(UrlTest, TakesUrlsApart) {
+  const std::string url = "https://user@host:8443/whl/cu128/x.whl?q=1#sha256=ab";
+  EXPECT_EQ(UrlOrigin(url), "https://user@host:8443");
+  EXPECT_EQ(UrlHost(url), "host:8443");
+  EXPECT_EQ(UrlPath(url), "/whl/cu128/x.whl");
+  EXPECT_EQ(UrlFragment(url), "sha256=ab");
+  EXPECT_EQ(StripFragment(url), "https://user@host:8443/whl/cu128/x.whl?q=1");
+  EXPECT_EQ(UrlHost("/relative/path"), "");
+  EXPECT_EQ(PercentDecode("torch-2.5.1%2Bcu124%2b%zz%4"), "torch-2.5.1+cu124+%zz%4");
+}
+
+}  // namespace
+}  // namespace torchdex::index
