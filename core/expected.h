@@ -4,6 +4,7 @@
 #ifndef TORCHDEX_CORE_EXPECTED_H_
 #define TORCHDEX_CORE_EXPECTED_H_
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -35,6 +36,19 @@ class [[nodiscard]] Expected {
 
  private:
   std::variant<T, Error> state_;
+};
+
+/// The result of an operation that returns nothing but can fail.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Error error) : error_(std::move(error)) {}  // NOLINT: implicit on purpose
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { return *error_; }
+
+ private:
+  std::optional<Error> error_;
 };
 
 inline Error MakeError(std::string message) { return Error{std::move(message)}; }

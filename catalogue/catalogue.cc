@@ -1,0 +1,310 @@
+#include "catalogue/catalogue.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "catalogue/store.h"
+#include "core/version.h"
+
+namespace torchdex::catalogue {
+namespace {
+
+using nlohmann::json;
+
+bool IsScalarArray(const json& value) {
+  return value.is_array() && std::all_of(value.begin(), value.end(), [](const json& v) {
+           return !v.is_array() && !v.is_object();
+         });
+}
+
+// nlohmann's own dump sorts keys (json objects are std::maps) but puts every array element on
+// its own line; the catalogue has tens of thousands of tag lists, so those stay on one line.
+void WriteCanonical(const json& value, int depth, std::string& out) {
+  const std::string indent(static_cast<std::size_t>(depth) * 2, ' ');
+  const std::string inner(static_cast<std::size_t>(depth + 1) * 2, ' ');
+  if (value.is_object()) {
+    if (value.empty()) {
+      out += "{}";
+      return;
+    }
+    out += "{\n";
+    bool first = true;
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (!first) out += ",\n";
+      first = false;
+      out += inner;
+      out += json(it.key()).dump();
+      out += ": ";
+      WriteCanonical(it.value(), depth + 1, out);
+    }
+    out += "\n" + indent + "}";
+  } else if (value.is_array()) {
+    if (IsScalarArray(value)) {
+      out += "[";
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        if (i != 0) out += ", ";
+        out += value[i].dump();
+      }
+      out += "]";
+      return;
+    }
+    out += "[\n";
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (i != 0) out += ",\n";
+      out += inner;
+      WriteCanonical(value[i], depth + 1, out);
+    }
+    out += "\n" + indent + "]";
+  } else {
+    out += value.dump();
+  }
+}
+
+}  // namespace
+
+core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
+                                        std::string_view channel, std::string_view note) {
+  Catalogue cat;
+  cat.family = std::string(family);
+  cat.channel = std::string(channel);
+  cat.note = std::string(note);
+  auto base = store.LastBaseUrl();
+  if (!base) return base.error();
+  cat.crawled_from = *base;
+  auto updated = store.ChannelUpdatedAt(channel);
+  if (!updated) return updated.error();
+  cat.updated_at = *updated;
+
+  auto backends = store.Backends(channel);
+  if (!backends) return backends.error();
+  for (const BackendRecord& b : *backends) {
+    cat.backends[b.name] =
+        CatalogueBackend{b.kind, b.toolkit, b.legacy, b.state, b.discovered_from, b.projects};
+  }
+  auto projects = store.Projects(channel);
+  if (!projects) return projects.error();
+  for (const ProjectRecord& p : *projects) {
+    CatalogueProject& entry = cat.projects[p.name];
+    entry.cls = p.cls;
+    entry.reason = p.reason;
+  }
+  auto listed = store.ListedProjects(channel);
+  if (!listed) return listed.error();
+  for (const auto& [backend, project] : *listed) {
+    auto it = cat.projects.find(project);
+    if (it != cat.projects.end()) it->second.listed_in.push_back(backend);
+  }
+  auto anchors = store.ProjectAnchors(channel);
+  if (!anchors) return anchors.error();
+  for (const ListedAnchor& a : *anchors) {
+    if (a.row.file_kind != "wheel" || a.row.version.empty()) continue;
+    auto it = cat.projects.find(a.row.project);
+    if (it == cat.projects.end()) continue;
+    CatalogueProject& p = it->second;
+    // Routed builds belong to the backend of their own path or label; companions (root files
+    // such as triton's) to every backend whose page lists them.
+    std::string backend;
+    if (p.cls == "routed") backend = a.row.backend;
+    else if (p.cls == "companion") backend = a.row.backend.empty() ? a.page_backend : a.row.backend;
+    if (backend.empty()) continue;
+    p.builds[backend][a.row.version].push_back(a.row.tags);
+  }
+  for (auto& [name, p] : cat.projects) {
+    std::sort(p.listed_in.begin(), p.listed_in.end());
+    p.listed_in.erase(std::unique(p.listed_in.begin(), p.listed_in.end()), p.listed_in.end());
+    for (auto& [backend, versions] : p.builds) {
+      for (auto& [version, tags] : versions) {
+        std::sort(tags.begin(), tags.end());
+        tags.erase(std::unique(tags.begin(), tags.end()), tags.end());
+      }
+    }
+  }
+  return cat;
+}
+
+std::string WriteCatalogueJson(const Catalogue& cat) {
+  json doc = json::object();
+  doc["schema_version"] = Catalogue::kSchemaVersion;
+  doc["provenance"] = {{"family", cat.family},
+                       {"channel", cat.channel},
+                       {"crawled_from", cat.crawled_from},
+                       {"updated_at", cat.updated_at},
+                       {"note", cat.note}};
+  json backends = json::object();
+  for (const auto& [name, b] : cat.backends) {
+    backends[name] = {{"kind", b.kind},         {"toolkit", b.toolkit},
+                      {"legacy", b.legacy},     {"state", b.state},
+                      {"discovered_from", b.discovered_from},
+                      {"projects", b.projects}};
+  }
+  doc["backends"] = std::move(backends);
+  json projects = json::object();
+  for (const auto& [name, p] : cat.projects) {
+    json entry = {{"class", p.cls}, {"reason", p.reason}, {"listed_in", p.listed_in}};
+    if (!p.builds.empty()) {
+      json builds = json::object();
+      for (const auto& [backend, versions] : p.builds) {
+        json v = json::object();
+        for (const auto& [version, tags] : versions) v[version] = tags;
+        builds[backend] = std::move(v);
+      }
+      entry["builds"] = std::move(builds);
+    }
+    projects[name] = std::move(entry);
+  }
+  doc["projects"] = std::move(projects);
+  std::string out;
+  WriteCanonical(doc, 0, out);
+  out += "\n";
+  return out;
+}
+
+core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_view origin) {
+  auto fail = [&](const std::string& pointer, const std::string& what) {
+    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what);
+  };
+  json doc = json::parse(text, nullptr, false, /*ignore_comments=*/true);
+  if (doc.is_discarded()) return fail("", "not valid JSON");
+  if (!doc.is_object()) return fail("", "expected an object");
+  if (!doc.contains("schema_version") || !doc["schema_version"].is_number_integer()) {
+    return fail("/schema_version", "expected an integer");
+  }
+  if (doc["schema_version"].get<int>() != Catalogue::kSchemaVersion) {
+    return fail("/schema_version", "version " + doc["schema_version"].dump() +
+                                       " is not the one this torchdex reads (" +
+                                       std::to_string(Catalogue::kSchemaVersion) + ")");
+  }
+  auto get_string = [&](const json& obj, const char* key, const std::string& at,
+                        std::string* out) -> std::optional<core::Error> {
+    if (!obj.contains(key) || !obj[key].is_string()) return fail(at + "/" + key, "expected a string");
+    *out = obj[key].get<std::string>();
+    return std::nullopt;
+  };
+  Catalogue cat;
+  if (!doc.contains("provenance") || !doc["provenance"].is_object()) {
+    return fail("/provenance", "expected an object");
+  }
+  const json& prov = doc["provenance"];
+  for (auto [key, field] : {std::pair{"family", &cat.family}, std::pair{"channel", &cat.channel},
+                            std::pair{"crawled_from", &cat.crawled_from},
+                            std::pair{"updated_at", &cat.updated_at}, std::pair{"note", &cat.note}}) {
+    if (auto e = get_string(prov, key, "/provenance", field)) return *e;
+  }
+  if (!doc.contains("backends") || !doc["backends"].is_object()) {
+    return fail("/backends", "expected an object");
+  }
+  for (const auto& [name, b] : doc["backends"].items()) {
+    const std::string at = "/backends/" + name;
+    if (!b.is_object()) return fail(at, "expected an object");
+    CatalogueBackend backend;
+    for (auto [key, field] : {std::pair{"kind", &backend.kind}, std::pair{"toolkit", &backend.toolkit},
+                              std::pair{"state", &backend.state},
+                              std::pair{"discovered_from", &backend.discovered_from}}) {
+      if (auto e = get_string(b, key, at, field)) return *e;
+    }
+    if (!b.contains("legacy") || !b["legacy"].is_boolean()) return fail(at + "/legacy", "expected true or false");
+    backend.legacy = b["legacy"].get<bool>();
+    if (!b.contains("projects") || !b["projects"].is_number_integer()) {
+      return fail(at + "/projects", "expected an integer");
+    }
+    backend.projects = b["projects"].get<std::int64_t>();
+    cat.backends[name] = std::move(backend);
+  }
+  if (!doc.contains("projects") || !doc["projects"].is_object()) {
+    return fail("/projects", "expected an object");
+  }
+  for (const auto& [name, p] : doc["projects"].items()) {
+    const std::string at = "/projects/" + name;
+    if (!p.is_object()) return fail(at, "expected an object");
+    CatalogueProject project;
+    if (auto e = get_string(p, "class", at, &project.cls)) return *e;
+    if (auto e = get_string(p, "reason", at, &project.reason)) return *e;
+    if (!p.contains("listed_in") || !p["listed_in"].is_array()) {
+      return fail(at + "/listed_in", "expected an array of backend names");
+    }
+    for (std::size_t i = 0; i < p["listed_in"].size(); ++i) {
+      const json& b = p["listed_in"][i];
+      if (!b.is_string()) return fail(at + "/listed_in/" + std::to_string(i), "expected a string");
+      project.listed_in.push_back(b.get<std::string>());
+    }
+    if (p.contains("builds")) {
+      if (!p["builds"].is_object()) return fail(at + "/builds", "expected an object");
+      for (const auto& [backend, versions] : p["builds"].items()) {
+        const std::string bat = at + "/builds/" + backend;
+        if (!versions.is_object()) return fail(bat, "expected an object of versions");
+        for (const auto& [version, tags] : versions.items()) {
+          const std::string vat = bat + "/" + version;
+          if (!core::Version::Parse(version)) return fail(vat, "'" + version + "' is not a PEP 440 version");
+          if (!tags.is_array()) return fail(vat, "expected an array of wheel tags");
+          std::vector<std::string>& out = project.builds[backend][version];
+          for (std::size_t i = 0; i < tags.size(); ++i) {
+            if (!tags[i].is_string()) return fail(vat + "/" + std::to_string(i), "expected a string");
+            out.push_back(tags[i].get<std::string>());
+          }
+        }
+      }
+    }
+    cat.projects[name] = std::move(project);
+  }
+  return cat;
+}
+
+core::Expected<Catalogue> LoadCatalogueJson(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return core::MakeError(path + ": cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseCatalogueJson(text.str(), path);
+}
+
+core::Status WriteFileAtomically(const std::string& path, std::string_view content, bool* changed) {
+  {
+    std::ifstream existing(path, std::ios::binary);
+    if (existing) {
+      std::ostringstream old;
+      old << existing.rdbuf();
+      if (old.str() == content) {
+        if (changed != nullptr) *changed = false;
+        return {};
+      }
+    }
+  }
+  const std::string temp = path + ".tmp." + std::to_string(getpid());
+  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return core::MakeError("cannot write " + temp + ": " + std::strerror(errno));
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = write(fd, content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      close(fd);
+      unlink(temp.c_str());
+      return core::MakeError("cannot write " + path + ": " + std::strerror(err) +
+                             " (nothing was changed)");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    const int err = errno;
+    unlink(temp.c_str());
+    return core::MakeError("cannot write " + path + ": " + std::strerror(err) + " (nothing was changed)");
+  }
+  if (rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    unlink(temp.c_str());
+    return core::MakeError("cannot replace " + path + ": " + std::strerror(err));
+  }
+  if (changed != nullptr) *changed = true;
+  return {};
+}
+
+}  // namespace torchdex::catalogue

@@ -1,0 +1,71 @@
+// The catalogue: what one channel of an index offers, as the installer and codegen need it.
+// Built from the store, written as canonical JSON (generated/catalogue.json), read back for
+// diffs and codegen. Its URLs are relative to the index base, so it applies to any mirror.
+#ifndef TORCHDEX_CATALOGUE_CATALOGUE_H_
+#define TORCHDEX_CATALOGUE_CATALOGUE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/expected.h"
+
+namespace torchdex::catalogue {
+
+class Store;
+
+struct CatalogueBackend {
+  std::string kind;     // cpu, cuda, rocm, xpu, other
+  std::string toolkit;  // "12.8", "6.3", "" for cpu/xpu
+  bool legacy = false;
+  std::string state;            // ok, empty, skipped
+  std::string discovered_from;  // root index, links of torch/
+  std::int64_t projects = 0;    // entries of its project list
+};
+
+/// version (normal form, with its local label) -> wheel tag sets, as the filenames spell them
+using VersionTags = std::map<std::string, std::vector<std::string>>;
+
+struct CatalogueProject {
+  std::string cls;  // routed, companion, mirror, stale
+  std::string reason;
+  std::vector<std::string> listed_in;  // backends whose project list names it
+  /// routed and companion projects only: backend -> versions and their wheel tags
+  std::map<std::string, VersionTags> builds;
+};
+
+struct Catalogue {
+  static constexpr int kSchemaVersion = 1;
+  std::string family;      // "pytorch"
+  std::string channel;     // "stable"
+  std::string crawled_from;  // the base URL of the crawl (a mirror, a loopback copy)
+  std::string updated_at;    // the newest change of any page (RFC 3339)
+  std::string note;          // free text, e.g. "loopback copy of the 2026-03-15 snapshot"
+  std::map<std::string, CatalogueBackend> backends;
+  std::map<std::string, CatalogueProject> projects;
+};
+
+/// Reads one channel of the store into a catalogue.
+core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
+                                        std::string_view channel, std::string_view note);
+
+/// Canonical JSON: sorted keys, two-space indent, arrays of strings on one line, a trailing
+/// newline; the same catalogue always gives the same bytes.
+std::string WriteCatalogueJson(const Catalogue& catalogue);
+
+/// Reads a catalogue.json; errors name `origin` and the JSON pointer of the problem.
+core::Expected<Catalogue> ParseCatalogueJson(std::string_view json, std::string_view origin);
+core::Expected<Catalogue> LoadCatalogueJson(const std::string& path);
+
+/// Writes `content` to `path` atomically (a temporary file in the same folder, fsync, rename),
+/// so a full disk or a kill never leaves a half-written file. Skips the write when the file
+/// already holds exactly `content` (and says so through *changed when given).
+core::Status WriteFileAtomically(const std::string& path, std::string_view content,
+                                 bool* changed = nullptr);
+
+}  // namespace torchdex::catalogue
+
+#endif  // TORCHDEX_CATALOGUE_CATALOGUE_H_

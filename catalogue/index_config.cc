@@ -1,0 +1,208 @@
+#include "catalogue/index_config.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <unordered_map>
+
+namespace torchdex::catalogue {
+
+// std::regex is slow and heavy to include, so it stays here, and answers are memoised: a crawl
+// asks about the same few hundred directory names hundreds of thousands of times.
+struct CompiledPatterns {
+  std::regex backend;
+  std::vector<std::regex> legacy;
+  std::unordered_map<std::string, bool> backend_memo;
+  std::unordered_map<std::string, int> legacy_memo;  // index into legacy, -1 for none
+};
+
+namespace {
+
+using nlohmann::json;
+
+struct Reader {
+  std::string_view origin;
+  core::Error Fail(const std::string& pointer, const std::string& what) const {
+    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what);
+  }
+};
+
+}  // namespace
+
+const Channel* IndexFamily::FindChannel(std::string_view name) const {
+  for (const Channel& c : channels) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+bool IndexFamily::IsBackendName(std::string_view dir) const {
+  std::string key(dir);
+  auto [it, inserted] = compiled->backend_memo.try_emplace(key, false);
+  if (inserted) it->second = std::regex_match(key, compiled->backend);
+  return it->second;
+}
+
+std::optional<std::string> IndexFamily::LegacyReason(std::string_view dir) const {
+  std::string key(dir);
+  auto [it, inserted] = compiled->legacy_memo.try_emplace(key, -1);
+  if (inserted) {
+    for (std::size_t i = 0; i < compiled->legacy.size(); ++i) {
+      if (std::regex_match(key, compiled->legacy[i])) {
+        it->second = static_cast<int>(i);
+        break;
+      }
+    }
+  }
+  if (it->second < 0) return std::nullopt;
+  return legacy_patterns[static_cast<std::size_t>(it->second)].reason;
+}
+
+core::Expected<IndexConfig> ParseIndexConfig(std::string_view text, std::string_view origin) {
+  const Reader r{origin};
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  if (doc.is_discarded()) return r.Fail("", "not valid JSON");
+  if (!doc.is_object() || !doc.contains("families") || !doc["families"].is_array()) {
+    return r.Fail("/families", "expected an array of index families");
+  }
+  IndexConfig config;
+  const json& families = doc["families"];
+  for (std::size_t i = 0; i < families.size(); ++i) {
+    const std::string at = "/families/" + std::to_string(i);
+    const json& f = families[i];
+    auto str = [&](const char* key) -> core::Expected<std::string> {
+      if (!f.is_object() || !f.contains(key) || !f[key].is_string() ||
+          f[key].get<std::string>().empty()) {
+        return r.Fail(at + "/" + key, "expected a non-empty string");
+      }
+      return f[key].get<std::string>();
+    };
+    auto strings = [&](const char* key, std::vector<std::string>* out) -> std::optional<core::Error> {
+      if (!f.contains(key)) return std::nullopt;
+      if (!f[key].is_array()) return r.Fail(at + "/" + key, "expected an array of strings");
+      for (std::size_t k = 0; k < f[key].size(); ++k) {
+        if (!f[key][k].is_string()) {
+          return r.Fail(at + "/" + key + "/" + std::to_string(k), "expected a string");
+        }
+        out->push_back(f[key][k].get<std::string>());
+      }
+      return std::nullopt;
+    };
+    IndexFamily family;
+    auto name = str("name");
+    if (!name) return name.error();
+    family.name = *name;
+    auto base = str("base_url");
+    if (!base) return base.error();
+    family.base_url = *base;
+    if (!family.base_url.ends_with('/')) family.base_url.push_back('/');
+    auto pattern = str("backend_pattern");
+    if (!pattern) return pattern.error();
+    family.compiled = std::make_shared<CompiledPatterns>();
+    try {
+      family.compiled->backend = std::regex(*pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return r.Fail(at + "/backend_pattern", std::string("not a valid regular expression: ") + e.what());
+    }
+    family.backend_pattern = *pattern;
+    if (auto e = strings("hosts", &family.hosts)) return *e;
+    if (auto e = strings("not_projects", &family.not_projects)) return *e;
+    if (auto e = strings("discovery_projects", &family.discovery_projects)) return *e;
+
+    if (!f.contains("channels") || !f["channels"].is_array() || f["channels"].empty()) {
+      return r.Fail(at + "/channels", "expected a non-empty array of channels");
+    }
+    for (std::size_t k = 0; k < f["channels"].size(); ++k) {
+      const json& c = f["channels"][k];
+      const std::string cat = at + "/channels/" + std::to_string(k);
+      if (!c.is_object() || !c.contains("name") || !c["name"].is_string() ||
+          !c.contains("path") || !c["path"].is_string()) {
+        return r.Fail(cat, "expected {\"name\": string, \"path\": string}");
+      }
+      Channel channel{c["name"].get<std::string>(), c["path"].get<std::string>()};
+      if (!channel.path.empty() && !channel.path.ends_with('/')) channel.path.push_back('/');
+      if (family.FindChannel(channel.name) != nullptr) {
+        return r.Fail(cat + "/name", "duplicate channel '" + channel.name + "'");
+      }
+      family.channels.push_back(std::move(channel));
+    }
+    if (f.contains("legacy_patterns")) {
+      if (!f["legacy_patterns"].is_array()) return r.Fail(at + "/legacy_patterns", "expected an array");
+      for (std::size_t k = 0; k < f["legacy_patterns"].size(); ++k) {
+        const json& p = f["legacy_patterns"][k];
+        const std::string pat = at + "/legacy_patterns/" + std::to_string(k);
+        if (!p.is_object() || !p.contains("pattern") || !p["pattern"].is_string() ||
+            !p.contains("reason") || !p["reason"].is_string()) {
+          return r.Fail(pat, "expected {\"pattern\": string, \"reason\": string}");
+        }
+        LegacyPattern legacy;
+        legacy.pattern = p["pattern"].get<std::string>();
+        legacy.reason = p["reason"].get<std::string>();
+        try {
+          family.compiled->legacy.emplace_back(legacy.pattern, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+          return r.Fail(pat + "/pattern", std::string("not a valid regular expression: ") + e.what());
+        }
+        family.legacy_patterns.push_back(std::move(legacy));
+      }
+    }
+    config.families.push_back(std::move(family));
+  }
+  if (config.families.empty()) return r.Fail("/families", "expected at least one index family");
+  return config;
+}
+
+core::Expected<IndexConfig> LoadIndexConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return core::MakeError(path + ": cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseIndexConfig(text.str(), path);
+}
+
+std::string_view BackendKindName(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::kCpu:
+      return "cpu";
+    case BackendKind::kCuda:
+      return "cuda";
+    case BackendKind::kRocm:
+      return "rocm";
+    case BackendKind::kXpu:
+      return "xpu";
+    case BackendKind::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+BackendName DescribeBackend(std::string_view name) {
+  auto digits_after = [&](std::size_t from) {
+    std::size_t end = from;
+    while (end < name.size() && (std::isdigit(static_cast<unsigned char>(name[end])) != 0)) ++end;
+    return name.substr(from, end - from);
+  };
+  BackendName out;
+  if (name.starts_with("cu") && name.size() > 2 && std::isdigit(static_cast<unsigned char>(name[2]))) {
+    // cuXYZ: the last digit is the minor version (cu118 = 11.8, cu75 = 7.5, cu100 = 10.0).
+    const std::string_view digits = digits_after(2);
+    out.kind = BackendKind::kCuda;
+    if (digits.size() >= 2) {
+      out.toolkit = std::string(digits.substr(0, digits.size() - 1)) + "." +
+                    std::string(digits.substr(digits.size() - 1));
+    }
+  } else if (name.starts_with("rocm")) {
+    out.kind = BackendKind::kRocm;
+    std::size_t end = 4;
+    while (end < name.size() && (std::isdigit(static_cast<unsigned char>(name[end])) != 0 || name[end] == '.')) ++end;
+    out.toolkit = std::string(name.substr(4, end - 4));
+  } else if (name.starts_with("cpu")) {
+    out.kind = BackendKind::kCpu;
+  } else if (name.starts_with("xpu")) {
+    out.kind = BackendKind::kXpu;
+  }
+  return out;
+}
+
+}  // namespace torchdex::catalogue

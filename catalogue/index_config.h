@@ -1,0 +1,67 @@
+// The crawl targets, read from data/indexes.json: index families, their channels, and the
+// patterns that tell backend directories (and legacy ones) from projects. Declarative, so a
+// new backend never needs a code change.
+#ifndef TORCHDEX_CATALOGUE_INDEX_CONFIG_H_
+#define TORCHDEX_CATALOGUE_INDEX_CONFIG_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/expected.h"
+
+namespace torchdex::catalogue {
+
+struct Channel {
+  std::string name;  // "stable"
+  std::string path;  // relative to the base URL: "", "test/", "nightly/"
+};
+
+struct LegacyPattern {
+  std::string pattern;  // ECMAScript regular expression, matched against the whole name
+  std::string reason;
+};
+
+struct CompiledPatterns;  // the regular expressions and a memo of answers; index_config.cc
+
+struct IndexFamily {
+  std::string name;
+  std::string base_url;  // ends with '/'
+  std::vector<std::string> hosts;  // hosts that serve the same tree (CDN copies)
+  std::vector<Channel> channels;
+  std::string backend_pattern;
+  std::vector<LegacyPattern> legacy_patterns;
+  std::shared_ptr<CompiledPatterns> compiled;  // set by ParseIndexConfig
+  std::vector<std::string> not_projects;
+  std::vector<std::string> discovery_projects;
+
+  const Channel* FindChannel(std::string_view name) const;
+  bool IsBackendName(std::string_view dir) const;
+  /// The reason when `dir` is a legacy backend directory, nullopt otherwise.
+  std::optional<std::string> LegacyReason(std::string_view dir) const;
+};
+
+struct IndexConfig {
+  std::vector<IndexFamily> families;
+};
+
+/// Parses indexes.json; errors name `origin` (the file) and the JSON pointer.
+core::Expected<IndexConfig> ParseIndexConfig(std::string_view json, std::string_view origin);
+core::Expected<IndexConfig> LoadIndexConfig(const std::string& path);
+
+enum class BackendKind : std::uint8_t { kCpu, kCuda, kRocm, kXpu, kOther };
+std::string_view BackendKindName(BackendKind kind);
+
+struct BackendName {
+  BackendKind kind = BackendKind::kOther;
+  std::string toolkit;  // "12.8" for cu128, "6.2.4" for rocm6.2.4, empty for cpu/xpu
+};
+/// What a backend directory's name says: cu128 -> CUDA 12.8, cu75 -> 7.5, rocm6.3 -> ROCm 6.3;
+/// legacy spellings ("cu121-full", "cpu_pypi_pkg") by their prefix.
+BackendName DescribeBackend(std::string_view name);
+
+}  // namespace torchdex::catalogue
+
+#endif  // TORCHDEX_CATALOGUE_INDEX_CONFIG_H_

@@ -1,0 +1,589 @@
+#include "catalogue/store.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+namespace torchdex::catalogue {
+namespace {
+
+// Version 1 of the schema; docs/catalogue.md describes every column.
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs(
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  base_url TEXT NOT NULL,
+  channels TEXT NOT NULL,
+  status TEXT NOT NULL,
+  pages_fetched INTEGER NOT NULL DEFAULT 0,
+  pages_not_modified INTEGER NOT NULL DEFAULT 0,
+  pages_absent INTEGER NOT NULL DEFAULT 0,
+  pages_failed INTEGER NOT NULL DEFAULT 0,
+  pages_changed INTEGER NOT NULL DEFAULT 0,
+  anchors INTEGER NOT NULL DEFAULT 0,
+  wire_bytes INTEGER NOT NULL DEFAULT 0,
+  message TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS pages(
+  path TEXT PRIMARY KEY,
+  channel TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  project TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  etag TEXT NOT NULL,
+  last_modified TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  anchors INTEGER NOT NULL,
+  digest TEXT NOT NULL,
+  fetched_at TEXT NOT NULL,
+  changed_at TEXT NOT NULL,
+  run_id INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS pages_by_channel ON pages(channel, kind);
+CREATE TABLE IF NOT EXISTS anchors(
+  page TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  url TEXT NOT NULL,
+  text TEXT NOT NULL,
+  filename TEXT NOT NULL,
+  project TEXT NOT NULL,
+  version TEXT NOT NULL,
+  local TEXT NOT NULL,
+  build TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  file_kind TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  metadata_sha256 TEXT NOT NULL,
+  has_metadata INTEGER NOT NULL,
+  requires_python TEXT NOT NULL,
+  yanked TEXT,
+  upload_time TEXT NOT NULL,
+  host TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  PRIMARY KEY(page, position)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS anchors_by_url ON anchors(url);
+CREATE TABLE IF NOT EXISTS backends(
+  channel TEXT NOT NULL,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  toolkit TEXT NOT NULL,
+  legacy INTEGER NOT NULL,
+  legacy_reason TEXT NOT NULL,
+  state TEXT NOT NULL,
+  discovered_from TEXT NOT NULL,
+  projects INTEGER NOT NULL,
+  run_id INTEGER NOT NULL,
+  PRIMARY KEY(channel, name));
+CREATE TABLE IF NOT EXISTS projects(
+  channel TEXT NOT NULL,
+  name TEXT NOT NULL,
+  class TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  PRIMARY KEY(channel, name));
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');
+)sql";
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  bool ok() const { return stmt_ != nullptr; }
+  sqlite3_stmt* get() { return stmt_; }
+
+  Statement& Bind(int i, std::string_view text) {
+    sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& Bind(int i, std::int64_t value) {
+    sqlite3_bind_int64(stmt_, i, value);
+    return *this;
+  }
+  Statement& BindNull(int i) {
+    sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
+  int Step() { return sqlite3_step(stmt_); }
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  std::string Text(int col) {
+    const unsigned char* t = sqlite3_column_text(stmt_, col);
+    return t == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(t));
+  }
+  bool IsNull(int col) { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  std::int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+}  // namespace
+
+struct Store::Impl {
+  sqlite3* db = nullptr;
+  int lock_fd = -1;
+  std::int64_t run_id = 0;
+  std::unique_ptr<Statement> insert_anchor;  // prepared once: a crawl inserts 300,000 rows
+
+  ~Impl() {
+    insert_anchor.reset();
+    if (db != nullptr) sqlite3_close(db);
+    if (lock_fd >= 0) close(lock_fd);
+  }
+};
+
+std::string_view PageKindName(PageKind kind) {
+  switch (kind) {
+    case PageKind::kChannelRoot:
+      return "channel-root";
+    case PageKind::kBackendList:
+      return "backend-list";
+    case PageKind::kProject:
+      return "project";
+    case PageKind::kDiscovery:
+      return "discovery";
+  }
+  return "project";
+}
+
+namespace {
+
+PageKind PageKindFromName(std::string_view name) {
+  if (name == "channel-root") return PageKind::kChannelRoot;
+  if (name == "backend-list") return PageKind::kBackendList;
+  if (name == "discovery") return PageKind::kDiscovery;
+  return PageKind::kProject;
+}
+
+core::Error SqlError(sqlite3* db, const std::string& path, std::string_view doing) {
+  return core::MakeError("store " + path + ": " + std::string(doing) + ": " + sqlite3_errmsg(db));
+}
+
+core::Status Exec(sqlite3* db, const std::string& path, const char* sql, std::string_view doing) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message != nullptr ? message : "unknown error";
+    sqlite3_free(message);
+    return core::MakeError("store " + path + ": " + std::string(doing) + ": " + text);
+  }
+  return {};
+}
+
+AnchorRow ReadAnchor(Statement& s, int first) {
+  AnchorRow a;
+  int c = first;
+  a.url = s.Text(c++);
+  a.text = s.Text(c++);
+  a.filename = s.Text(c++);
+  a.project = s.Text(c++);
+  a.version = s.Text(c++);
+  a.local = s.Text(c++);
+  a.build = s.Text(c++);
+  a.tags = s.Text(c++);
+  a.file_kind = s.Text(c++);
+  a.sha256 = s.Text(c++);
+  a.metadata_sha256 = s.Text(c++);
+  a.has_metadata = s.Int(c++) != 0;
+  a.requires_python = s.Text(c++);
+  if (!s.IsNull(c)) a.yanked = s.Text(c);
+  ++c;
+  a.upload_time = s.Text(c++);
+  a.host = s.Text(c++);
+  a.backend = s.Text(c++);
+  return a;
+}
+
+constexpr const char* kAnchorColumns =
+    "url, text, filename, project, version, local, build, tags, file_kind, sha256, "
+    "metadata_sha256, has_metadata, requires_python, yanked, upload_time, host, backend";
+
+}  // namespace
+
+Store::Store(std::string path) : path_(std::move(path)), impl_(std::make_unique<Impl>()) {}
+Store::~Store() = default;
+
+core::Expected<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+  std::unique_ptr<Store> store(new Store(path));
+  if (sqlite3_open_v2(path.c_str(), &store->impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                      nullptr) != SQLITE_OK) {
+    return core::MakeError("store " + path + ": cannot open: " +
+                           (store->impl_->db ? sqlite3_errmsg(store->impl_->db) : "out of memory"));
+  }
+  sqlite3* db = store->impl_->db;
+  sqlite3_busy_timeout(db, 2000);
+  // WAL: readers (an export, the installer) never block on a crawl; NORMAL sync is durable
+  // at every commit in WAL mode and much cheaper than FULL.
+  if (auto s = Exec(db, path, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                    "setting WAL mode");
+      !s) {
+    return s.error();
+  }
+  Statement version(db, "SELECT value FROM meta WHERE key='schema_version'");
+  if (version.ok() && version.Step() == SQLITE_ROW && version.Text(0) != "1") {
+    return core::MakeError("store " + path + ": schema version " + version.Text(0) +
+                           " is not the one this torchdex reads (1)");
+  }
+  if (auto s = Exec(db, path, kSchema, "creating the schema"); !s) return s.error();
+  return store;
+}
+
+core::Status Store::LockForCrawl() {
+  const std::string lock_path = path_ + ".lock";
+  const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return core::MakeError("store " + path_ + ": cannot open lock file " + lock_path + ": " +
+                           std::strerror(errno));
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char holder[32] = {0};
+    const ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
+    close(fd);
+    std::string who = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "another process";
+    while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+    return core::MakeError("store " + path_ + " is being crawled by another torchdex-crawl (pid " +
+                           who + "); wait for it to finish, or use another --store");
+  }
+  const std::string pid = std::to_string(getpid()) + "\n";
+  if (ftruncate(fd, 0) == 0) {
+    [[maybe_unused]] ssize_t written = pwrite(fd, pid.data(), pid.size(), 0);
+  }
+  impl_->lock_fd = fd;
+  return {};
+}
+
+core::Expected<std::int64_t> Store::BeginRun(std::string_view started_at,
+                                             std::string_view base_url,
+                                             std::string_view channels) {
+  sqlite3* db = impl_->db;
+  // The run row is committed on its own, so a failed or killed run still leaves its trace.
+  Statement insert(db,
+                   "INSERT INTO runs(started_at, base_url, channels, status) "
+                   "VALUES(?, ?, ?, 'running')");
+  insert.Bind(1, started_at).Bind(2, base_url).Bind(3, channels);
+  if (insert.Step() != SQLITE_DONE) return SqlError(db, path_, "recording the run");
+  impl_->run_id = sqlite3_last_insert_rowid(db);
+  if (auto s = Exec(db, path_, "BEGIN IMMEDIATE", "starting the crawl transaction"); !s) {
+    return s.error();
+  }
+  return impl_->run_id;
+}
+
+core::Status Store::PutPage(const PageRecord& p) {
+  Statement s(impl_->db,
+              "INSERT OR REPLACE INTO pages(path, channel, backend, project, kind, status, etag, "
+              "last_modified, shape, anchors, digest, fetched_at, changed_at, run_id) "
+              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  s.Bind(1, p.path).Bind(2, p.channel).Bind(3, p.backend).Bind(4, p.project);
+  s.Bind(5, PageKindName(p.kind)).Bind(6, static_cast<std::int64_t>(p.status)).Bind(7, p.etag);
+  s.Bind(8, p.last_modified).Bind(9, p.shape).Bind(10, p.anchors).Bind(11, p.digest);
+  s.Bind(12, p.fetched_at).Bind(13, p.changed_at).Bind(14, impl_->run_id);
+  if (s.Step() != SQLITE_DONE) return SqlError(impl_->db, path_, "storing page " + p.path);
+  return {};
+}
+
+core::Status Store::ReplaceAnchors(std::string_view page_path,
+                                   const std::vector<AnchorRow>& anchors) {
+  sqlite3* db = impl_->db;
+  Statement del(db, "DELETE FROM anchors WHERE page = ?");
+  del.Bind(1, page_path);
+  if (del.Step() != SQLITE_DONE) return SqlError(db, path_, "replacing anchors");
+  if (!impl_->insert_anchor) {
+    impl_->insert_anchor = std::make_unique<Statement>(
+        db,
+        "INSERT INTO anchors(page, position, url, text, filename, project, version, local, "
+        "build, tags, file_kind, sha256, metadata_sha256, has_metadata, requires_python, "
+        "yanked, upload_time, host, backend) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!impl_->insert_anchor->ok()) return SqlError(db, path_, "preparing the anchor insert");
+  }
+  Statement& ins = *impl_->insert_anchor;
+  for (std::size_t i = 0; i < anchors.size(); ++i) {
+    const AnchorRow& a = anchors[i];
+    ins.Bind(1, page_path).Bind(2, static_cast<std::int64_t>(i)).Bind(3, a.url).Bind(4, a.text);
+    ins.Bind(5, a.filename).Bind(6, a.project).Bind(7, a.version).Bind(8, a.local);
+    ins.Bind(9, a.build).Bind(10, a.tags).Bind(11, a.file_kind).Bind(12, a.sha256);
+    ins.Bind(13, a.metadata_sha256).Bind(14, static_cast<std::int64_t>(a.has_metadata));
+    ins.Bind(15, a.requires_python);
+    if (a.yanked) ins.Bind(16, *a.yanked);
+    else ins.BindNull(16);
+    ins.Bind(17, a.upload_time).Bind(18, a.host).Bind(19, a.backend);
+    const int rc = ins.Step();
+    ins.Reset();
+    if (rc != SQLITE_DONE) return SqlError(db, path_, "storing an anchor of " + std::string(page_path));
+  }
+  return {};
+}
+
+core::Status Store::TouchPage(std::string_view page_path, int status, std::string_view fetched_at,
+                              const Validators& validators) {
+  Statement s(impl_->db,
+              "UPDATE pages SET status = ?, fetched_at = ?, run_id = ?, "
+              "etag = CASE WHEN ? = '' THEN etag ELSE ? END, "
+              "last_modified = CASE WHEN ? = '' THEN last_modified ELSE ? END WHERE path = ?");
+  s.Bind(1, static_cast<std::int64_t>(status)).Bind(2, fetched_at).Bind(3, impl_->run_id);
+  s.Bind(4, validators.etag).Bind(5, validators.etag);
+  s.Bind(6, validators.last_modified).Bind(7, validators.last_modified).Bind(8, page_path);
+  if (s.Step() != SQLITE_DONE) return SqlError(impl_->db, path_, "updating page " + std::string(page_path));
+  return {};
+}
+
+core::Status Store::PutBackend(const BackendRecord& b) {
+  Statement s(impl_->db,
+              "INSERT OR REPLACE INTO backends(channel, name, kind, toolkit, legacy, legacy_reason, "
+              "state, discovered_from, projects, run_id) VALUES(?,?,?,?,?,?,?,?,?,?)");
+  s.Bind(1, b.channel).Bind(2, b.name).Bind(3, b.kind).Bind(4, b.toolkit);
+  s.Bind(5, static_cast<std::int64_t>(b.legacy)).Bind(6, b.legacy_reason).Bind(7, b.state);
+  s.Bind(8, b.discovered_from).Bind(9, b.projects).Bind(10, impl_->run_id);
+  if (s.Step() != SQLITE_DONE) return SqlError(impl_->db, path_, "storing backend " + b.name);
+  return {};
+}
+
+core::Status Store::RemoveUnseen(std::string_view channel, const std::vector<std::string>& backends) {
+  sqlite3* db = impl_->db;
+  auto run = [&](const char* sql, std::string_view backend) -> core::Status {
+    Statement s(db, sql);
+    s.Bind(1, channel).Bind(2, impl_->run_id);
+    if (!backend.empty()) s.Bind(3, backend);
+    if (s.Step() != SQLITE_DONE) return SqlError(db, path_, "removing pages that left the index");
+    return {};
+  };
+  if (backends.empty()) {
+    if (auto s = run("DELETE FROM anchors WHERE page IN (SELECT path FROM pages WHERE channel = ? "
+                     "AND run_id != ?)", "");
+        !s) {
+      return s;
+    }
+    if (auto s = run("DELETE FROM backends WHERE channel = ? AND run_id != ?", "");
+        !s) {
+      return s;
+    }
+    return run("DELETE FROM pages WHERE channel = ? AND run_id != ?", "");
+  }
+  for (const std::string& backend : backends) {
+    if (auto s = run("DELETE FROM anchors WHERE page IN (SELECT path FROM pages WHERE channel = ? "
+                     "AND run_id != ? AND backend = ?)", backend);
+        !s) {
+      return s;
+    }
+    if (auto s = run("DELETE FROM pages WHERE channel = ? AND run_id != ? AND backend = ?", backend);
+        !s) {
+      return s;
+    }
+  }
+  return {};
+}
+
+core::Status Store::ReplaceProjects(std::string_view channel,
+                                    const std::vector<ProjectRecord>& projects) {
+  sqlite3* db = impl_->db;
+  Statement del(db, "DELETE FROM projects WHERE channel = ?");
+  del.Bind(1, channel);
+  if (del.Step() != SQLITE_DONE) return SqlError(db, path_, "replacing the classification");
+  Statement ins(db, "INSERT INTO projects(channel, name, class, reason) VALUES(?,?,?,?)");
+  for (const ProjectRecord& p : projects) {
+    ins.Bind(1, channel).Bind(2, p.name).Bind(3, p.cls).Bind(4, p.reason);
+    const int rc = ins.Step();
+    ins.Reset();
+    if (rc != SQLITE_DONE) return SqlError(db, path_, "storing the class of " + p.name);
+  }
+  return {};
+}
+
+namespace {
+
+core::Status FinishRun(sqlite3* db, const std::string& path, std::int64_t run_id,
+                       std::string_view finished_at, const RunStats& st, std::string_view status,
+                       std::string_view message) {
+  Statement s(db,
+              "UPDATE runs SET finished_at = ?, status = ?, pages_fetched = ?, "
+              "pages_not_modified = ?, pages_absent = ?, pages_failed = ?, pages_changed = ?, "
+              "anchors = ?, wire_bytes = ?, message = ? WHERE id = ?");
+  s.Bind(1, finished_at).Bind(2, status).Bind(3, st.pages_fetched).Bind(4, st.pages_not_modified);
+  s.Bind(5, st.pages_absent).Bind(6, st.pages_failed).Bind(7, st.pages_changed);
+  s.Bind(8, st.anchors).Bind(9, static_cast<std::int64_t>(st.wire_bytes)).Bind(10, message);
+  s.Bind(11, run_id);
+  if (s.Step() != SQLITE_DONE) return SqlError(db, path, "recording the end of the run");
+  return {};
+}
+
+}  // namespace
+
+core::Status Store::CommitRun(std::string_view finished_at, const RunStats& stats) {
+  impl_->insert_anchor.reset();
+  if (auto s = FinishRun(impl_->db, path_, impl_->run_id, finished_at, stats, "complete", ""); !s) {
+    return s;
+  }
+  return Exec(impl_->db, path_, "COMMIT", "committing the crawl");
+}
+
+void Store::AbortRun(std::string_view finished_at, const RunStats& stats,
+                     std::string_view message) {
+  impl_->insert_anchor.reset();
+  (void)Exec(impl_->db, path_, "ROLLBACK", "rolling back the crawl");
+  (void)FinishRun(impl_->db, path_, impl_->run_id, finished_at, stats, "failed", message);
+}
+
+core::Expected<std::unordered_map<std::string, Validators>> Store::LoadValidators() {
+  std::unordered_map<std::string, Validators> out;
+  Statement s(impl_->db, "SELECT path, etag, last_modified FROM pages WHERE status IN (200, 304)");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading page validators");
+  while (s.Step() == SQLITE_ROW) out[s.Text(0)] = Validators{s.Text(1), s.Text(2)};
+  return out;
+}
+
+core::Expected<std::optional<PageRecord>> Store::GetPage(std::string_view page_path) {
+  Statement s(impl_->db,
+              "SELECT path, channel, backend, project, kind, status, etag, last_modified, shape, "
+              "anchors, digest, fetched_at, changed_at FROM pages WHERE path = ?");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading a page");
+  s.Bind(1, page_path);
+  if (s.Step() != SQLITE_ROW) return std::optional<PageRecord>();
+  PageRecord p;
+  p.path = s.Text(0);
+  p.channel = s.Text(1);
+  p.backend = s.Text(2);
+  p.project = s.Text(3);
+  p.kind = PageKindFromName(s.Text(4));
+  p.status = static_cast<int>(s.Int(5));
+  p.etag = s.Text(6);
+  p.last_modified = s.Text(7);
+  p.shape = s.Text(8);
+  p.anchors = s.Int(9);
+  p.digest = s.Text(10);
+  p.fetched_at = s.Text(11);
+  p.changed_at = s.Text(12);
+  return std::optional<PageRecord>(std::move(p));
+}
+
+core::Expected<std::vector<AnchorRow>> Store::AnchorsOf(std::string_view page_path) {
+  std::vector<AnchorRow> out;
+  const std::string sql =
+      std::string("SELECT ") + kAnchorColumns + " FROM anchors WHERE page = ? ORDER BY position";
+  Statement s(impl_->db, sql.c_str());
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading anchors");
+  s.Bind(1, page_path);
+  while (s.Step() == SQLITE_ROW) out.push_back(ReadAnchor(s, 0));
+  return out;
+}
+
+core::Expected<std::vector<BackendRecord>> Store::Backends(std::string_view channel) {
+  std::vector<BackendRecord> out;
+  Statement s(impl_->db,
+              "SELECT channel, name, kind, toolkit, legacy, legacy_reason, state, discovered_from, "
+              "projects FROM backends WHERE channel = ? ORDER BY name");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading backends");
+  s.Bind(1, channel);
+  while (s.Step() == SQLITE_ROW) {
+    BackendRecord b;
+    b.channel = s.Text(0);
+    b.name = s.Text(1);
+    b.kind = s.Text(2);
+    b.toolkit = s.Text(3);
+    b.legacy = s.Int(4) != 0;
+    b.legacy_reason = s.Text(5);
+    b.state = s.Text(6);
+    b.discovered_from = s.Text(7);
+    b.projects = s.Int(8);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+core::Expected<std::vector<ProjectRecord>> Store::Projects(std::string_view channel) {
+  std::vector<ProjectRecord> out;
+  Statement s(impl_->db,
+              "SELECT channel, name, class, reason FROM projects WHERE channel = ? ORDER BY name");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading projects");
+  s.Bind(1, channel);
+  while (s.Step() == SQLITE_ROW) out.push_back(ProjectRecord{s.Text(0), s.Text(1), s.Text(2), s.Text(3)});
+  return out;
+}
+
+core::Expected<std::vector<ListedAnchor>> Store::ProjectAnchors(std::string_view channel) {
+  std::vector<ListedAnchor> out;
+  const std::string sql = std::string("SELECT pages.project, pages.backend, ") + kAnchorColumns +
+                          " FROM anchors JOIN pages ON pages.path = anchors.page "
+                          "WHERE pages.channel = ? AND pages.kind = 'project' "
+                          "ORDER BY pages.project, anchors.page, anchors.position";
+  Statement s(impl_->db, sql.c_str());
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading project anchors");
+  s.Bind(1, channel);
+  while (s.Step() == SQLITE_ROW) {
+    ListedAnchor listed{s.Text(1), ReadAnchor(s, 2)};
+    // A file is listed under the page's project even when its filename spells it otherwise.
+    listed.row.project = s.Text(0);
+    out.push_back(std::move(listed));
+  }
+  return out;
+}
+
+core::Expected<std::vector<std::pair<std::string, std::string>>> Store::ListedProjects(
+    std::string_view channel) {
+  std::vector<std::pair<std::string, std::string>> out;
+  Statement s(impl_->db,
+              "SELECT pages.backend, anchors.project FROM anchors JOIN pages ON pages.path = "
+              "anchors.page WHERE pages.channel = ? AND pages.kind = 'backend-list' "
+              "AND anchors.project != '' ORDER BY 1, 2");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading project lists");
+  s.Bind(1, channel);
+  while (s.Step() == SQLITE_ROW) out.emplace_back(s.Text(0), s.Text(1));
+  return out;
+}
+
+core::Expected<std::string> Store::ChannelUpdatedAt(std::string_view channel) {
+  Statement s(impl_->db, "SELECT COALESCE(MAX(changed_at), '') FROM pages WHERE channel = ?");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading the channel's last change");
+  s.Bind(1, channel);
+  if (s.Step() != SQLITE_ROW) return std::string();
+  return s.Text(0);
+}
+
+core::Expected<std::vector<RunRecord>> Store::Runs() {
+  std::vector<RunRecord> out;
+  Statement s(impl_->db,
+              "SELECT id, started_at, COALESCE(finished_at, ''), base_url, channels, status, "
+              "pages_fetched, pages_not_modified, pages_absent, pages_failed, pages_changed, "
+              "anchors, wire_bytes, message FROM runs ORDER BY id");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading runs");
+  while (s.Step() == SQLITE_ROW) {
+    RunRecord r;
+    r.id = s.Int(0);
+    r.started_at = s.Text(1);
+    r.finished_at = s.Text(2);
+    r.base_url = s.Text(3);
+    r.channels = s.Text(4);
+    r.status = s.Text(5);
+    r.stats.pages_fetched = s.Int(6);
+    r.stats.pages_not_modified = s.Int(7);
+    r.stats.pages_absent = s.Int(8);
+    r.stats.pages_failed = s.Int(9);
+    r.stats.pages_changed = s.Int(10);
+    r.stats.anchors = s.Int(11);
+    r.stats.wire_bytes = static_cast<std::uint64_t>(s.Int(12));
+    r.message = s.Text(13);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+core::Expected<std::string> Store::LastBaseUrl() {
+  Statement s(impl_->db,
+              "SELECT base_url FROM runs WHERE status = 'complete' ORDER BY id DESC LIMIT 1");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading runs");
+  if (s.Step() != SQLITE_ROW) return std::string();
+  return s.Text(0);
+}
+
+}  // namespace torchdex::catalogue

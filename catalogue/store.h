@@ -1,0 +1,174 @@
+// The SQLite store behind the catalogue: every page crawled with its validators, every anchor
+// with what its filename says, the backends found, the classification, and each crawl run.
+// Schema: docs/catalogue.md. A crawl writes in one transaction, so a crawl that fails or is
+// killed leaves the last complete catalogue as it was.
+#ifndef TORCHDEX_CATALOGUE_STORE_H_
+#define TORCHDEX_CATALOGUE_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/expected.h"
+
+namespace torchdex::catalogue {
+
+enum class PageKind : std::uint8_t { kChannelRoot, kBackendList, kProject, kDiscovery };
+std::string_view PageKindName(PageKind kind);
+
+struct PageRecord {
+  std::string path;     // relative to the family's base URL: "", "cu128/", "cu128/torch/"
+  std::string channel;  // "stable"
+  std::string backend;  // empty for channel roots and discovery pages
+  std::string project;  // empty for list pages
+  PageKind kind = PageKind::kProject;
+  int status = 0;  // HTTP status of the last answer (200, 304, 403, 404)
+  std::string etag;
+  std::string last_modified;
+  std::string shape;  // index::PageShapeName
+  std::int64_t anchors = 0;
+  std::string digest;      // of the anchors: equal digest, same content (the TIMESTAMP aside)
+  std::string fetched_at;  // RFC 3339, when last asked
+  std::string changed_at;  // RFC 3339, when its anchors last changed
+};
+
+/// One anchor of a page, with what its URL and filename say. The same file can be listed on
+/// many pages (root wheels appear in every backend); `url` is the file's identity.
+struct AnchorRow {
+  std::string url;  // relative to the base URL when under it; absolute for other hosts
+  std::string text;
+  std::string filename;  // percent-decoded last path segment
+  std::string project;   // normalised
+  std::string version;   // normal form; empty when the filename says none
+  std::string local;     // local label ("cu128"), empty when none
+  std::string build;     // wheel build tag
+  std::string tags;      // wheel tag triple(s) as in the filename: "cp312-cp312-manylinux_2_28_x86_64"
+  std::string file_kind;  // "wheel", "sdist", "other"
+  std::string sha256;
+  std::string metadata_sha256;
+  bool has_metadata = false;
+  std::string requires_python;
+  std::optional<std::string> yanked;
+  std::string upload_time;
+  std::string host;     // empty when relative to the base URL
+  std::string backend;  // the backend the file belongs to (href path or local label), or empty
+};
+
+/// An anchor of a project page with the backend of the page that listed it (root files are
+/// listed on every backend's page; `row.backend` is the backend the file itself belongs to).
+struct ListedAnchor {
+  std::string page_backend;
+  AnchorRow row;
+};
+
+struct BackendRecord {
+  std::string channel;
+  std::string name;
+  std::string kind;
+  std::string toolkit;
+  bool legacy = false;
+  std::string legacy_reason;
+  std::string state;            // "ok", "empty" (listed, pages missing), "skipped" (legacy)
+  std::string discovered_from;  // "root index", "links of torch/"
+  std::int64_t projects = 0;
+};
+
+struct ProjectRecord {
+  std::string channel;
+  std::string name;
+  std::string cls;  // routed, companion, mirror, stale
+  std::string reason;
+};
+
+struct RunStats {
+  std::int64_t pages_fetched = 0;
+  std::int64_t pages_not_modified = 0;
+  std::int64_t pages_absent = 0;
+  std::int64_t pages_failed = 0;
+  std::int64_t pages_changed = 0;
+  std::int64_t anchors = 0;
+  std::uint64_t wire_bytes = 0;
+};
+
+struct RunRecord {
+  std::int64_t id = 0;
+  std::string started_at;
+  std::string finished_at;
+  std::string base_url;
+  std::string channels;
+  std::string status;  // running, complete, failed
+  RunStats stats;
+  std::string message;
+};
+
+struct Validators {
+  std::string etag;
+  std::string last_modified;
+};
+
+class Store {
+ public:
+  /// Opens (creating when missing) the store at `path`, in WAL mode.
+  static core::Expected<std::unique_ptr<Store>> Open(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  /// Takes the crawl lock (an flock on "<store>.lock", released by the kernel if the process
+  /// dies). Fails, naming the holder's pid, when another crawl holds it.
+  core::Status LockForCrawl();
+
+  // --- a crawl run: Begin, then writes, then Commit or Abort ---
+  core::Expected<std::int64_t> BeginRun(std::string_view started_at, std::string_view base_url,
+                                        std::string_view channels);
+  core::Status PutPage(const PageRecord& page);
+  /// Replaces the anchors stored for `page_path`.
+  core::Status ReplaceAnchors(std::string_view page_path, const std::vector<AnchorRow>& anchors);
+  /// Marks a page as seen in this run without touching its content (304, same digest).
+  core::Status TouchPage(std::string_view page_path, int status, std::string_view fetched_at,
+                         const Validators& validators);
+  core::Status PutBackend(const BackendRecord& backend);
+  /// Deletes pages (and their anchors) of `channel` not seen in this run: projects that left
+  /// the index. `backends` narrows it to those backends' pages when not empty.
+  core::Status RemoveUnseen(std::string_view channel, const std::vector<std::string>& backends);
+  core::Status ReplaceProjects(std::string_view channel, const std::vector<ProjectRecord>& projects);
+  core::Status CommitRun(std::string_view finished_at, const RunStats& stats);
+  /// Rolls back everything the run wrote and records it as failed with `message`.
+  void AbortRun(std::string_view finished_at, const RunStats& stats, std::string_view message);
+
+  // --- reading ---
+  core::Expected<std::unordered_map<std::string, Validators>> LoadValidators();
+  core::Expected<std::optional<PageRecord>> GetPage(std::string_view path);
+  core::Expected<std::vector<AnchorRow>> AnchorsOf(std::string_view page_path);
+  core::Expected<std::vector<BackendRecord>> Backends(std::string_view channel);
+  core::Expected<std::vector<ProjectRecord>> Projects(std::string_view channel);
+  /// Every anchor of the channel's project pages, ordered by project, then page, then position;
+  /// `row.project` is the project of the page.
+  core::Expected<std::vector<ListedAnchor>> ProjectAnchors(std::string_view channel);
+  /// (backend, project) for every entry of the channel's backend project lists.
+  core::Expected<std::vector<std::pair<std::string, std::string>>> ListedProjects(
+      std::string_view channel);
+  /// The newest change of any page of the channel (RFC 3339), empty when none.
+  core::Expected<std::string> ChannelUpdatedAt(std::string_view channel);
+  core::Expected<std::vector<RunRecord>> Runs();
+  /// The base URL of the last complete run, empty when none.
+  core::Expected<std::string> LastBaseUrl();
+
+  struct Impl;
+
+ private:
+  explicit Store(std::string path);
+  std::string path_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace torchdex::catalogue
+
+#endif  // TORCHDEX_CATALOGUE_STORE_H_
