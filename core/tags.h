@@ -53,6 +53,25 @@ std::vector<std::string> PlatformTags(const InterpreterInfo& info);
 std::optional<std::size_t> BestTagRank(std::span<const Tag> wheel_tags,
                                        std::span<const Tag> supported);
 
+/// BestTagRank for many wheels against one `supported` list (every wheel of an index page):
+/// the lookup is built once, then each wheel tag costs a binary search instead of a scan.
+class TagRanking {
+ public:
+  explicit TagRanking(std::span<const Tag> supported);
+
+  /// The rank of `tag` in `supported` (its first position), or nullopt.
+  std::optional<std::size_t> Rank(const Tag& tag) const;
+  /// Same answer as BestTagRank(wheel_tags, supported).
+  std::optional<std::size_t> BestRank(std::span<const Tag> wheel_tags) const;
+
+ private:
+  struct Entry {
+    Tag tag;
+    std::size_t rank;
+  };
+  std::vector<Entry> by_tag_;  // sorted by tag, one entry per distinct tag
+};
+
 }  // namespace torchdex::core
 
 #endif  // TORCHDEX_CORE_TAGS_H_

@@ -1,0 +1,355 @@
+// The order of every list here is the order of packaging.tags (packaging 24.x, tags.py,
+// _manylinux.py and _musllinux.py); the function named in each comment is the one reproduced.
+// pip ranks candidate wheels by the position of their best tag in sys_tags(), so a different
+// order here picks a different wheel than pip would.
+#include "core/tags.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+namespace torchdex::core {
+namespace {
+
+std::string ToLowerAscii(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// packaging.tags._normalize_string, plus the lowercasing that packaging.tags.Tag applies.
+std::string NormalizeTagString(std::string_view text) {
+  std::string out = ToLowerAscii(text);
+  std::replace_if(
+      out.begin(), out.end(), [](char c) { return c == '.' || c == '-' || c == ' '; }, '_');
+  return out;
+}
+
+// "3", "12" -> "312" (packaging.tags._version_nodot).
+std::string VersionNodot(int major, int minor) {
+  return std::to_string(major) + std::to_string(minor);
+}
+
+bool AtLeast(int major, int minor, int want_major, int want_minor) {
+  return std::pair(major, minor) >= std::pair(want_major, want_minor);
+}
+
+// ---- Linux: packaging.tags._linux_platforms ----
+
+// glibc and musl tags name the machine as uname does; accept the other spellings callers use.
+std::string LinuxArch(std::string_view arch) {
+  std::string normal = NormalizeTagString(arch);
+  if (normal == "amd64") return "x86_64";
+  if (normal == "arm64") return "aarch64";
+  return normal;
+}
+
+// packaging._manylinux._LEGACY_MANYLINUX_MAP: the PEP 513/571/599 names, each yielded right
+// after the manylinux_2_x tag of the same glibc.
+std::string_view LegacyManylinux(int glibc_major, int glibc_minor) {
+  if (glibc_major != 2) return {};
+  switch (glibc_minor) {
+    case 17:
+      return "manylinux2014";  // CentOS 7, PEP 599
+    case 12:
+      return "manylinux2010";  // CentOS 6, PEP 571
+    case 5:
+      return "manylinux1";  // CentOS 5, PEP 513
+    default:
+      return {};
+  }
+}
+
+// packaging._manylinux.platform_tags.
+void AppendManylinux(const InterpreterInfo& info, const std::vector<std::string>& archs,
+                     std::vector<std::string>& out) {
+  // The oldest glibc with manylinux wheels: 2.17 everywhere, 2.5 on x86 (manylinux1).
+  int too_old_major = 2;
+  int too_old_minor = 16;
+  for (const std::string& arch : archs) {
+    if (arch == "x86_64" || arch == "i686") too_old_minor = 4;
+  }
+  // "We can assume compatibility across glibc major versions": every older major counts, from
+  // _LAST_GLIBC_MINOR (a defaultdict that answers 50) down to its minor 0.
+  constexpr int kLastGlibcMinor = 50;
+  std::vector<std::pair<int, int>> glibc_max_list = {{info.libc_major, info.libc_minor}};
+  for (int major = info.libc_major - 1; major > 1; --major) {
+    glibc_max_list.emplace_back(major, kLastGlibcMinor);
+  }
+  for (const std::string& arch : archs) {
+    for (const auto& [major, max_minor] : glibc_max_list) {
+      const int min_minor = (major == too_old_major) ? too_old_minor : -1;
+      for (int minor = max_minor; minor > min_minor; --minor) {
+        out.push_back("manylinux_" + std::to_string(major) + "_" + std::to_string(minor) + "_" +
+                      arch);
+        const std::string_view legacy = LegacyManylinux(major, minor);
+        if (!legacy.empty()) out.push_back(std::string(legacy) + "_" + arch);
+      }
+    }
+  }
+}
+
+// packaging._musllinux.platform_tags.
+void AppendMusllinux(const InterpreterInfo& info, const std::vector<std::string>& archs,
+                     std::vector<std::string>& out) {
+  for (const std::string& arch : archs) {
+    for (int minor = info.libc_minor; minor >= 0; --minor) {
+      out.push_back("musllinux_" + std::to_string(info.libc_major) + "_" + std::to_string(minor) +
+                    "_" + arch);
+    }
+  }
+}
+
+std::vector<std::string> LinuxPlatforms(const InterpreterInfo& info) {
+  const std::string arch = LinuxArch(info.arch);
+  // A 32-bit ARM userland on a 64-bit core reports armv8l and runs armv7l wheels.
+  std::vector<std::string> archs = {arch};
+  if (arch == "armv8l") archs.push_back("armv7l");
+  std::vector<std::string> out;
+  // Only one of the two yields anything: _manylinux asks for glibc, _musllinux for musl.
+  if (info.libc == Libc::kGlibc) AppendManylinux(info, archs, out);
+  if (info.libc == Libc::kMusl) AppendMusllinux(info, archs, out);
+  for (const std::string& each : archs) out.push_back("linux_" + each);
+  return out;
+}
+
+// ---- macOS: packaging.tags.mac_platforms ----
+
+std::string MacArch(std::string_view arch) {
+  std::string normal = NormalizeTagString(arch);
+  if (normal == "aarch64") return "arm64";
+  if (normal == "amd64") return "x86_64";
+  return normal;
+}
+
+// packaging.tags._mac_binary_formats: the fat/universal formats that contain `arch`.
+std::vector<std::string> MacBinaryFormats(int major, int minor, const std::string& arch) {
+  const auto version = std::pair(major, minor);
+  const auto v10_4 = std::pair(10, 4);
+  std::vector<std::string> formats = {arch};
+  if (arch == "x86_64") {
+    if (version < v10_4) return {};
+    formats.insert(formats.end(), {"intel", "fat64", "fat32"});
+  } else if (arch == "i386") {
+    if (version < v10_4) return {};
+    formats.insert(formats.end(), {"intel", "fat32", "fat"});
+  } else if (arch == "ppc64") {
+    if (version > std::pair(10, 5) || version < v10_4) return {};
+    formats.push_back("fat64");
+  } else if (arch == "ppc") {
+    if (version > std::pair(10, 6)) return {};
+    formats.insert(formats.end(), {"fat32", "fat"});
+  }
+  if (arch == "arm64" || arch == "x86_64") formats.push_back("universal2");
+  if (arch == "x86_64" || arch == "i386" || arch == "ppc64" || arch == "ppc" || arch == "intel") {
+    formats.push_back("universal");
+  }
+  return formats;
+}
+
+void AppendMacVersion(int major, int minor, const std::string& arch,
+                      std::vector<std::string>& out) {
+  for (const std::string& format : MacBinaryFormats(major, minor, arch)) {
+    out.push_back("macosx_" + std::to_string(major) + "_" + std::to_string(minor) + "_" + format);
+  }
+}
+
+std::vector<std::string> MacPlatforms(const InterpreterInfo& info) {
+  const std::string arch = MacArch(info.arch);
+  const auto version = std::pair(info.macos_major, info.macos_minor);
+  std::vector<std::string> out;
+  if (version >= std::pair(10, 0) && version < std::pair(11, 0)) {
+    // Before macOS 11 each yearly release bumped the minor version; the major was always 10.
+    for (int minor = info.macos_minor; minor >= 0; --minor) AppendMacVersion(10, minor, arch, out);
+  }
+  if (version >= std::pair(11, 0)) {
+    // From macOS 11 each yearly release bumps the major; minors are midyear updates, and
+    // wheels are tagged with minor 0.
+    for (int major = info.macos_major; major > 10; --major) AppendMacVersion(major, 0, arch, out);
+    // x86_64 runs binaries built for every earlier release. arm64 first shipped in 11.0, so
+    // only universal2 wheels (whose x86_64 half may target 10.x) carry an older tag.
+    // 10.16 is what macOS 11 reports to Pythons built against an old SDK.
+    for (int minor = 16; minor > 3; --minor) {
+      if (arch == "x86_64") {
+        AppendMacVersion(10, minor, arch, out);
+      } else {
+        out.push_back("macosx_10_" + std::to_string(minor) + "_universal2");
+      }
+    }
+  }
+  return out;
+}
+
+// ---- Windows: packaging.tags._generic_platforms, i.e. sysconfig.get_platform() ----
+
+std::vector<std::string> WindowsPlatforms(const InterpreterInfo& info) {
+  const std::string arch = NormalizeTagString(info.arch);
+  if (arch == "x86_64" || arch == "amd64") return {"win_amd64"};
+  if (arch == "arm64" || arch == "aarch64") return {"win_arm64"};
+  if (arch == "x86" || arch == "i686" || arch == "i386" || arch == "win32") return {"win32"};
+  return {"win_" + arch};  // sysconfig spells any other as "win-<arch>"
+}
+
+// ---- Interpreter tags: packaging.tags.cpython_tags, generic_tags, compatible_tags ----
+
+// packaging.tags._cpython_abis, with the build flags given instead of read from sysconfig.
+std::vector<std::string> CpythonAbis(const InterpreterInfo& info) {
+  const std::string version = VersionNodot(info.python_major, info.python_minor);
+  const bool before_3_8 = !AtLeast(info.python_major, info.python_minor, 3, 8);
+  // Free-threading exists from 3.13 on (Py_GIL_DISABLED).
+  const std::string threading =
+      (info.free_threaded && AtLeast(info.python_major, info.python_minor, 3, 13)) ? "t" : "";
+  const std::string debug = info.debug ? "d" : "";
+  // Before 3.8 the ABI carried pymalloc's "m" (on by default). The "u" of UCS-4 builds before
+  // 3.3 depends on the build and is not modelled: nothing torchdex installs supports them.
+  const std::string pymalloc = before_3_8 ? "m" : "";
+  std::vector<std::string> abis = {"cp" + version + threading + debug + pymalloc};
+  // From 3.8 on, debug builds also load extension modules built for the release ABI.
+  if (!before_3_8 && info.debug) abis.push_back("cp" + version + threading);
+  return abis;
+}
+
+// packaging.tags._py_interpreter_range: "py312", "py3", "py311", ..., "py30".
+std::vector<std::string> PyInterpreterRange(const InterpreterInfo& info) {
+  std::vector<std::string> range = {"py" + VersionNodot(info.python_major, info.python_minor),
+                                    "py" + std::to_string(info.python_major)};
+  for (int minor = info.python_minor - 1; minor >= 0; --minor) {
+    range.push_back("py" + VersionNodot(info.python_major, minor));
+  }
+  return range;
+}
+
+void CpythonTags(const InterpreterInfo& info, const std::vector<std::string>& platforms,
+                 std::vector<Tag>& out) {
+  const std::string interpreter = "cp" + VersionNodot(info.python_major, info.python_minor);
+  const std::vector<std::string> abis = CpythonAbis(info);
+  for (const std::string& abi : abis) {
+    for (const std::string& platform : platforms) out.push_back(Tag{interpreter, abi, platform});
+  }
+  // packaging.tags._abi3_applies: PEP 384 arrived in 3.2, and free-threaded builds have no
+  // stable ABI (packaging looks for the "t" in the first ABI, which CpythonAbis put there).
+  const bool threaded = abis.front().find('t') != std::string::npos;
+  const bool use_abi3 = AtLeast(info.python_major, info.python_minor, 3, 2) && !threaded;
+  if (use_abi3) {
+    for (const std::string& platform : platforms) out.push_back(Tag{interpreter, "abi3", platform});
+  }
+  for (const std::string& platform : platforms) out.push_back(Tag{interpreter, "none", platform});
+  if (use_abi3) {
+    // abi3 wheels built for any older 3.x down to 3.2, newest first.
+    for (int minor = info.python_minor - 1; minor > 1; --minor) {
+      const std::string older = "cp" + VersionNodot(info.python_major, minor);
+      for (const std::string& platform : platforms) out.push_back(Tag{older, "abi3", platform});
+    }
+  }
+}
+
+// packaging.tags.generic_tags: each ABI, then "none" unless it was one of them.
+void GenericTags(const std::string& interpreter, std::vector<std::string> abis,
+                 const std::vector<std::string>& platforms, std::vector<Tag>& out) {
+  if (std::find(abis.begin(), abis.end(), "none") == abis.end()) abis.push_back("none");
+  for (const std::string& abi : abis) {
+    for (const std::string& platform : platforms) out.push_back(Tag{interpreter, abi, platform});
+  }
+}
+
+// packaging.tags.compatible_tags: pure-Python wheels, platform-specific ones first.
+void CompatibleTags(const InterpreterInfo& info, std::string_view interpreter,
+                    const std::vector<std::string>& platforms, std::vector<Tag>& out) {
+  const std::vector<std::string> range = PyInterpreterRange(info);
+  for (const std::string& version : range) {
+    for (const std::string& platform : platforms) out.push_back(Tag{version, "none", platform});
+  }
+  if (!interpreter.empty()) out.push_back(Tag{std::string(interpreter), "none", "any"});
+  for (const std::string& version : range) out.push_back(Tag{version, "none", "any"});
+}
+
+bool SameTag(const Tag& a, const Tag& b) {
+  // Platforms differ most often between a wheel's tags and the supported ones: test them first.
+  return a.platform == b.platform && a.abi == b.abi && a.interpreter == b.interpreter;
+}
+
+}  // namespace
+
+std::string Tag::ToString() const { return interpreter + "-" + abi + "-" + platform; }
+
+std::vector<std::string> PlatformTags(const InterpreterInfo& info) {
+  switch (info.os) {
+    case OperatingSystem::kLinux:
+      return LinuxPlatforms(info);
+    case OperatingSystem::kMacOS:
+      return MacPlatforms(info);
+    case OperatingSystem::kWindows:
+      return WindowsPlatforms(info);
+  }
+  return {};
+}
+
+// packaging.tags.sys_tags.
+std::vector<Tag> SupportedTags(const InterpreterInfo& info) {
+  const std::vector<std::string> platforms = PlatformTags(info);
+  const std::string implementation = ToLowerAscii(info.implementation);
+  const std::string version = VersionNodot(info.python_major, info.python_minor);
+  std::vector<Tag> tags;
+  if (implementation == "cp") {
+    CpythonTags(info, platforms, tags);
+    CompatibleTags(info, "cp" + version, platforms, tags);
+  } else if (implementation == "pp") {
+    // interpreter_name() + interpreter_version(): PyPy's Python version, "pp310".
+    std::vector<std::string> abis;
+    if (!info.pypy_abi.empty()) abis.push_back(NormalizeTagString(info.pypy_abi));
+    GenericTags("pp" + version, std::move(abis), platforms, tags);
+    // sys_tags names PyPy "pp3" here, whatever its version.
+    CompatibleTags(info, "pp3", platforms, tags);
+  } else {
+    GenericTags(implementation + version, {}, platforms, tags);
+    CompatibleTags(info, "", platforms, tags);
+  }
+  return tags;
+}
+
+std::optional<std::size_t> BestTagRank(std::span<const Tag> wheel_tags,
+                                       std::span<const Tag> supported) {
+  // Walking `supported` in order, the first tag that the wheel has is its best one, so the
+  // scan stops there. A wheel has one tag or a few, and tags of the wrong platform fail on the
+  // first compare. To rank a whole page against one list, TagRanking builds a lookup once.
+  for (std::size_t rank = 0; rank < supported.size(); ++rank) {
+    for (const Tag& tag : wheel_tags) {
+      if (SameTag(tag, supported[rank])) return rank;
+    }
+  }
+  return std::nullopt;
+}
+
+TagRanking::TagRanking(std::span<const Tag> supported) {
+  by_tag_.reserve(supported.size());
+  for (std::size_t rank = 0; rank < supported.size(); ++rank) {
+    by_tag_.push_back(Entry{supported[rank], rank});
+  }
+  // Sorted by (tag, rank), so that of repeated tags the first kept is the best ranked.
+  std::sort(by_tag_.begin(), by_tag_.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.tag, a.rank) < std::tie(b.tag, b.rank);
+  });
+  by_tag_.erase(std::unique(by_tag_.begin(), by_tag_.end(),
+                            [](const Entry& a, const Entry& b) { return a.tag == b.tag; }),
+                by_tag_.end());
+}
+
+std::optional<std::size_t> TagRanking::Rank(const Tag& tag) const {
+  const auto it = std::lower_bound(by_tag_.begin(), by_tag_.end(), tag,
+                                   [](const Entry& entry, const Tag& t) { return entry.tag < t; });
+  if (it == by_tag_.end() || it->tag != tag) return std::nullopt;
+  return it->rank;
+}
+
+std::optional<std::size_t> TagRanking::BestRank(std::span<const Tag> wheel_tags) const {
+  std::optional<std::size_t> best;
+  for (const Tag& tag : wheel_tags) {
+    const std::optional<std::size_t> rank = Rank(tag);
+    if (rank && (!best || *rank < *best)) best = rank;
+  }
+  return best;
+}
+
+}  // namespace torchdex::core
