@@ -1,0 +1,384 @@
+#include "crawler/cli.h"
+
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "catalogue/catalogue.h"
+#include "catalogue/diff.h"
+#include "catalogue/store.h"
+
+#ifndef TORCHDEX_VERSION
+#define TORCHDEX_VERSION "0.0.0"
+#endif
+#ifndef TORCHDEX_DATA_DIR
+#define TORCHDEX_DATA_DIR "data"
+#endif
+
+namespace torchdex::crawler {
+namespace po = boost::program_options;
+namespace {
+
+constexpr const char* kUsage =
+    "usage: torchdex-crawl <command> [options]\n"
+    "\n"
+    "Discovers every backend of the PyTorch wheel index (cpu, cuXYZ, rocmX.Y, xpu ...) in every\n"
+    "channel, crawls every project page into a SQLite store, classifies the projects, and\n"
+    "exports the canonical catalogue (generated/catalogue.json).\n"
+    "\n"
+    "commands:\n"
+    "  crawl    crawl the index into the store (conditional requests: unchanged pages are 304s)\n"
+    "  export   write one channel of the store as canonical catalogue JSON\n"
+    "  diff     compare two catalogue JSON files (backends, classes, versions)\n"
+    "\n"
+    "exit codes: 0 ok; 1 the crawl had failures (the store is as it was); 2 bad usage or input;\n"
+    "            3 the store is locked by another crawl, or cannot be used\n"
+    "\n"
+    "`torchdex-crawl <command> --help` describes each command's options.\n";
+
+std::string HumanBytes(double bytes) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1);
+  if (bytes >= 1 << 20) s << bytes / (1 << 20) << " MB";
+  else if (bytes >= 1 << 10) s << bytes / (1 << 10) << " kB";
+  else s << bytes << " B";
+  return s.str();
+}
+
+po::options_description CrawlOptionsDescription() {
+  po::options_description d("torchdex-crawl crawl [options]");
+  // clang-format off
+  d.add_options()
+    ("help,h", "show this help")
+    ("store", po::value<std::string>()->default_value("catalogue.sqlite"), "the SQLite store to update")
+    ("indexes", po::value<std::string>(), "index families to crawl (default: <data>/indexes.json)")
+    ("policy", po::value<std::string>(), "routing policy (default: <data>/routing-policy.json)")
+    ("family", po::value<std::string>()->default_value("pytorch"), "which family of indexes.json")
+    ("base-url", po::value<std::string>(), "crawl this URL instead of the family's (a mirror, a loopback server)")
+    ("channel", po::value<std::vector<std::string>>(), "crawl only this channel (stable, test, nightly); repeatable")
+    ("backend", po::value<std::vector<std::string>>(), "crawl only this backend (cu128, ...); repeatable; legacy ones too")
+    ("include-legacy", "also crawl legacy directories (*-full, *-pypi-*, cpu-cxx11-abi)")
+    ("default-index", po::value<std::string>(), "a PyPI-style simple index: projects newer there are classified stale")
+    ("jobs,j", po::value<int>()->default_value(16), "requests in flight at once")
+    ("attempts", po::value<int>()->default_value(4), "tries per page for 5xx, 429 and timeouts")
+    ("timeout", po::value<double>()->default_value(60), "seconds per request")
+    ("connect-timeout", po::value<double>()->default_value(10), "seconds to connect")
+    ("max-page-bytes", po::value<std::uint64_t>()->default_value(64ull << 20), "a larger page is an error")
+    ("export", po::value<std::string>(), "after a good crawl, write the catalogue JSON here")
+    ("export-channel", po::value<std::string>()->default_value("stable"), "the channel --export writes")
+    ("note", po::value<std::string>()->default_value(""), "a note for the catalogue's provenance")
+    ("json", "print a JSON summary on stdout")
+    ("quiet,q", "no progress display");
+  // clang-format on
+  return d;
+}
+
+po::options_description ExportOptionsDescription() {
+  po::options_description d("torchdex-crawl export [options]");
+  // clang-format off
+  d.add_options()
+    ("help,h", "show this help")
+    ("store", po::value<std::string>()->default_value("catalogue.sqlite"), "the SQLite store to read")
+    ("channel", po::value<std::string>()->default_value("stable"), "the channel to export")
+    ("family", po::value<std::string>()->default_value("pytorch"), "the family name recorded in the catalogue")
+    ("note", po::value<std::string>()->default_value(""), "a note for the catalogue's provenance")
+    ("output,o", po::value<std::string>(), "write here (atomically) instead of stdout");
+  // clang-format on
+  return d;
+}
+
+po::options_description DiffOptionsDescription() {
+  po::options_description d("torchdex-crawl diff OLD.json NEW.json [options]");
+  // clang-format off
+  d.add_options()
+    ("help,h", "show this help")
+    ("json", "print the difference as JSON")
+    ("old", po::value<std::string>(), "the older catalogue")
+    ("new", po::value<std::string>(), "the newer catalogue");
+  // clang-format on
+  return d;
+}
+
+bool Parse(const std::vector<std::string>& args, const po::options_description& desc,
+           const po::positional_options_description* positional, po::variables_map& vm,
+           std::ostream& err) {
+  try {
+    po::command_line_parser parser(args);
+    parser.options(desc);
+    if (positional != nullptr) parser.positional(*positional);
+    po::store(parser.run(), vm);
+    po::notify(vm);
+    return true;
+  } catch (const po::error& e) {
+    err << "torchdex-crawl: " << e.what() << "\n" << desc;
+    return false;
+  }
+}
+
+int WriteExport(catalogue::Store& store, const std::string& family, const std::string& channel,
+                const std::string& note, const std::string& output, std::ostream& out,
+                std::ostream& err) {
+  auto cat = catalogue::ReadCatalogue(store, family, channel, note);
+  if (!cat) {
+    err << "torchdex-crawl: " << cat.error().message << "\n";
+    return kExitStore;
+  }
+  if (cat->backends.empty()) {
+    err << "torchdex-crawl: the store " << store.path() << " holds no backend of channel '"
+        << channel << "': crawl it first\n";
+    return kExitUsage;
+  }
+  const std::string json = catalogue::WriteCatalogueJson(*cat);
+  if (output.empty()) {
+    out << json;
+    return kExitOk;
+  }
+  bool changed = false;
+  if (auto s = catalogue::WriteFileAtomically(output, json, &changed); !s) {
+    err << "torchdex-crawl: " << s.error().message << "\n";
+    return kExitStore;
+  }
+  err << "torchdex-crawl: " << output << (changed ? " written" : " unchanged") << " ("
+      << json.size() << " bytes, " << cat->backends.size() << " backends, " << cat->projects.size()
+      << " projects)\n";
+  return kExitOk;
+}
+
+int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+             const CliDeps& deps) {
+  const po::options_description desc = CrawlOptionsDescription();
+  po::variables_map vm;
+  if (!Parse(args, desc, nullptr, vm, err)) return kExitUsage;
+  if (vm.count("help")) {
+    out << desc;
+    return kExitOk;
+  }
+  const std::string indexes_path =
+      vm.count("indexes") ? vm["indexes"].as<std::string>() : deps.data_dir + "/indexes.json";
+  const std::string policy_path =
+      vm.count("policy") ? vm["policy"].as<std::string>() : deps.data_dir + "/routing-policy.json";
+  auto config = catalogue::LoadIndexConfig(indexes_path);
+  if (!config) {
+    err << "torchdex-crawl: " << config.error().message << "\n";
+    return kExitUsage;
+  }
+  auto policy = catalogue::LoadRoutingPolicy(policy_path);
+  if (!policy) {
+    err << "torchdex-crawl: " << policy.error().message << "\n";
+    return kExitUsage;
+  }
+  const std::string family_name = vm["family"].as<std::string>();
+  const catalogue::IndexFamily* family = nullptr;
+  for (const catalogue::IndexFamily& f : config->families) {
+    if (f.name == family_name) family = &f;
+  }
+  if (family == nullptr) {
+    err << "torchdex-crawl: " << indexes_path << " has no family '" << family_name << "'\n";
+    return kExitUsage;
+  }
+
+  CrawlOptions options;
+  if (vm.count("base-url")) options.base_url = vm["base-url"].as<std::string>();
+  if (vm.count("channel")) options.channels = vm["channel"].as<std::vector<std::string>>();
+  if (vm.count("backend")) options.backends = vm["backend"].as<std::vector<std::string>>();
+  options.include_legacy = vm.count("include-legacy") != 0;
+  if (vm.count("default-index")) options.default_index = vm["default-index"].as<std::string>();
+  for (const std::string& c : options.channels) {
+    if (family->FindChannel(c) == nullptr) {
+      std::string known;
+      for (const catalogue::Channel& ch : family->channels) known += " " + ch.name;
+      err << "torchdex-crawl: unknown channel '" << c << "'; known:" << known << "\n";
+      return kExitUsage;
+    }
+  }
+
+  index::FetchOptions fetch;
+  fetch.parallelism = vm["jobs"].as<int>();
+  fetch.max_attempts = vm["attempts"].as<int>();
+  fetch.total_timeout_s = vm["timeout"].as<double>();
+  fetch.connect_timeout_s = vm["connect-timeout"].as<double>();
+  fetch.max_body_bytes = vm["max-page-bytes"].as<std::uint64_t>();
+  fetch.user_agent = std::string("torchdex/") + TORCHDEX_VERSION;
+  if (fetch.parallelism < 1 || fetch.max_attempts < 1 || fetch.total_timeout_s <= 0) {
+    err << "torchdex-crawl: --jobs and --attempts must be at least 1, --timeout positive\n";
+    return kExitUsage;
+  }
+
+  const std::string store_path = vm["store"].as<std::string>();
+  auto store = catalogue::Store::Open(store_path);
+  if (!store) {
+    err << "torchdex-crawl: " << store.error().message << "\n";
+    return kExitStore;
+  }
+  if (auto s = (*store)->LockForCrawl(); !s) {
+    err << "torchdex-crawl: " << s.error().message << "\n";
+    return kExitStore;
+  }
+
+  const bool json = vm.count("json") != 0;
+  const bool progress = deps.stderr_is_terminal && !json && vm.count("quiet") == 0;
+  const auto started = std::chrono::steady_clock::now();
+  index::Fetcher::OnProgress on_progress;
+  if (progress) {
+    on_progress = [&](const index::FetchProgress& p) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      err << "\rtorchdex-crawl: " << p.done << "/" << p.queued << " pages, "
+          << HumanBytes(static_cast<double>(p.wire_bytes)) << ", "
+          << HumanBytes(seconds > 0 ? static_cast<double>(p.wire_bytes) / seconds : 0) << "/s, "
+          << p.failed << " failed   " << std::flush;
+    };
+  }
+  std::unique_ptr<index::Fetcher> fetcher = deps.make_fetcher(fetch);
+  const CrawlReport report = Crawl(*family, *policy, options, *fetcher, **store, deps.clock, on_progress);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (progress) err << "\n";
+
+  std::size_t backend_count = 0;
+  for (const auto& [channel, backends] : report.backends) backend_count += backends.size();
+  const catalogue::RunStats& st = report.stats;
+  const std::int64_t pages = st.pages_fetched + st.pages_not_modified + st.pages_absent + st.pages_failed;
+  for (const std::string& w : report.warnings) err << "torchdex-crawl: warning: " << w << "\n";
+  for (const std::string& f : report.failures) err << "torchdex-crawl: error: " << f << "\n";
+  err << "torchdex-crawl: " << (report.ok ? "done" : "FAILED, nothing stored") << ": " << pages
+      << " pages (" << st.pages_fetched << " fetched, " << st.pages_changed << " changed, "
+      << st.pages_not_modified << " not modified, " << st.pages_absent << " absent, "
+      << st.pages_failed << " failed), " << st.anchors << " anchors, " << backend_count
+      << " backends, " << HumanBytes(static_cast<double>(st.wire_bytes)) << ", " << std::fixed
+      << std::setprecision(2) << seconds << " s\n";
+
+  if (json) {
+    nlohmann::json summary = {{"ok", report.ok},
+                              {"seconds", seconds},
+                              {"pages", {{"fetched", st.pages_fetched},
+                                         {"changed", st.pages_changed},
+                                         {"not_modified", st.pages_not_modified},
+                                         {"absent", st.pages_absent},
+                                         {"failed", st.pages_failed}}},
+                              {"anchors", st.anchors},
+                              {"wire_bytes", st.wire_bytes},
+                              {"warnings", report.warnings},
+                              {"failures", report.failures}};
+    nlohmann::json backends = nlohmann::json::object();
+    for (const auto& [channel, list] : report.backends) {
+      for (const catalogue::BackendRecord& b : list) {
+        backends[channel][b.name] = {{"kind", b.kind}, {"toolkit", b.toolkit}, {"legacy", b.legacy},
+                                     {"state", b.state}, {"projects", b.projects},
+                                     {"discovered_from", b.discovered_from}};
+      }
+    }
+    summary["backends"] = backends;
+    summary["classes"] = report.classes;
+    out << summary.dump(2) << "\n";
+  }
+  if (!report.ok) return kExitCrawlFailed;
+  if (vm.count("export")) {
+    return WriteExport(**store, family->name, vm["export-channel"].as<std::string>(),
+                       vm["note"].as<std::string>(), vm["export"].as<std::string>(), out, err);
+  }
+  return kExitOk;
+}
+
+int RunExport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description desc = ExportOptionsDescription();
+  po::variables_map vm;
+  if (!Parse(args, desc, nullptr, vm, err)) return kExitUsage;
+  if (vm.count("help")) {
+    out << desc;
+    return kExitOk;
+  }
+  const std::string store_path = vm["store"].as<std::string>();
+  if (access(store_path.c_str(), R_OK) != 0) {
+    err << "torchdex-crawl: store " << store_path << " does not exist: crawl first\n";
+    return kExitUsage;
+  }
+  auto store = catalogue::Store::Open(store_path);
+  if (!store) {
+    err << "torchdex-crawl: " << store.error().message << "\n";
+    return kExitStore;
+  }
+  return WriteExport(**store, vm["family"].as<std::string>(), vm["channel"].as<std::string>(),
+                     vm["note"].as<std::string>(),
+                     vm.count("output") ? vm["output"].as<std::string>() : "", out, err);
+}
+
+int RunDiff(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description desc = DiffOptionsDescription();
+  po::positional_options_description positional;
+  positional.add("old", 1).add("new", 1);
+  po::variables_map vm;
+  if (!Parse(args, desc, &positional, vm, err)) return kExitUsage;
+  if (vm.count("help")) {
+    out << desc;
+    return kExitOk;
+  }
+  if (!vm.count("old") || !vm.count("new")) {
+    err << "torchdex-crawl: diff needs two catalogue files: OLD.json NEW.json\n";
+    return kExitUsage;
+  }
+  auto before = catalogue::LoadCatalogueJson(vm["old"].as<std::string>());
+  if (!before) {
+    err << "torchdex-crawl: " << before.error().message << "\n";
+    return kExitUsage;
+  }
+  auto after = catalogue::LoadCatalogueJson(vm["new"].as<std::string>());
+  if (!after) {
+    err << "torchdex-crawl: " << after.error().message << "\n";
+    return kExitUsage;
+  }
+  const catalogue::CatalogueDiff diff = catalogue::DiffCatalogues(*before, *after);
+  out << (vm.count("json") ? catalogue::DiffToJson(diff) : catalogue::DiffToText(diff));
+  return kExitOk;
+}
+
+}  // namespace
+
+CliDeps DefaultCliDeps() {
+  CliDeps deps;
+  deps.make_fetcher = [](const index::FetchOptions& o) { return index::MakeCurlFetcher(o); };
+  deps.clock = SystemClockRfc3339;
+  const char* data_dir = std::getenv("TORCHDEX_DATA_DIR");
+  deps.data_dir = data_dir != nullptr && *data_dir != '\0' ? data_dir : TORCHDEX_DATA_DIR;
+  deps.stderr_is_terminal = isatty(STDERR_FILENO) != 0;
+  return deps;
+}
+
+int RunCrawlCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                const CliDeps& deps) {
+  if (args.empty()) {
+    err << kUsage;
+    return kExitUsage;
+  }
+  const std::string& command = args[0];
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "--help" || command == "-h" || command == "help") {
+    out << kUsage;
+    return kExitOk;
+  }
+  if (command == "--version") {
+    out << "torchdex-crawl " << TORCHDEX_VERSION << "\n";
+    return kExitOk;
+  }
+  if (command == "crawl") return RunCrawl(rest, out, err, deps);
+  if (command == "export") return RunExport(rest, out, err);
+  if (command == "diff") return RunDiff(rest, out, err);
+  err << "torchdex-crawl: unknown command '" << command << "'";
+  for (const char* known : {"crawl", "export", "diff"}) {
+    if (command.size() > 1 && std::string(known).find(command.substr(0, 2)) == 0) {
+      err << " (did you mean '" << known << "'?)";
+      break;
+    }
+  }
+  err << "\n" << kUsage;
+  return kExitUsage;
+}
+
+}  // namespace torchdex::crawler

@@ -1,0 +1,36 @@
+// torchdex-crawl's command line, callable in-process: main() only hands it argv and streams.
+#ifndef TORCHDEX_CRAWLER_CLI_H_
+#define TORCHDEX_CRAWLER_CLI_H_
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "crawler/crawl.h"
+#include "index/fetcher.h"
+
+namespace torchdex::crawler {
+
+// Exit codes (also in `torchdex-crawl --help` and docs/crawler.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCrawlFailed = 1;  // pages failed; the store is as it was
+inline constexpr int kExitUsage = 2;        // bad command line or input file
+inline constexpr int kExitStore = 3;        // the store is locked by another crawl, or broken
+
+struct CliDeps {
+  std::function<std::unique_ptr<index::Fetcher>(const index::FetchOptions&)> make_fetcher;
+  Clock clock;
+  std::string data_dir;          // where indexes.json and routing-policy.json live
+  bool stderr_is_terminal = false;
+};
+
+CliDeps DefaultCliDeps();
+
+int RunCrawlCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                const CliDeps& deps);
+
+}  // namespace torchdex::crawler
+
+#endif  // TORCHDEX_CRAWLER_CLI_H_

@@ -1,0 +1,631 @@
+#include "crawler/crawl.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include "core/name.h"
+#include "core/version.h"
+#include "core/wheel.h"
+#include "index/url.h"
+
+namespace torchdex::crawler {
+namespace {
+
+using catalogue::AnchorRow;
+using catalogue::BackendRecord;
+using catalogue::PageKind;
+using catalogue::PageRecord;
+
+struct PageTask {
+  std::string path;  // relative to the base URL
+  std::string channel;
+  std::string channel_path;
+  PageKind kind = PageKind::kProject;
+  std::string backend;
+  std::string project;
+};
+
+struct ChannelState {
+  std::string name;
+  std::string path;
+  std::map<std::string, BackendRecord> backends;
+  bool root_seen = false;
+};
+
+// FNV-1a over the fields that make a page's content: equal digests, same anchors (the
+// generator's hourly TIMESTAMP line changes the bytes, not this).
+class Digest {
+ public:
+  void Add(std::string_view s) {
+    for (unsigned char c : s) {
+      hash_ ^= c;
+      hash_ *= 1099511628211ull;
+    }
+    hash_ ^= 0xff;
+    hash_ *= 1099511628211ull;
+  }
+  std::string Hex() const {
+    char out[17];
+    std::snprintf(out, sizeof(out), "%016llx", static_cast<unsigned long long>(hash_));
+    return out;
+  }
+
+ private:
+  std::uint64_t hash_ = 14695981039346656037ull;
+};
+
+std::string DigestOf(const std::vector<AnchorRow>& rows) {
+  Digest d;
+  for (const AnchorRow& a : rows) {
+    for (std::string_view field : {std::string_view(a.url), std::string_view(a.text),
+                                   std::string_view(a.sha256), std::string_view(a.metadata_sha256),
+                                   std::string_view(a.requires_python),
+                                   std::string_view(a.yanked ? *a.yanked : "\x01"),
+                                   std::string_view(a.upload_time)}) {
+      d.Add(field);
+    }
+    d.Add(a.has_metadata ? "m" : "-");
+  }
+  return d.Hex();
+}
+
+std::string_view Dirname(std::string_view path) {
+  // "cu128/" -> "cu128"; "cu128/torch/" -> "torch"
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The path of `url` relative to the index base when it is served by the index (the base's
+// own origin, or one of the family's hosts with the same path layout); nullopt for other hosts.
+std::optional<std::string> RelativeToBase(const catalogue::IndexFamily& family,
+                                          std::string_view base_url, std::string_view url) {
+  const std::string_view base_path = index::UrlPath(base_url);
+  const std::string_view path = index::UrlPath(url);
+  const bool same_origin = index::UrlOrigin(url) == index::UrlOrigin(base_url);
+  bool family_host = false;
+  const std::string_view host = index::UrlHost(url);
+  for (const std::string& h : family.hosts) family_host = family_host || host == h;
+  if (!same_origin && !family_host) return std::nullopt;
+  // Family hosts lay files out as the real index does ("/whl/..."), whatever the base path
+  // of a mirror is.
+  const std::string_view prefix =
+      same_origin ? base_path : index::UrlPath(family.base_url);
+  if (!path.starts_with(prefix)) return std::nullopt;
+  return std::string(path.substr(prefix.size()));
+}
+
+std::string FileBackend(const catalogue::IndexFamily& family, std::string_view rel_in_channel,
+                        std::string_view local) {
+  const std::size_t slash = rel_in_channel.find('/');
+  if (slash != std::string_view::npos) {
+    const std::string_view dir = rel_in_channel.substr(0, slash);
+    if (family.IsBackendName(dir) || family.LegacyReason(dir)) return std::string(dir);
+    return {};
+  }
+  // A file at the channel root belongs to the backend its local label names, if any.
+  const std::string_view label = local.substr(0, local.find('.'));
+  if (!label.empty() && family.IsBackendName(label)) return std::string(label);
+  return {};
+}
+
+void FillFromFilename(AnchorRow& row, std::string_view project, std::vector<std::string>* warnings,
+                      std::string_view url) {
+  const std::string_view name = row.filename;
+  if (name.ends_with(".whl")) {
+    auto wheel = core::ParseWheelFilename(name);
+    if (!wheel) {
+      row.file_kind = "other";
+      if (warnings != nullptr) warnings->push_back(std::string(url) + ": " + wheel.error().message);
+      return;
+    }
+    row.file_kind = "wheel";
+    row.version = wheel->version.ToString();
+    row.local = wheel->version.LocalString();
+    if (wheel->build) row.build = std::to_string(wheel->build->number) + wheel->build->suffix;
+    auto join = [](const std::vector<std::string>& parts) {
+      std::string out;
+      for (const std::string& p : parts) out += (out.empty() ? "" : ".") + p;
+      return out;
+    };
+    row.tags = join(wheel->python_tags) + "-" + join(wheel->abi_tags) + "-" + join(wheel->platform_tags);
+    return;
+  }
+  for (std::string_view ext : {".tar.gz", ".zip", ".tar.bz2", ".tgz"}) {
+    if (!name.ends_with(ext)) continue;
+    row.file_kind = "sdist";
+    // "{name}-{version}{ext}": the name may hold dashes; the project's spelling tells where
+    // it ends, otherwise the last dash does.
+    const std::string_view stem = name.substr(0, name.size() - ext.size());
+    std::string_view version_text;
+    for (std::size_t dash = stem.find('-'); dash != std::string_view::npos;
+         dash = stem.find('-', dash + 1)) {
+      if (core::NormalizeName(stem.substr(0, dash)) == project) {
+        version_text = stem.substr(dash + 1);
+        break;
+      }
+    }
+    if (version_text.empty()) {
+      if (const std::size_t dash = stem.rfind('-'); dash != std::string_view::npos) {
+        version_text = stem.substr(dash + 1);
+      }
+    }
+    if (auto v = core::Version::Parse(version_text)) {
+      row.version = v->ToString();
+      row.local = v->LocalString();
+    }
+    return;
+  }
+  row.file_kind = "other";
+}
+
+}  // namespace
+
+std::string SystemClockRfc3339() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char out[32];
+  std::strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return out;
+}
+
+std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
+                                         std::string_view base_url, std::string_view channel_path,
+                                         std::string_view project,
+                                         const std::vector<index::Anchor>& anchors,
+                                         std::vector<std::string>* warnings) {
+  std::vector<AnchorRow> rows;
+  rows.reserve(anchors.size());
+  const std::string_view base_origin = index::UrlOrigin(base_url);
+  for (const index::Anchor& a : anchors) {
+    AnchorRow row;
+    const std::optional<std::string> rel = RelativeToBase(family, base_url, a.url);
+    const bool under_base = rel && index::UrlOrigin(a.url) == base_origin;
+    row.url = under_base ? *rel : a.url;
+    row.host = under_base ? "" : std::string(index::UrlHost(a.url));
+    row.text = a.text;
+    const std::string_view path = index::UrlPath(a.url);
+    row.filename = index::PercentDecode(path.substr(path.rfind('/') + 1));
+    row.project = std::string(project);
+    row.sha256 = a.sha256;
+    row.metadata_sha256 = a.metadata_sha256;
+    row.has_metadata = a.has_metadata;
+    row.requires_python = a.requires_python;
+    row.yanked = a.yanked;
+    row.upload_time = a.upload_time;
+    FillFromFilename(row, project, warnings, a.url);
+    if (rel && rel->starts_with(channel_path)) {
+      row.backend = FileBackend(family, std::string_view(*rel).substr(channel_path.size()), row.local);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+namespace {
+
+class Crawler {
+ public:
+  Crawler(const catalogue::IndexFamily& family, const catalogue::RoutingPolicy& policy,
+          const CrawlOptions& options, index::Fetcher& fetcher, catalogue::Store& store,
+          const Clock& clock)
+      : family_(family), policy_(policy), options_(options), fetcher_(fetcher), store_(store),
+        clock_(clock) {
+    base_url_ = options.base_url.empty() ? family.base_url : options.base_url;
+    if (!base_url_.ends_with('/')) base_url_.push_back('/');
+  }
+
+  CrawlReport Run(const index::Fetcher::OnProgress& on_progress) {
+    for (const catalogue::Channel& c : family_.channels) {
+      if (!options_.channels.empty() &&
+          std::find(options_.channels.begin(), options_.channels.end(), c.name) == options_.channels.end()) {
+        continue;
+      }
+      channels_[c.name] = ChannelState{c.name, c.path, {}, false};
+    }
+    for (const std::string& wanted : options_.channels) {
+      if (family_.FindChannel(wanted) == nullptr) {
+        report_.failures.push_back("unknown channel '" + wanted + "'");
+      }
+    }
+    if (!report_.failures.empty()) return report_;
+
+    auto validators = store_.LoadValidators();
+    if (!validators) return Fail(validators.error().message);
+    validators_ = std::move(validators).value();
+
+    std::string channel_names;
+    for (const auto& [name, state] : channels_) channel_names += (channel_names.empty() ? "" : ",") + name;
+    auto run = store_.BeginRun(clock_(), base_url_, channel_names);
+    if (!run) return Fail(run.error().message);
+
+    std::vector<index::FetchRequest> initial;
+    for (const auto& [name, state] : channels_) {
+      initial.push_back(Request(PageTask{state.path, name, state.path, PageKind::kChannelRoot, "", ""}));
+    }
+    fetcher_.Run(
+        std::move(initial), [this](index::FetchResult&& r) { return OnResult(std::move(r)); },
+        on_progress);
+
+    if (store_error_) return Abort(*store_error_);
+    if (!report_.failures.empty()) return Abort("");
+    if (!options_.default_index.empty()) FetchDefaultIndex();
+    if (!report_.failures.empty()) return Abort("");
+    if (auto s = Finish(); !s) return Abort(s.error().message);
+    report_.ok = true;
+    return report_;
+  }
+
+ private:
+  index::FetchRequest Request(PageTask task) {
+    index::FetchRequest request;
+    request.url = base_url_ + task.path;
+    if (auto it = validators_.find(task.path); it != validators_.end()) {
+      request.etag = it->second.etag;
+      request.last_modified = it->second.last_modified;
+    }
+    request.cookie = tasks_.size();
+    tasks_.push_back(std::move(task));
+    return request;
+  }
+
+  CrawlReport Fail(const std::string& message) {
+    report_.failures.push_back(message);
+    return report_;
+  }
+
+  CrawlReport Abort(const std::string& message) {
+    if (!message.empty()) report_.failures.push_back(message);
+    std::string summary = std::to_string(report_.failures.size()) + " failure(s); first: " +
+                          report_.failures.front();
+    store_.AbortRun(clock_(), report_.stats, summary);
+    report_.ok = false;
+    return report_;
+  }
+
+  void Check(core::Status s) {
+    if (!s && !store_error_) store_error_ = s.error().message;
+  }
+
+  std::vector<index::FetchRequest> OnResult(index::FetchResult&& result) {
+    std::vector<index::FetchRequest> next;
+    if (store_error_) return next;
+    const PageTask task = tasks_[result.request.cookie];
+    report_.stats.wire_bytes += result.wire_bytes;
+    const std::string now = clock_();
+
+    std::vector<AnchorRow> rows;  // the page's anchors, fresh or as stored
+    switch (result.outcome) {
+      case index::FetchOutcome::kOk: {
+        ++report_.stats.pages_fetched;
+        auto page = index::ParsePage(result.body, result.content_type, result.request.url);
+        if (!page) {
+          ++report_.stats.pages_failed;
+          report_.failures.push_back(page.error().message);
+          return next;
+        }
+        rows = task.kind == PageKind::kProject
+                   ? ProjectAnchorRows(family_, base_url_, task.channel_path, task.project,
+                                       page->anchors, &report_.warnings)
+                   : ListAnchorRows(page->anchors);
+        StorePage(task, result, *page, rows, now);
+        break;
+      }
+      case index::FetchOutcome::kNotModified: {
+        ++report_.stats.pages_not_modified;
+        Check(store_.TouchPage(task.path, 304, now,
+                               catalogue::Validators{result.etag, result.last_modified}));
+        if (task.kind != PageKind::kProject) {
+          auto stored = store_.AnchorsOf(task.path);
+          if (!stored) {
+            Check(stored.error());
+            return next;
+          }
+          rows = std::move(stored).value();
+        } else {
+          auto page = store_.GetPage(task.path);
+          if (page && *page) report_.stats.anchors += (*page)->anchors;
+        }
+        break;
+      }
+      case index::FetchOutcome::kAbsent:
+        ++report_.stats.pages_absent;
+        OnAbsent(task, result, now, next);
+        return next;
+      case index::FetchOutcome::kFailed:
+        ++report_.stats.pages_failed;
+        report_.failures.push_back(result.error.empty() ? result.request.url + ": failed" : result.error);
+        return next;
+    }
+
+    switch (task.kind) {
+      case PageKind::kChannelRoot:
+        OnChannelRoot(task, rows, next);
+        break;
+      case PageKind::kDiscovery:
+        OnDiscovery(task, rows, next);
+        break;
+      case PageKind::kBackendList:
+        OnBackendList(task, rows, next);
+        break;
+      case PageKind::kProject:
+        break;
+    }
+    return next;
+  }
+
+  std::vector<AnchorRow> ListAnchorRows(const std::vector<index::Anchor>& anchors) {
+    std::vector<AnchorRow> rows;
+    for (const index::Anchor& a : anchors) {
+      AnchorRow row;
+      const std::optional<std::string> rel = RelativeToBase(family_, base_url_, a.url);
+      row.url = rel ? *rel : a.url;
+      row.host = rel ? "" : std::string(index::UrlHost(a.url));
+      row.text = a.text;
+      row.file_kind = "link";
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+
+  void StorePage(const PageTask& task, const index::FetchResult& result, const index::IndexPage& page,
+                 std::vector<AnchorRow>& rows, const std::string& now) {
+    report_.stats.anchors += static_cast<std::int64_t>(rows.size());
+    PageRecord record;
+    record.path = task.path;
+    record.channel = task.channel;
+    record.backend = task.backend;
+    record.project = task.project;
+    record.kind = task.kind;
+    record.status = static_cast<int>(result.status);
+    record.etag = result.etag;
+    record.last_modified = result.last_modified;
+    record.shape = std::string(index::PageShapeName(page.shape));
+    record.anchors = static_cast<std::int64_t>(rows.size());
+    record.fetched_at = now;
+    // List pages get the project each entry names, so project lists can be queried.
+    if (task.kind != PageKind::kProject) {
+      for (AnchorRow& row : rows) {
+        const std::string rel = row.url;
+        if (row.host.empty() && rel.starts_with(task.path) && rel.ends_with('/')) {
+          row.project = core::NormalizeName(Dirname(rel.substr(task.path.size())));
+        }
+      }
+    }
+    record.digest = DigestOf(rows);
+    auto stored = store_.GetPage(task.path);
+    if (!stored) {
+      Check(stored.error());
+      return;
+    }
+    if (*stored && (*stored)->digest == record.digest) {
+      // Same anchors: only the validators (and the TIMESTAMP line) changed.
+      record.changed_at = (*stored)->changed_at;
+      Check(store_.PutPage(record));
+      return;
+    }
+    ++report_.stats.pages_changed;
+    record.changed_at = now;
+    Check(store_.PutPage(record));
+    Check(store_.ReplaceAnchors(task.path, rows));
+  }
+
+  void OnAbsent(const PageTask& task, const index::FetchResult& result, const std::string& now,
+                std::vector<index::FetchRequest>& next) {
+    const std::string what = result.request.url + " answered " + std::to_string(result.status);
+    PageRecord record;
+    record.path = task.path;
+    record.channel = task.channel;
+    record.backend = task.backend;
+    record.project = task.project;
+    record.kind = task.kind;
+    record.status = static_cast<int>(result.status);
+    record.fetched_at = now;
+    record.changed_at = now;
+    record.digest = DigestOf({});
+    Check(store_.PutPage(record));
+    Check(store_.ReplaceAnchors(task.path, {}));
+    switch (task.kind) {
+      case PageKind::kChannelRoot:
+        report_.warnings.push_back("channel " + task.channel + ": no root index (" + what +
+                                   "); backends are found through project pages only");
+        // Older servers and partial mirrors list no root: still try the discovery projects.
+        for (const std::string& project : family_.discovery_projects) {
+          next.push_back(Request(PageTask{task.channel_path + project + "/", task.channel,
+                                          task.channel_path, PageKind::kDiscovery, "", project}));
+        }
+        break;
+      case PageKind::kBackendList:
+        channels_[task.channel].backends[task.backend].state = "empty";
+        report_.warnings.push_back("backend " + task.backend + " (" + task.channel +
+                                   ") is listed but its page is missing (" + what +
+                                   "); recorded as empty");
+        break;
+      case PageKind::kDiscovery:
+        report_.warnings.push_back("discovery page missing: " + what);
+        break;
+      case PageKind::kProject:
+        report_.warnings.push_back("project page missing: " + what);
+        break;
+    }
+  }
+
+  // A backend directory seen in a listing or a link: record it, and queue its project list
+  // unless it is legacy (crawled on request only) or filtered out by --backend.
+  void NoteBackend(const PageTask& task, const std::string& name, const std::string& from,
+                   std::vector<index::FetchRequest>& next) {
+    ChannelState& channel = channels_[task.channel];
+    if (channel.backends.count(name) != 0) return;
+    BackendRecord b;
+    b.channel = task.channel;
+    b.name = name;
+    const catalogue::BackendName described = catalogue::DescribeBackend(name);
+    b.kind = std::string(catalogue::BackendKindName(described.kind));
+    b.toolkit = described.toolkit;
+    if (auto reason = family_.LegacyReason(name)) {
+      b.legacy = true;
+      b.legacy_reason = *reason;
+    }
+    b.discovered_from = from;
+    const bool wanted =
+        options_.backends.empty()
+            ? (!b.legacy || options_.include_legacy)
+            : std::find(options_.backends.begin(), options_.backends.end(), name) != options_.backends.end();
+    b.state = wanted ? "ok" : (b.legacy ? "skipped (legacy)" : "skipped");
+    channel.backends[name] = b;
+    if (wanted) {
+      next.push_back(Request(PageTask{task.channel_path + name + "/", task.channel, task.channel_path,
+                                      PageKind::kBackendList, name, ""}));
+    }
+  }
+
+  void OnChannelRoot(const PageTask& task, const std::vector<AnchorRow>& rows,
+                     std::vector<index::FetchRequest>& next) {
+    channels_[task.channel].root_seen = true;
+    std::set<std::string> discovery(family_.discovery_projects.begin(), family_.discovery_projects.end());
+    for (const AnchorRow& row : rows) {
+      if (!row.host.empty() || !row.url.starts_with(task.path) || !row.url.ends_with('/')) continue;
+      const std::string rest = row.url.substr(task.path.size());
+      if (rest.size() < 2 || rest.find('/') != rest.size() - 1) continue;  // only direct children
+      const std::string name(Dirname(rest));
+      if (family_.IsBackendName(name) || family_.LegacyReason(name)) {
+        NoteBackend(task, name, "root index", next);
+      } else if (discovery.count(core::NormalizeName(name)) != 0) {
+        next.push_back(Request(PageTask{task.channel_path + name + "/", task.channel,
+                                        task.channel_path, PageKind::kDiscovery, "", name}));
+      }
+    }
+  }
+
+  void OnDiscovery(const PageTask& task, const std::vector<AnchorRow>& rows,
+                   std::vector<index::FetchRequest>& next) {
+    // "/whl/torch/" links into every backend directory: "/whl/cu128/torch-...".
+    for (const AnchorRow& row : rows) {
+      if (!row.host.empty() && !row.url.starts_with("http")) continue;
+      std::optional<std::string> rel = row.host.empty()
+                                           ? std::optional<std::string>(row.url)
+                                           : RelativeToBase(family_, base_url_, row.url);
+      if (!rel || !rel->starts_with(task.channel_path)) continue;
+      const std::string in_channel = rel->substr(task.channel_path.size());
+      const std::size_t slash = in_channel.find('/');
+      if (slash == std::string::npos) continue;
+      const std::string dir = in_channel.substr(0, slash);
+      if (family_.IsBackendName(dir) || family_.LegacyReason(dir)) {
+        NoteBackend(task, dir, "links of " + task.project + "/", next);
+      }
+    }
+  }
+
+  void OnBackendList(const PageTask& task, const std::vector<AnchorRow>& rows,
+                     std::vector<index::FetchRequest>& next) {
+    std::set<std::string> not_projects(family_.not_projects.begin(), family_.not_projects.end());
+    std::int64_t projects = 0;
+    for (const AnchorRow& row : rows) {
+      if (row.project.empty()) continue;
+      if (not_projects.count(row.project) != 0 || family_.IsBackendName(row.project)) continue;
+      ++projects;
+      next.push_back(Request(PageTask{task.path + row.project + "/", task.channel, task.channel_path,
+                                      PageKind::kProject, task.backend, row.project}));
+    }
+    channels_[task.channel].backends[task.backend].projects = projects;
+  }
+
+  void FetchDefaultIndex() {
+    // Newest final release on the default index of each project that is not routed here.
+    std::string base = options_.default_index;
+    if (!base.ends_with('/')) base.push_back('/');
+    std::vector<index::FetchRequest> requests;
+    std::vector<std::string> names;
+    for (const auto& [channel, state] : channels_) {
+      auto listed = store_.ListedProjects(channel);
+      if (!listed) {
+        Check(listed.error());
+        return;
+      }
+      for (const auto& [backend, project] : *listed) names.push_back(project);
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      index::FetchRequest r;
+      r.url = base + names[i] + "/";
+      r.cookie = i;
+      requests.push_back(std::move(r));
+    }
+    fetcher_.Run(std::move(requests), [&](index::FetchResult&& r) {
+      if (r.outcome != index::FetchOutcome::kOk) {
+        if (r.outcome == index::FetchOutcome::kFailed) {
+          report_.warnings.push_back("default index: " + r.error);
+        }
+        return std::vector<index::FetchRequest>();
+      }
+      auto page = index::ParsePage(r.body, r.content_type, r.request.url);
+      if (!page) return std::vector<index::FetchRequest>();
+      std::vector<std::string> versions;
+      const std::string& project = names[r.request.cookie];
+      for (const index::Anchor& a : page->anchors) {
+        AnchorRow row;
+        const std::string_view path = index::UrlPath(a.url);
+        row.filename = index::PercentDecode(path.substr(path.rfind('/') + 1));
+        FillFromFilename(row, project, nullptr, a.url);
+        if (!row.version.empty() && !a.yanked) versions.push_back(row.version);
+      }
+      const std::string newest = catalogue::NewestFinalVersion(versions);
+      if (!newest.empty()) default_newest_[project] = newest;
+      return std::vector<index::FetchRequest>();
+    });
+  }
+
+  core::Status Finish() {
+    for (auto& [name, channel] : channels_) {
+      std::vector<std::string> narrowed = options_.backends;
+      if (auto s = store_.RemoveUnseen(name, narrowed); !s) return s;
+      for (auto& [backend_name, b] : channel.backends) {
+        if (!options_.backends.empty() && b.state.starts_with("skipped")) continue;
+        if (auto s = store_.PutBackend(b); !s) return s;
+        report_.backends[name].push_back(b);
+      }
+      auto listed = store_.ListedProjects(name);
+      if (!listed) return listed.error();
+      auto anchors = store_.ProjectAnchors(name);
+      if (!anchors) return anchors.error();
+      catalogue::ClassifyInput input;
+      for (const auto& [backend, project] : *listed) input.projects.push_back(project);
+      input.anchors = &*anchors;
+      input.default_index_newest = default_newest_;
+      input.policy = &policy_;
+      const std::vector<catalogue::ProjectRecord> classes = catalogue::Classify(name, input);
+      for (const catalogue::ProjectRecord& p : classes) ++report_.classes[name][p.cls];
+      if (auto s = store_.ReplaceProjects(name, classes); !s) return s;
+    }
+    return store_.CommitRun(clock_(), report_.stats);
+  }
+
+  const catalogue::IndexFamily& family_;
+  const catalogue::RoutingPolicy& policy_;
+  const CrawlOptions& options_;
+  index::Fetcher& fetcher_;
+  catalogue::Store& store_;
+  const Clock& clock_;
+  std::string base_url_;
+  std::map<std::string, ChannelState> channels_;
+  std::vector<PageTask> tasks_;
+  std::unordered_map<std::string, catalogue::Validators> validators_;
+  std::map<std::string, std::string> default_newest_;
+  std::optional<std::string> store_error_;
+  CrawlReport report_;
+};
+
+}  // namespace
+
+CrawlReport Crawl(const catalogue::IndexFamily& family, const catalogue::RoutingPolicy& policy,
+                  const CrawlOptions& options, index::Fetcher& fetcher, catalogue::Store& store,
+                  const Clock& clock, const index::Fetcher::OnProgress& on_progress) {
+  Crawler crawler(family, policy, options, fetcher, store, clock);
+  return crawler.Run(on_progress);
+}
+
+}  // namespace torchdex::crawler

@@ -1,0 +1,56 @@
+// The crawl: discover every backend of every channel, fetch every project page, store what the
+// anchors say, classify the projects, all in one store transaction.
+#ifndef TORCHDEX_CRAWLER_CRAWL_H_
+#define TORCHDEX_CRAWLER_CRAWL_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "catalogue/classify.h"
+#include "catalogue/index_config.h"
+#include "catalogue/store.h"
+#include "index/fetcher.h"
+#include "index/page.h"
+
+namespace torchdex::crawler {
+
+struct CrawlOptions {
+  std::string base_url;               // overrides the family's (a mirror, a loopback server)
+  std::vector<std::string> channels;  // empty: every channel of the family
+  std::vector<std::string> backends;  // empty: every backend discovered (legacy ones excepted)
+  bool include_legacy = false;        // also crawl *-full, *-pypi-*, cpu-cxx11-abi
+  std::string default_index;          // PyPI-style simple index to find stale projects
+};
+
+struct CrawlReport {
+  bool ok = false;
+  catalogue::RunStats stats;
+  std::vector<std::string> warnings;  // absent pages, empty backends, unparsable files
+  std::vector<std::string> failures;  // what made the crawl fail (nothing was stored)
+  std::map<std::string, std::vector<catalogue::BackendRecord>> backends;  // by channel
+  std::map<std::string, std::map<std::string, int>> classes;  // channel -> class -> count
+};
+
+/// Where time comes from: RFC 3339 UTC timestamps.
+using Clock = std::function<std::string()>;
+std::string SystemClockRfc3339();
+
+/// Crawls `family` into `store`. The store must already hold the crawl lock.
+CrawlReport Crawl(const catalogue::IndexFamily& family, const catalogue::RoutingPolicy& policy,
+                  const CrawlOptions& options, index::Fetcher& fetcher, catalogue::Store& store,
+                  const Clock& clock, const index::Fetcher::OnProgress& on_progress = {});
+
+/// The anchor rows a project page yields: URL made relative to the base, filename parsed,
+/// backend attributed by href path or local label.
+std::vector<catalogue::AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
+                                                    std::string_view base_url,
+                                                    std::string_view channel_path,
+                                                    std::string_view project,
+                                                    const std::vector<index::Anchor>& anchors,
+                                                    std::vector<std::string>* warnings);
+
+}  // namespace torchdex::crawler
+
+#endif  // TORCHDEX_CRAWLER_CRAWL_H_

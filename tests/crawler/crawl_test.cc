@@ -1,0 +1,389 @@
+// The crawler end to end: the real pages of tests/fixtures/pytorch-index served by a real nginx
+// on 127.0.0.1 (ETags, 304s, gzip), and faults from the in-process server.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "catalogue/catalogue.h"
+#include "catalogue/store.h"
+#include "core/version.h"
+#include "crawler/cli.h"
+#include "crawler/crawl.h"
+#include "tests/support/fault_server.h"
+#include "tests/support/nginx.h"
+
+namespace torchdex::crawler {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kFixtures = fs::path(TORCHDEX_FIXTURES_DIR) / "pytorch-index";
+const fs::path kData = fs::path(TORCHDEX_SOURCE_DIR) / "data";
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/torchdex-crawl-test-XXXXXX";
+    path_ = mkdtemp(pattern);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+struct CliResult {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+CliResult RunCli(std::vector<std::string> args) {
+  CliDeps deps = DefaultCliDeps();
+  deps.data_dir = kData.string();
+  deps.stderr_is_terminal = false;
+  int counter = 0;
+  deps.clock = [&counter] {
+    // A fixed clock: what a run records must not depend on when the test runs.
+    return "2026-03-15T00:00:" + std::string(counter < 10 ? "0" : "") + std::to_string(counter++ % 60) + "Z";
+  };
+  std::ostringstream out, err;
+  const int code = RunCrawlCli(args, out, err, deps);
+  return {code, out.str(), err.str()};
+}
+
+// One nginx for the whole suite: it serves the fixture tree read-only.
+class CrawlTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto started = testing::Nginx::Start(kFixtures);
+    ASSERT_TRUE(started.ok()) << started.error().message;
+    nginx_ = std::move(started).value().release();
+  }
+  static void TearDownTestSuite() {
+    delete nginx_;
+    nginx_ = nullptr;
+  }
+  std::string BaseUrl() const { return nginx_->Url("/whl/"); }
+  std::string StorePath() const { return (dir_.path() / "store.sqlite").string(); }
+  CliResult Crawl(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"crawl", "--store", StorePath(), "--base-url", BaseUrl(), "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunCli(args);
+  }
+  catalogue::Catalogue Export(const std::string& channel = "stable") {
+    auto store = catalogue::Store::Open(StorePath());
+    EXPECT_TRUE(store.ok());
+    auto cat = catalogue::ReadCatalogue(**store, "pytorch", channel, "");
+    EXPECT_TRUE(cat.ok()) << (cat.ok() ? "" : cat.error().message);
+    return cat.ok() ? *cat : catalogue::Catalogue();
+  }
+
+  static testing::Nginx* nginx_;
+  TempDir dir_;
+};
+testing::Nginx* CrawlTest::nginx_ = nullptr;
+
+std::pair<std::string, std::string> VersionRange(const catalogue::CatalogueProject& project,
+                                                 const std::string& backend) {
+  auto it = project.builds.find(backend);
+  if (it == project.builds.end()) return {"", ""};
+  std::optional<core::Version> lo, hi;
+  for (const auto& [text, tags] : it->second) {
+    const core::Version v = core::Version::Parse(text)->Public();
+    if (!lo || v < *lo) lo = v;
+    if (!hi || v > *hi) hi = v;
+  }
+  return {lo->ToString(), hi->ToString()};
+}
+
+TEST_F(CrawlTest, CrawlsTheRealPagesAndKnowsTheirFacts) {
+  const CliResult r = Crawl();
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(summary["ok"].get<bool>());
+  EXPECT_EQ(summary["pages"]["failed"], 0);
+
+  // Backends come from the real root index: 39 names match the backend pattern, 8 are legacy
+  // (grep -o 'href="[^"]*/"' whl/index.html, by hand against indexes.json).
+  const catalogue::Catalogue cat = Export();
+  std::set<std::string> regular, legacy;
+  for (const auto& [name, b] : cat.backends) (b.legacy ? legacy : regular).insert(name);
+  for (const char* name : {"cpu", "cu118", "cu124", "cu126", "cu128", "cu129", "cu130", "rocm6.3",
+                           "rocm6.2.4", "xpu", "cu75", "rocm3.7"}) {
+    EXPECT_EQ(regular.count(name), 1u) << name;
+  }
+  EXPECT_EQ(legacy, (std::set<std::string>{"cpu-cxx11-abi", "cpu-pypi-pkg", "cu117-pypi-cudnn",
+                                           "cu121-full", "cu121-pypi-cudnn", "cu124-full",
+                                           "cu126-full", "cu128-full"}));
+  EXPECT_EQ(cat.backends.at("cu128").kind, "cuda");
+  EXPECT_EQ(cat.backends.at("cu128").toolkit, "12.8");
+  EXPECT_EQ(cat.backends.at("rocm6.2.4").toolkit, "6.2.4");
+  EXPECT_EQ(cat.backends.at("cu128").state, "ok");
+  EXPECT_EQ(cat.backends.at("cu121-full").state, "skipped (legacy)");
+  // Listed in the root, but this partial copy has no page for it: empty, with a warning.
+  EXPECT_EQ(cat.backends.at("cu129").state, "empty");
+  EXPECT_NE(r.err.find("backend cu129 (stable) is listed but its page is missing"), std::string::npos);
+  EXPECT_FALSE(cat.backends.count("nightly"));
+  EXPECT_FALSE(cat.backends.count("test"));
+
+  // Torch versions per backend, as the real pages have them (index-format.md §4).
+  const catalogue::CatalogueProject& torch = cat.projects.at("torch");
+  EXPECT_EQ(VersionRange(torch, "cu118"), std::make_pair(std::string("2.0.0"), std::string("2.7.1")));
+  EXPECT_EQ(VersionRange(torch, "cu124"), std::make_pair(std::string("2.4.0"), std::string("2.6.0")));
+  // The xpu page also lists root wheels (torch-0.1 for macOS): they are not xpu's.
+  EXPECT_EQ(VersionRange(torch, "xpu").first, "2.6.0");
+  EXPECT_TRUE(torch.builds.at("cu124").count("2.3.1+cu121") == 0);
+  EXPECT_TRUE(torch.builds.at("cu128").count("2.10.0+cu128") == 1);
+  const auto& tags = torch.builds.at("cu128").at("2.10.0+cu128");
+  EXPECT_NE(std::find(tags.begin(), tags.end(), "cp312-cp312-manylinux_2_28_x86_64"), tags.end());
+
+  // Classification.
+  for (const char* routed : {"torch", "torchvision", "torchaudio"}) {
+    EXPECT_EQ(cat.projects.at(routed).cls, "routed") << routed << ": " << cat.projects.at(routed).reason;
+  }
+  for (const char* mirror : {"jinja2", "filelock", "nvidia-cudnn-cu12", "nvidia-cublas-cu12",
+                             "typing-extensions"}) {
+    EXPECT_EQ(cat.projects.at(mirror).cls, "mirror") << mirror << ": " << cat.projects.at(mirror).reason;
+  }
+  EXPECT_EQ(cat.projects.at("triton").cls, "companion");
+  EXPECT_FALSE(cat.projects.at("triton").builds.empty());
+  EXPECT_NE(cat.projects.at("torch").reason.find("builds differ by backend"), std::string::npos);
+  EXPECT_NE(cat.projects.at("filelock").reason.find("files.pythonhosted.org"), std::string::npos);
+}
+
+TEST_F(CrawlTest, StoresEveryAnchorOfTheManifest) {
+  ASSERT_EQ(Crawl().code, kExitOk);
+  // Every page the crawl reaches is in the manifest with its anchor count. Not reached: the
+  // nightly root's own project page (not a discovery project) and the test channel, which has
+  // no root index in this copy.
+  const nlohmann::json manifest = nlohmann::json::parse(ReadFile(kFixtures / "manifest.json"));
+  auto store = catalogue::Store::Open(StorePath());
+  ASSERT_TRUE(store.ok());
+  int checked = 0;
+  for (const nlohmann::json& entry : manifest["files"]) {
+    const std::string url_path = entry["url_path"];
+    if (!url_path.starts_with("/whl/") || url_path.starts_with("/whl/test/") ||
+        url_path == "/whl/nightly/pytorch-triton/" || entry["file"].get<std::string>().find("eras/") == 0 ||
+        entry["file"].get<std::string>().find("shapes/") == 0) {
+      continue;
+    }
+    auto page = (*store)->GetPage(url_path.substr(5));
+    ASSERT_TRUE(page.ok());
+    ASSERT_TRUE(page->has_value()) << url_path;
+    EXPECT_EQ((*page)->anchors, entry["anchors"].get<std::int64_t>()) << url_path;
+    auto anchors = (*store)->AnchorsOf(url_path.substr(5));
+    ASSERT_TRUE(anchors.ok());
+    EXPECT_EQ(static_cast<std::int64_t>(anchors->size()), entry["anchors"].get<std::int64_t>());
+    ++checked;
+  }
+  EXPECT_EQ(checked, 82);
+}
+
+TEST_F(CrawlTest, ARecrawlThatChangesNothingIsAll304sAndByteIdentical) {
+  const fs::path first = dir_.path() / "first.json";
+  const fs::path second = dir_.path() / "second.json";
+  const CliResult a = Crawl({"--export", first.string()});
+  ASSERT_EQ(a.code, kExitOk) << a.err;
+  const CliResult b = Crawl({"--export", second.string()});
+  ASSERT_EQ(b.code, kExitOk) << b.err;
+  const nlohmann::json sa = nlohmann::json::parse(a.out);
+  const nlohmann::json sb = nlohmann::json::parse(b.out);
+  EXPECT_GT(sa["pages"]["fetched"].get<int>(), 80);
+  EXPECT_EQ(sb["pages"]["fetched"], 0);
+  EXPECT_EQ(sb["pages"]["changed"], 0);
+  EXPECT_EQ(sb["pages"]["not_modified"], sa["pages"]["fetched"]);
+  EXPECT_EQ(sb["pages"]["absent"], sa["pages"]["absent"]);
+  EXPECT_EQ(sb["anchors"], sa["anchors"]);
+  EXPECT_EQ(ReadFile(first), ReadFile(second));
+  EXPECT_NE(b.err.find("unchanged"), std::string::npos);
+}
+
+TEST_F(CrawlTest, ExportIsCanonical) {
+  ASSERT_EQ(Crawl().code, kExitOk);
+  const CliResult a = RunCli({"export", "--store", StorePath()});
+  const CliResult b = RunCli({"export", "--store", StorePath()});
+  ASSERT_EQ(a.code, kExitOk) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  ASSERT_FALSE(a.out.empty());
+  EXPECT_EQ(a.out.back(), '\n');
+  // Round trip: parse and write again gives the same bytes.
+  auto parsed = catalogue::ParseCatalogueJson(a.out, "export");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(catalogue::WriteCatalogueJson(*parsed), a.out);
+  // Keys sorted at every level (nlohmann's parse keeps them sorted; compare with a re-dump).
+  const nlohmann::json doc = nlohmann::json::parse(a.out);
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : doc["projects"].items()) keys.push_back(k);
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+  EXPECT_NE(a.out.find("\"schema_version\": 1"), std::string::npos);
+}
+
+TEST_F(CrawlTest, NarrowsToOneBackendAndOneChannel) {
+  const CliResult r = Crawl({"--channel", "stable", "--backend", "cu124"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const catalogue::Catalogue cat = Export();
+  EXPECT_EQ(cat.projects.at("torch").builds.size(), 1u);
+  EXPECT_EQ(cat.projects.at("torch").builds.count("cu124"), 1u);
+  const nlohmann::json summary = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(summary["backends"].contains("nightly"));
+}
+
+TEST_F(CrawlTest, NightlyChannelFindsItsBackends) {
+  const CliResult r = Crawl({"--channel", "nightly"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const catalogue::Catalogue cat = Export("nightly");
+  ASSERT_TRUE(cat.projects.count("torch"));
+  const auto& cu128 = cat.projects.at("torch").builds.at("cu128");
+  ASSERT_FALSE(cu128.empty());
+  EXPECT_NE(cu128.begin()->first.find(".dev2026"), std::string::npos);
+  // Nightly wheels are on the R2 host: absolute URLs, still attributed to cu128 by path.
+  EXPECT_EQ(cat.projects.at("torch").cls, "routed");
+}
+
+TEST_F(CrawlTest, ASecondCrawlOnTheSameStoreIsRefused) {
+  ASSERT_EQ(Crawl().code, kExitOk);
+  auto holder = catalogue::Store::Open(StorePath());
+  ASSERT_TRUE(holder.ok());
+  ASSERT_TRUE((*holder)->LockForCrawl().ok());
+  const CliResult r = Crawl();
+  EXPECT_EQ(r.code, kExitStore);
+  EXPECT_NE(r.err.find("is being crawled by another torchdex-crawl (pid " + std::to_string(getpid())),
+            std::string::npos)
+      << r.err;
+}
+
+// --- faults: a tiny index on the in-process server, one page misbehaving at a time ---
+
+class CrawlFaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_.Script("/whl/", {testing::FaultResponse::Ok(
+                                "<html><body><a href=\"cu124/\">cu124</a><br/></body></html>")});
+    server_.Script("/whl/cu124/", {testing::FaultResponse::Ok(
+                                      "<html><body><a href=\"torch/\">torch</a><br/></body></html>")});
+    ScriptTorch(testing::FaultResponse::Ok(kTorchPage));
+  }
+  void ScriptTorch(testing::FaultResponse response, int times = 1) {
+    server_.Script("/whl/cu124/torch/", std::vector<testing::FaultResponse>(times, response));
+  }
+  CliResult Crawl(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"crawl", "--store", (dir_.path() / "s.sqlite").string(),
+                                     "--base-url", server_.Url("/whl/"), "--channel", "stable",
+                                     "--attempts", "2", "--timeout", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunCli(args);
+  }
+  std::string Exported() {
+    return RunCli({"export", "--store", (dir_.path() / "s.sqlite").string()}).out;
+  }
+  // The good state every fault test starts from, and must find again afterwards.
+  std::string CrawlGood() {
+    const CliResult r = Crawl();
+    EXPECT_EQ(r.code, kExitOk) << r.err;
+    return Exported();
+  }
+
+  static constexpr const char* kTorchPage =
+      "<html><body><h1>Links for torch</h1>\n"
+      "<a href=\"/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl#sha256=aa\">"
+      "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl</a><br/>\n</body></html>";
+
+  testing::FaultServer server_;
+  TempDir dir_;
+};
+
+struct Fault {
+  const char* name;
+  testing::FaultResponse response;
+  const char* message;
+};
+
+TEST_F(CrawlFaultTest, EveryFaultFailsTheCrawlAndKeepsTheCatalogue) {
+  const Fault faults[] = {
+      {"500", testing::FaultResponse::Status(500), "500"},
+      {"hang", testing::FaultResponse::Hang(), "timed out"},
+      {"truncated", testing::FaultResponse::Truncated(std::string(kTorchPage) + std::string(5000, ' '), 100), "torch"},
+      {"redirect loop", testing::FaultResponse::Redirect("/whl/cu124/torch/"), "redirect"},
+      {"garbage", testing::FaultResponse::Garbage(std::string("\x00\x01\x02 not http\r\n\r\n", 16)), "torch"},
+      {"binary page", testing::FaultResponse::Ok(std::string("\x89PNG\0\0\0", 7)), "binary data"},
+      {"100 MB page", testing::FaultResponse::Generated(100ull << 20, true), "larger than"},
+  };
+  const std::string good = CrawlGood();
+  ASSERT_NE(good.find("2.5.1+cu124"), std::string::npos);
+  for (const Fault& fault : faults) {
+    SCOPED_TRACE(fault.name);
+    ScriptTorch(fault.response, 4);
+    const CliResult r = Crawl({"--max-page-bytes", std::to_string(64ull << 20)});
+    EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+    EXPECT_NE(r.err.find("FAILED, nothing stored"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(fault.message), std::string::npos) << r.err;
+    EXPECT_EQ(Exported(), good);
+  }
+  // The failed runs are recorded as such.
+  auto store = catalogue::Store::Open((dir_.path() / "s.sqlite").string());
+  ASSERT_TRUE(store.ok());
+  auto runs = (*store)->Runs();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1u + std::size(faults));
+  EXPECT_EQ(runs->front().status, "complete");
+  EXPECT_EQ(runs->back().status, "failed");
+  EXPECT_NE(runs->back().message.find("failure"), std::string::npos);
+}
+
+TEST_F(CrawlFaultTest, TransientErrorsAreRetried) {
+  server_.Script("/whl/cu124/torch/", {testing::FaultResponse::Status(503),
+                                       testing::FaultResponse::TooManyRequests(0),
+                                       testing::FaultResponse::Ok(kTorchPage)});
+  const CliResult r = Crawl({"--attempts", "3"});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(server_.RequestsFor("/whl/cu124/torch/").size(), 3u);
+  EXPECT_NE(Exported().find("2.5.1+cu124"), std::string::npos);
+}
+
+TEST_F(CrawlFaultTest, AbsentProjectPagesAreWarningsNotFailures) {
+  ScriptTorch(testing::FaultResponse::Status(403, "<Error><Code>AccessDenied</Code></Error>"));
+  const CliResult r = Crawl();
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.err.find("project page missing"), std::string::npos) << r.err;
+}
+
+TEST_F(CrawlFaultTest, AMissingRootFallsBackToDiscoveryPages) {
+  // A mirror without a root listing: backends are found from the links of /whl/torch/.
+  server_.Script("/whl/", {testing::FaultResponse::Status(404)});
+  server_.Script("/whl/torch/", {testing::FaultResponse::Ok(kTorchPage)});
+  const CliResult r = Crawl();
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const std::string exported = Exported();
+  EXPECT_NE(exported.find("\"discovered_from\": \"links of torch/\""), std::string::npos) << exported;
+  EXPECT_NE(exported.find("2.5.1+cu124"), std::string::npos);
+}
+
+TEST(CrawlCliTest, ReportsBadUsageAndUnknownCommands) {
+  CliResult r = RunCli({"crwal"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("did you mean 'crawl'"), std::string::npos) << r.err;
+  r = RunCli({"crawl", "--channel", "weekly", "--store", "/nonexistent/x.sqlite"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("unknown channel 'weekly'; known: stable test nightly"), std::string::npos) << r.err;
+  r = RunCli({"diff", "only-one.json"});
+  EXPECT_EQ(r.code, kExitUsage);
+  r = RunCli({"--help"});
+  EXPECT_EQ(r.code, kExitOk);
+  EXPECT_NE(r.out.find("exit codes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace torchdex::crawler
