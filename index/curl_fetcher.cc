@@ -179,7 +179,6 @@ Verdict Classify(Transfer& transfer, CURLcode code, const FetchOptions& options)
     verdict.cause = detail + " (curl error " + std::to_string(static_cast<int>(code)) + ")";
     verdict.retry = IsTransientCurlError(code);
   }
-  if (status != 0) verdict.cause += " after HTTP " + std::to_string(status);
   return verdict;
 }
 
@@ -406,7 +405,12 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
       if (verdict.outcome == FetchOutcome::kAbsent || verdict.outcome == FetchOutcome::kFailed) {
         result.error = "GET " + result.request.url + ": " + verdict.cause;
         if (verdict.outcome == FetchOutcome::kFailed) {
-          result.error += " (" + std::to_string(result.attempts) +
+          // "(HTTP 200, 1 attempt)": the status too where the cause does not already say it.
+          result.error += " (";
+          if (status != 0 && verdict.cause.rfind("HTTP ", 0) != 0) {
+            result.error += "HTTP " + std::to_string(status) + ", ";
+          }
+          result.error += std::to_string(result.attempts) +
                           (result.attempts == 1 ? " attempt)" : " attempts)");
           ++progress.failed;
         }
