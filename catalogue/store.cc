@@ -207,8 +207,10 @@ AnchorRow ReadAnchor(Statement& s, int first) {
 }
 
 constexpr const char* kAnchorColumns =
-    "url, text, filename, project, version, local, build, tags, file_kind, sha256, "
-    "metadata_sha256, has_metadata, requires_python, yanked, upload_time, host, backend";
+    "anchors.url, anchors.text, anchors.filename, anchors.project, anchors.version, "
+    "anchors.local, anchors.build, anchors.tags, anchors.file_kind, anchors.sha256, "
+    "anchors.metadata_sha256, anchors.has_metadata, anchors.requires_python, anchors.yanked, "
+    "anchors.upload_time, anchors.host, anchors.backend";
 
 }  // namespace
 

@@ -325,6 +325,7 @@ class Crawler {
             return next;
           }
           rows = std::move(stored).value();
+          report_.stats.anchors += static_cast<std::int64_t>(rows.size());
         } else {
           auto page = store_.GetPage(task.path);
           if (page && *page) report_.stats.anchors += (*page)->anchors;

@@ -1,0 +1,452 @@
+// The libcurl implementation of Fetcher: one multi handle driven from the Run thread, a pool of
+// easy handles (reused, so their connections and DNS entries are too), a ready queue, a
+// time-ordered queue of retries waiting out their backoff, and at most `parallelism` transfers
+// in flight. What each transfer's outcome means is decided in Classify(); docs/http.md says it
+// in prose.
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "index/fetcher.h"
+
+#ifndef TORCHDEX_VERSION
+#error "TORCHDEX_VERSION comes from CMake (index/CMakeLists.txt)"
+#endif
+
+namespace torchdex::index {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void GlobalInitOnce() {
+  // curl_global_init is not thread-safe on every build; a function-local static is.
+  static const CURLcode init = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (init != CURLE_OK) {
+    throw std::runtime_error(std::string("curl_global_init: ") + curl_easy_strerror(init));
+  }
+}
+
+struct EasyDeleter {
+  void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
+};
+using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
+
+struct MultiDeleter {
+  void operator()(CURLM* multi) const { curl_multi_cleanup(multi); }
+};
+using MultiHandle = std::unique_ptr<CURLM, MultiDeleter>;
+
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
+
+// One request across all its attempts.
+struct Transfer {
+  FetchResult result;
+  EasyHandle easy;  // set while an attempt is in flight
+  HeaderList headers;
+  std::uint64_t max_body = 0;
+  bool too_large = false;  // the write callback refused the body
+  char error_buffer[CURL_ERROR_SIZE] = {};
+};
+
+// Grows the body in powers of two and never past the limit, so that the copy made while growing
+// (old and new buffer both resident) stays within max_body: a 64 MiB limit peaks at 64 MiB.
+std::size_t GrownCapacity(std::size_t needed, std::uint64_t max_body) {
+  const std::uint64_t pow2 = std::bit_ceil(std::max<std::uint64_t>(needed, 64u << 10));
+  return static_cast<std::size_t>(std::min(pow2, std::max<std::uint64_t>(max_body, needed)));
+}
+
+std::size_t OnBody(char* data, std::size_t size, std::size_t count, void* user) noexcept {
+  auto* transfer = static_cast<Transfer*>(user);
+  const std::size_t bytes = size * count;
+  std::string& body = transfer->result.body;
+  if (body.size() + bytes > transfer->max_body) {
+    transfer->too_large = true;
+    return 0;  // aborts the transfer with CURLE_WRITE_ERROR
+  }
+  try {
+    if (body.size() + bytes > body.capacity()) {
+      body.reserve(GrownCapacity(body.size() + bytes, transfer->max_body));
+    }
+    body.append(data, bytes);
+  } catch (...) {
+    return 0;
+  }
+  return bytes;
+}
+
+std::string ResponseHeader(CURL* easy, const char* name) {
+  curl_header* header = nullptr;
+  if (curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &header) == CURLHE_OK && header) {
+    return header->value;
+  }
+  return {};
+}
+
+std::string FormatSeconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
+}
+
+// What one finished attempt means.
+struct Verdict {
+  bool retry = false;
+  FetchOutcome outcome = FetchOutcome::kFailed;  // when not retrying
+  std::string cause;                             // for error messages
+  double retry_after_s = 0;                      // from the server, 0 when it said nothing
+};
+
+bool IsTransientCurlError(CURLcode code) {
+  switch (code) {
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_PARTIAL_FILE:  // closed early, or fewer bytes than Content-Length
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Verdict Classify(Transfer& transfer, CURLcode code, const FetchOptions& options) {
+  Verdict verdict;
+  const long status = transfer.result.status;
+  if (code == CURLE_OK) {
+    if (status >= 200 && status < 300) {
+      verdict.outcome = FetchOutcome::kOk;
+    } else if (status == 304) {
+      verdict.outcome = FetchOutcome::kNotModified;
+    } else if (status == 403 || status == 404 || status == 410) {
+      // The S3 era answered 403 for a missing key (pytorch/pytorch#81900): absent, not an error.
+      verdict.outcome = FetchOutcome::kAbsent;
+      verdict.cause = "HTTP " + std::to_string(status) + " (absent)";
+    } else {
+      verdict.cause = "HTTP " + std::to_string(status);
+      verdict.retry = status >= 500 || status == 429 || status == 408;
+      if (status == 429 || status == 503) {
+        curl_off_t retry_after = 0;
+        if (curl_easy_getinfo(transfer.easy.get(), CURLINFO_RETRY_AFTER, &retry_after) ==
+                CURLE_OK &&
+            retry_after > 0) {
+          verdict.retry_after_s = static_cast<double>(retry_after);
+          verdict.cause += " (Retry-After: " + std::to_string(retry_after) + ")";
+        }
+      }
+    }
+    return verdict;
+  }
+  const std::string detail =
+      transfer.error_buffer[0] ? transfer.error_buffer : curl_easy_strerror(code);
+  if (transfer.too_large || code == CURLE_FILESIZE_EXCEEDED) {
+    verdict.cause = "page larger than " + std::to_string(options.max_body_bytes) + " bytes";
+  } else if (code == CURLE_TOO_MANY_REDIRECTS) {
+    verdict.cause = "more than " + std::to_string(options.max_redirects) +
+                    " redirects (a redirect loop?): " + detail;
+  } else if (code == CURLE_OPERATION_TIMEDOUT) {
+    verdict.cause = "timed out (connect " + FormatSeconds(options.connect_timeout_s) +
+                    ", total " + FormatSeconds(options.total_timeout_s) + "): " + detail;
+    verdict.retry = true;
+  } else if (code == CURLE_PARTIAL_FILE) {
+    verdict.cause = "truncated body: " + detail;
+    verdict.retry = true;
+  } else {
+    verdict.cause = detail + " (curl error " + std::to_string(static_cast<int>(code)) + ")";
+    verdict.retry = IsTransientCurlError(code);
+  }
+  return verdict;
+}
+
+class CurlFetcher final : public Fetcher {
+ public:
+  explicit CurlFetcher(const FetchOptions& options) : options_(options), random_(SeedJitter()) {
+    GlobalInitOnce();
+    options_.parallelism = std::max(1, options_.parallelism);
+    options_.max_attempts = std::max(1, options_.max_attempts);
+    options_.max_redirects = std::max(0, options_.max_redirects);
+    if (options_.user_agent.empty()) options_.user_agent = "torchdex/" TORCHDEX_VERSION;
+    multi_.reset(curl_multi_init());
+    if (!multi_) throw std::runtime_error("curl_multi_init failed");
+    curl_multi_setopt(multi_.get(), CURLMOPT_PIPELINING,
+                      options_.http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING);
+    // Keep as many idle connections as there can be transfers, for keep-alive reuse.
+    curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, std::max(4L, long{options_.parallelism}));
+  }
+
+  ~CurlFetcher() override {
+    idle_.clear();  // easy handles first; none is attached to the multi handle between Runs
+  }
+
+  void Run(std::vector<FetchRequest> initial, const OnResult& on_result,
+           const OnProgress& on_progress) override;
+
+ private:
+  static std::uint32_t SeedJitter() {
+    std::random_device device;
+    return device();
+  }
+
+  EasyHandle TakeEasy() {
+    if (idle_.empty()) {
+      EasyHandle easy(curl_easy_init());
+      if (!easy) throw std::runtime_error("curl_easy_init failed");
+      return easy;
+    }
+    EasyHandle easy = std::move(idle_.back());
+    idle_.pop_back();
+    curl_easy_reset(easy.get());  // keeps its connections, DNS and TLS session caches
+    return easy;
+  }
+
+  void GiveBackEasy(Transfer& transfer) {
+    if (transfer.easy) idle_.push_back(std::move(transfer.easy));
+  }
+
+  void Start(Transfer& transfer);
+  double BackoffSeconds(int attempts_done, double retry_after_s);
+
+  FetchOptions options_;
+  MultiHandle multi_;
+  std::vector<EasyHandle> idle_;
+  std::minstd_rand random_;
+};
+
+void CurlFetcher::Start(Transfer& transfer) {
+  FetchResult& result = transfer.result;
+  ++result.attempts;
+  result.status = 0;
+  std::string().swap(result.body);  // a failed attempt's bytes are gone, not just cleared
+  result.etag.clear();
+  result.last_modified.clear();
+  result.content_type.clear();
+  result.effective_url.clear();
+  transfer.too_large = false;
+  transfer.error_buffer[0] = '\0';
+  transfer.max_body = options_.max_body_bytes;
+
+  transfer.easy = TakeEasy();
+  CURL* easy = transfer.easy.get();
+  const FetchRequest& request = result.request;
+  curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, &transfer);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error_buffer);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(easy, CURLOPT_MAXREDIRS, long{options_.max_redirects});
+  curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // every encoding this libcurl decodes
+  curl_easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::ceil(options_.connect_timeout_s * 1000)));
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(std::ceil(options_.total_timeout_s * 1000)));
+  curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  // Refuses at the headers a body whose Content-Length is already over the limit; the write
+  // callback enforces the limit on everything else (chunked, close-delimited, decompressed).
+  curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE,
+                   static_cast<curl_off_t>(std::min<std::uint64_t>(
+                       options_.max_body_bytes, std::numeric_limits<curl_off_t>::max())));
+  if (options_.http2) {
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_2TLS});
+    // Over TLS, wait for a connection that may multiplex (HTTP/2) rather than open another.
+    // Not for plain http: that is HTTP/1.1 here, and waiting would serialise every transfer
+    // onto one connection.
+    if (request.url.rfind("https://", 0) == 0) curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+  } else {
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_1_1});
+  }
+  transfer.headers.reset();
+  curl_slist* headers = nullptr;
+  if (!request.etag.empty()) {
+    headers = curl_slist_append(headers, ("If-None-Match: " + request.etag).c_str());
+  }
+  if (!request.last_modified.empty()) {
+    headers = curl_slist_append(headers, ("If-Modified-Since: " + request.last_modified).c_str());
+  }
+  transfer.headers.reset(headers);
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+
+  const CURLMcode added = curl_multi_add_handle(multi_.get(), easy);
+  if (added != CURLM_OK) {
+    throw std::runtime_error(std::string("curl_multi_add_handle: ") + curl_multi_strerror(added));
+  }
+}
+
+double CurlFetcher::BackoffSeconds(int attempts_done, double retry_after_s) {
+  // Exponential, capped, with "equal jitter": half the delay fixed, half random, so that many
+  // transfers failing together do not come back together.
+  const double exponential =
+      options_.backoff_initial_s * std::pow(2.0, std::max(0, attempts_done - 1));
+  const double capped = std::min(options_.backoff_max_s, exponential);
+  std::uniform_real_distribution<double> jitter(capped / 2, capped);
+  const double backoff = capped > 0 ? jitter(random_) : 0.0;
+  // A server's Retry-After is honoured up to backoff_max_s.
+  return std::max(backoff, std::min(retry_after_s, options_.backoff_max_s));
+}
+
+void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_result,
+                      const OnProgress& on_progress) {
+  std::deque<std::unique_ptr<Transfer>> ready;
+  std::multimap<Clock::time_point, std::unique_ptr<Transfer>> waiting;  // retries in backoff
+  std::unordered_map<CURL*, std::unique_ptr<Transfer>> running;
+  FetchProgress progress;
+
+  // However Run ends (a callback may throw), no easy handle stays attached to the multi handle.
+  struct Detach {
+    CURLM* multi;
+    std::unordered_map<CURL*, std::unique_ptr<Transfer>>& running;
+    ~Detach() {
+      for (auto& [easy, transfer] : running) curl_multi_remove_handle(multi, easy);
+    }
+  } detach{multi_.get(), running};
+
+  auto enqueue = [&](FetchRequest&& request) {
+    auto transfer = std::make_unique<Transfer>();
+    transfer->result.request = std::move(request);
+    ready.push_back(std::move(transfer));
+    ++progress.queued;
+  };
+  for (FetchRequest& request : initial) enqueue(std::move(request));
+
+  const std::size_t parallelism = static_cast<std::size_t>(options_.parallelism);
+  while (!ready.empty() || !waiting.empty() || !running.empty()) {
+    const Clock::time_point now = Clock::now();
+    while (!waiting.empty() && waiting.begin()->first <= now) {
+      ready.push_back(std::move(waiting.begin()->second));
+      waiting.erase(waiting.begin());
+    }
+    while (running.size() < parallelism && !ready.empty()) {
+      std::unique_ptr<Transfer> transfer = std::move(ready.front());
+      ready.pop_front();
+      Start(*transfer);
+      CURL* easy = transfer->easy.get();
+      running.emplace(easy, std::move(transfer));
+    }
+
+    int still_running = 0;
+    curl_multi_perform(multi_.get(), &still_running);
+
+    int messages_left = 0;
+    while (CURLMsg* message = curl_multi_info_read(multi_.get(), &messages_left)) {
+      if (message->msg != CURLMSG_DONE) continue;
+      CURL* easy = message->easy_handle;
+      const CURLcode code = message->data.result;
+      auto node = running.extract(easy);
+      curl_multi_remove_handle(multi_.get(), easy);
+      if (node.empty()) continue;
+      std::unique_ptr<Transfer> transfer = std::move(node.mapped());
+      FetchResult& result = transfer->result;
+
+      long status = 0;
+      curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+      result.status = status;
+      curl_off_t body_wire = 0;  // as received, before content decoding
+      curl_easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &body_wire);
+      long header_bytes = 0;
+      curl_easy_getinfo(easy, CURLINFO_HEADER_SIZE, &header_bytes);
+      result.wire_bytes += static_cast<std::uint64_t>(std::max<curl_off_t>(0, body_wire)) +
+                           static_cast<std::uint64_t>(std::max(0L, header_bytes));
+      const char* effective_url = nullptr;
+      if (curl_easy_getinfo(easy, CURLINFO_EFFECTIVE_URL, &effective_url) == CURLE_OK &&
+          effective_url) {
+        result.effective_url = effective_url;
+      }
+
+      const Verdict verdict = Classify(*transfer, code, options_);
+      if (verdict.retry && result.attempts < options_.max_attempts) {
+        GiveBackEasy(*transfer);
+        const double delay = BackoffSeconds(result.attempts, verdict.retry_after_s);
+        const auto due =
+            Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(delay));
+        waiting.emplace(due, std::move(transfer));
+        continue;
+      }
+
+      result.outcome = verdict.outcome;
+      if (verdict.outcome == FetchOutcome::kOk || verdict.outcome == FetchOutcome::kNotModified) {
+        result.etag = ResponseHeader(easy, "ETag");
+        result.last_modified = ResponseHeader(easy, "Last-Modified");
+        const char* content_type = nullptr;
+        if (curl_easy_getinfo(easy, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK &&
+            content_type) {
+          result.content_type = content_type;
+        }
+      }
+      if (verdict.outcome != FetchOutcome::kOk) std::string().swap(result.body);
+      if (verdict.outcome == FetchOutcome::kAbsent || verdict.outcome == FetchOutcome::kFailed) {
+        result.error = "GET " + result.request.url + ": " + verdict.cause;
+        if (verdict.outcome == FetchOutcome::kFailed) {
+          // "(HTTP 200, 1 attempt)": the status too where the cause does not already say it.
+          result.error += " (";
+          if (status != 0 && verdict.cause.rfind("HTTP ", 0) != 0) {
+            result.error += "HTTP " + std::to_string(status) + ", ";
+          }
+          result.error += std::to_string(result.attempts) +
+                          (result.attempts == 1 ? " attempt)" : " attempts)");
+          ++progress.failed;
+        }
+      }
+      GiveBackEasy(*transfer);
+      transfer->headers.reset();
+
+      ++progress.done;
+      progress.wire_bytes += result.wire_bytes;
+      if (on_result) {
+        for (FetchRequest& next : on_result(std::move(result))) enqueue(std::move(next));
+      }
+      if (on_progress) on_progress(progress);
+    }
+
+    if (!ready.empty() && running.size() < parallelism) continue;  // more to start right away
+    if (running.empty() && waiting.empty()) continue;                // done, or only ready ones
+    auto timeout = std::chrono::milliseconds(1000);
+    if (!waiting.empty()) {
+      const auto until_due = std::chrono::ceil<std::chrono::milliseconds>(
+          waiting.begin()->first - Clock::now());
+      timeout = std::clamp(until_due, std::chrono::milliseconds(0), timeout);
+    }
+    if (running.empty()) {
+      std::this_thread::sleep_for(timeout);  // only retries waiting out their backoff
+    } else {
+      // Also wakes up for libcurl's own timers (timeouts, connection set-up).
+      curl_multi_poll(multi_.get(), nullptr, 0, static_cast<int>(timeout.count()), nullptr);
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Fetcher> MakeCurlFetcher(const FetchOptions& options) {
+  return std::make_unique<CurlFetcher>(options);
+}
+
+}  // namespace torchdex::index
