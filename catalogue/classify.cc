@@ -35,20 +35,22 @@ std::string JoinFew(const std::set<std::string>& items, std::size_t most) {
   return out;
 }
 
-std::string DescribeCopies(const std::vector<const ListedAnchor*>& files) {
-  std::map<std::string, int> by_host;
-  int at_root = 0;
-  int in_backend_dirs = 0;
-  for (const ListedAnchor* f : files) {
-    if (!f->row.host.empty()) {
-      ++by_host[f->row.host];
-    } else if (f->row.backend.empty()) {
-      ++at_root;
+std::string DescribeCopies(const std::vector<const FileGroup*>& groups) {
+  std::map<std::string, std::int64_t> by_host;
+  std::int64_t at_root = 0;
+  std::int64_t in_backend_dirs = 0;
+  std::int64_t total = 0;
+  for (const FileGroup* g : groups) {
+    total += g->files;
+    if (!g->host.empty()) {
+      by_host[g->host] += g->files;
+    } else if (g->backend.empty()) {
+      at_root += g->files;
     } else {
-      ++in_backend_dirs;
+      in_backend_dirs += g->files;
     }
   }
-  std::string out = "no backend-specific builds: " + std::to_string(files.size()) + " files";
+  std::string out = "no backend-specific builds: " + std::to_string(total) + " files";
   std::vector<std::string> parts;
   for (const auto& [host, n] : by_host) parts.push_back(std::to_string(n) + " on " + host);
   if (at_root > 0) parts.push_back(std::to_string(at_root) + " at the channel root, listed by every backend");
@@ -120,11 +122,9 @@ core::Expected<RoutingPolicy> LoadRoutingPolicy(const std::string& path) {
 }
 
 std::vector<ProjectRecord> Classify(std::string_view channel, const ClassifyInput& input) {
-  std::map<std::string, std::vector<const ListedAnchor*>> by_project;
+  std::map<std::string, std::vector<const FileGroup*>> by_project;
   for (const std::string& name : input.projects) by_project[core::NormalizeName(name)];
-  if (input.anchors != nullptr) {
-    for (const ListedAnchor& a : *input.anchors) by_project[a.row.project].push_back(&a);
-  }
+  for (const FileGroup& g : input.groups) by_project[g.project].push_back(&g);
 
   std::vector<ProjectRecord> out;
   for (const auto& [name, files] : by_project) {
@@ -143,10 +143,10 @@ std::vector<ProjectRecord> Classify(std::string_view channel, const ClassifyInpu
 
     std::set<std::string> labelled_backends;
     std::set<std::string> example;
-    for (const ListedAnchor* f : files) {
-      if (!f->row.backend.empty() && LabelNamesBackend(f->row.local, f->row.backend)) {
-        labelled_backends.insert(f->row.backend);
-        if (example.empty()) example.insert(f->row.project + "-" + f->row.version);
+    for (const FileGroup* g : files) {
+      if (!g->backend.empty() && LabelNamesBackend(g->local, g->backend)) {
+        labelled_backends.insert(g->backend);
+        if (example.empty()) example.insert(g->project + "-" + g->example_version);
       }
     }
     if (!labelled_backends.empty()) {
@@ -160,9 +160,9 @@ std::vector<ProjectRecord> Classify(std::string_view channel, const ClassifyInpu
     }
 
     if (auto it = input.default_index_newest.find(name); it != input.default_index_newest.end()) {
-      std::vector<std::string> here;
-      for (const ListedAnchor* f : files) here.push_back(f->row.version);
-      const std::string newest_here = NewestFinalVersion(here);
+      auto here = input.versions.find(name);
+      const std::string newest_here =
+          here == input.versions.end() ? std::string() : NewestFinalVersion(here->second);
       auto theirs = core::Version::Parse(it->second);
       auto ours = core::Version::Parse(newest_here);
       if (theirs && (!ours || *ours < *theirs)) {

@@ -33,8 +33,10 @@ core::Expected<RoutingPolicy> LoadRoutingPolicy(const std::string& path);
 struct ClassifyInput {
   /// Every project the channel's backend lists name, even those without a page.
   std::vector<std::string> projects;
-  /// Anchors of the project pages (Store::ProjectAnchors).
-  const std::vector<ListedAnchor>* anchors = nullptr;
+  /// The project files, grouped (Store::ProjectFileGroups).
+  std::vector<FileGroup> groups;
+  /// Versions of each project here (Store::ProjectVersions); needed with default_index_newest.
+  std::map<std::string, std::vector<std::string>> versions;
   /// Newest final release of each project on the default index, when one was asked.
   std::map<std::string, std::string> default_index_newest;
   const RoutingPolicy* policy = nullptr;

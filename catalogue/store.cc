@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <string>
+#include <unordered_map>
 
 namespace torchdex::catalogue {
 namespace {
@@ -32,7 +33,8 @@ CREATE TABLE IF NOT EXISTS runs(
   wire_bytes INTEGER NOT NULL DEFAULT 0,
   message TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS pages(
-  path TEXT PRIMARY KEY,
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
   channel TEXT NOT NULL,
   backend TEXT NOT NULL,
   project TEXT NOT NULL,
@@ -48,7 +50,7 @@ CREATE TABLE IF NOT EXISTS pages(
   run_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS pages_by_channel ON pages(channel, kind);
 CREATE TABLE IF NOT EXISTS anchors(
-  page TEXT NOT NULL,
+  page_id INTEGER NOT NULL,
   position INTEGER NOT NULL,
   url TEXT NOT NULL,
   text TEXT NOT NULL,
@@ -67,8 +69,7 @@ CREATE TABLE IF NOT EXISTS anchors(
   upload_time TEXT NOT NULL,
   host TEXT NOT NULL,
   backend TEXT NOT NULL,
-  PRIMARY KEY(page, position)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS anchors_by_url ON anchors(url);
+  PRIMARY KEY(page_id, position)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS backends(
   channel TEXT NOT NULL,
   name TEXT NOT NULL,
@@ -136,10 +137,21 @@ struct Store::Impl {
   sqlite3* db = nullptr;
   int lock_fd = -1;
   std::int64_t run_id = 0;
-  std::unique_ptr<Statement> insert_anchor;  // prepared once: a crawl inserts 300,000 rows
+  // Statements of the hot paths, prepared once: a crawl writes 300,000 anchors and touches
+  // 15,000 pages. Keyed by the address of their (static) SQL text.
+  std::unordered_map<const char*, std::unique_ptr<Statement>> prepared;
+
+  // A prepared statement, reset and ready for new bindings; nullptr when it cannot be prepared.
+  Statement* Prepared(const char* sql) {
+    std::unique_ptr<Statement>& slot = prepared[sql];
+    if (!slot) slot = std::make_unique<Statement>(db, sql);
+    if (!slot->ok()) return nullptr;
+    slot->Reset();
+    return slot.get();
+  }
 
   ~Impl() {
-    insert_anchor.reset();
+    prepared.clear();
     if (db != nullptr) sqlite3_close(db);
     if (lock_fd >= 0) close(lock_fd);
   }
@@ -203,6 +215,7 @@ AnchorRow ReadAnchor(Statement& s, int first) {
   a.upload_time = s.Text(c++);
   a.host = s.Text(c++);
   a.backend = s.Text(c++);
+  if (a.text.empty()) a.text = a.filename;  // stored only when it differs
   return a;
 }
 
@@ -284,45 +297,62 @@ core::Expected<std::int64_t> Store::BeginRun(std::string_view started_at,
 }
 
 core::Status Store::PutPage(const PageRecord& p) {
-  Statement s(impl_->db,
-              "INSERT OR REPLACE INTO pages(path, channel, backend, project, kind, status, etag, "
-              "last_modified, shape, anchors, digest, fetched_at, changed_at, run_id) "
-              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  s.Bind(1, p.path).Bind(2, p.channel).Bind(3, p.backend).Bind(4, p.project);
-  s.Bind(5, PageKindName(p.kind)).Bind(6, static_cast<std::int64_t>(p.status)).Bind(7, p.etag);
-  s.Bind(8, p.last_modified).Bind(9, p.shape).Bind(10, p.anchors).Bind(11, p.digest);
-  s.Bind(12, p.fetched_at).Bind(13, p.changed_at).Bind(14, impl_->run_id);
-  if (s.Step() != SQLITE_DONE) return SqlError(impl_->db, path_, "storing page " + p.path);
+  // An upsert keeps the page's id, which its anchors refer to.
+  static constexpr const char* kSql =
+      "INSERT INTO pages(path, channel, backend, project, kind, status, etag, last_modified, "
+      "shape, anchors, digest, fetched_at, changed_at, run_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+      "ON CONFLICT(path) DO UPDATE SET channel = excluded.channel, backend = excluded.backend, "
+      "project = excluded.project, kind = excluded.kind, status = excluded.status, "
+      "etag = excluded.etag, last_modified = excluded.last_modified, shape = excluded.shape, "
+      "anchors = excluded.anchors, digest = excluded.digest, fetched_at = excluded.fetched_at, "
+      "changed_at = excluded.changed_at, run_id = excluded.run_id";
+  Statement* s = impl_->Prepared(kSql);
+  if (s == nullptr) return SqlError(impl_->db, path_, "preparing the page upsert");
+  s->Bind(1, p.path).Bind(2, p.channel).Bind(3, p.backend).Bind(4, p.project);
+  s->Bind(5, PageKindName(p.kind)).Bind(6, static_cast<std::int64_t>(p.status)).Bind(7, p.etag);
+  s->Bind(8, p.last_modified).Bind(9, p.shape).Bind(10, p.anchors).Bind(11, p.digest);
+  s->Bind(12, p.fetched_at).Bind(13, p.changed_at).Bind(14, impl_->run_id);
+  if (s->Step() != SQLITE_DONE) return SqlError(impl_->db, path_, "storing page " + p.path);
   return {};
 }
 
 core::Status Store::ReplaceAnchors(std::string_view page_path,
                                    const std::vector<AnchorRow>& anchors) {
   sqlite3* db = impl_->db;
-  Statement del(db, "DELETE FROM anchors WHERE page = ?");
-  del.Bind(1, page_path);
-  if (del.Step() != SQLITE_DONE) return SqlError(db, path_, "replacing anchors");
-  if (!impl_->insert_anchor) {
-    impl_->insert_anchor = std::make_unique<Statement>(
-        db,
-        "INSERT INTO anchors(page, position, url, text, filename, project, version, local, "
-        "build, tags, file_kind, sha256, metadata_sha256, has_metadata, requires_python, "
-        "yanked, upload_time, host, backend) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    if (!impl_->insert_anchor->ok()) return SqlError(db, path_, "preparing the anchor insert");
+  static constexpr const char* kId = "SELECT id FROM pages WHERE path = ?";
+  static constexpr const char* kDelete = "DELETE FROM anchors WHERE page_id = ?";
+  static constexpr const char* kInsert =
+      "INSERT INTO anchors(page_id, position, url, text, filename, project, version, local, "
+      "build, tags, file_kind, sha256, metadata_sha256, has_metadata, requires_python, "
+      "yanked, upload_time, host, backend) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+  Statement* id_of = impl_->Prepared(kId);
+  if (id_of == nullptr) return SqlError(db, path_, "preparing the page lookup");
+  id_of->Bind(1, page_path);
+  if (id_of->Step() != SQLITE_ROW) {
+    return core::MakeError("store " + path_ + ": no page " + std::string(page_path) +
+                           " to attach anchors to");
   }
-  Statement& ins = *impl_->insert_anchor;
+  const std::int64_t page_id = id_of->Int(0);
+  Statement* del = impl_->Prepared(kDelete);
+  if (del == nullptr) return SqlError(db, path_, "preparing the anchor delete");
+  del->Bind(1, page_id);
+  if (del->Step() != SQLITE_DONE) return SqlError(db, path_, "replacing anchors");
+  Statement* ins = impl_->Prepared(kInsert);
+  if (ins == nullptr) return SqlError(db, path_, "preparing the anchor insert");
   for (std::size_t i = 0; i < anchors.size(); ++i) {
     const AnchorRow& a = anchors[i];
-    ins.Bind(1, page_path).Bind(2, static_cast<std::int64_t>(i)).Bind(3, a.url).Bind(4, a.text);
-    ins.Bind(5, a.filename).Bind(6, a.project).Bind(7, a.version).Bind(8, a.local);
-    ins.Bind(9, a.build).Bind(10, a.tags).Bind(11, a.file_kind).Bind(12, a.sha256);
-    ins.Bind(13, a.metadata_sha256).Bind(14, static_cast<std::int64_t>(a.has_metadata));
-    ins.Bind(15, a.requires_python);
-    if (a.yanked) ins.Bind(16, *a.yanked);
-    else ins.BindNull(16);
-    ins.Bind(17, a.upload_time).Bind(18, a.host).Bind(19, a.backend);
-    const int rc = ins.Step();
-    ins.Reset();
+    ins->Bind(1, page_id).Bind(2, static_cast<std::int64_t>(i)).Bind(3, a.url);
+    // The anchor text is almost always the filename: stored only when it differs.
+    ins->Bind(4, a.text == a.filename ? std::string_view("") : std::string_view(a.text));
+    ins->Bind(5, a.filename).Bind(6, a.project).Bind(7, a.version).Bind(8, a.local);
+    ins->Bind(9, a.build).Bind(10, a.tags).Bind(11, a.file_kind).Bind(12, a.sha256);
+    ins->Bind(13, a.metadata_sha256).Bind(14, static_cast<std::int64_t>(a.has_metadata));
+    ins->Bind(15, a.requires_python);
+    if (a.yanked) ins->Bind(16, *a.yanked);
+    else ins->BindNull(16);
+    ins->Bind(17, a.upload_time).Bind(18, a.host).Bind(19, a.backend);
+    const int rc = ins->Step();
+    ins->Reset();
     if (rc != SQLITE_DONE) return SqlError(db, path_, "storing an anchor of " + std::string(page_path));
   }
   return {};
@@ -330,14 +360,16 @@ core::Status Store::ReplaceAnchors(std::string_view page_path,
 
 core::Status Store::TouchPage(std::string_view page_path, int status, std::string_view fetched_at,
                               const Validators& validators) {
-  Statement s(impl_->db,
-              "UPDATE pages SET status = ?, fetched_at = ?, run_id = ?, "
-              "etag = CASE WHEN ? = '' THEN etag ELSE ? END, "
-              "last_modified = CASE WHEN ? = '' THEN last_modified ELSE ? END WHERE path = ?");
-  s.Bind(1, static_cast<std::int64_t>(status)).Bind(2, fetched_at).Bind(3, impl_->run_id);
-  s.Bind(4, validators.etag).Bind(5, validators.etag);
-  s.Bind(6, validators.last_modified).Bind(7, validators.last_modified).Bind(8, page_path);
-  if (s.Step() != SQLITE_DONE) return SqlError(impl_->db, path_, "updating page " + std::string(page_path));
+  static constexpr const char* kSql =
+      "UPDATE pages SET status = ?, fetched_at = ?, run_id = ?, "
+      "etag = CASE WHEN ? = '' THEN etag ELSE ? END, "
+      "last_modified = CASE WHEN ? = '' THEN last_modified ELSE ? END WHERE path = ?";
+  Statement* s = impl_->Prepared(kSql);
+  if (s == nullptr) return SqlError(impl_->db, path_, "preparing the page update");
+  s->Bind(1, static_cast<std::int64_t>(status)).Bind(2, fetched_at).Bind(3, impl_->run_id);
+  s->Bind(4, validators.etag).Bind(5, validators.etag);
+  s->Bind(6, validators.last_modified).Bind(7, validators.last_modified).Bind(8, page_path);
+  if (s->Step() != SQLITE_DONE) return SqlError(impl_->db, path_, "updating page " + std::string(page_path));
   return {};
 }
 
@@ -362,7 +394,7 @@ core::Status Store::RemoveUnseen(std::string_view channel, const std::vector<std
     return {};
   };
   if (backends.empty()) {
-    if (auto s = run("DELETE FROM anchors WHERE page IN (SELECT path FROM pages WHERE channel = ? "
+    if (auto s = run("DELETE FROM anchors WHERE page_id IN (SELECT id FROM pages WHERE channel = ? "
                      "AND run_id != ?)", "");
         !s) {
       return s;
@@ -374,7 +406,7 @@ core::Status Store::RemoveUnseen(std::string_view channel, const std::vector<std
     return run("DELETE FROM pages WHERE channel = ? AND run_id != ?", "");
   }
   for (const std::string& backend : backends) {
-    if (auto s = run("DELETE FROM anchors WHERE page IN (SELECT path FROM pages WHERE channel = ? "
+    if (auto s = run("DELETE FROM anchors WHERE page_id IN (SELECT id FROM pages WHERE channel = ? "
                      "AND run_id != ? AND backend = ?)", backend);
         !s) {
       return s;
@@ -423,7 +455,7 @@ core::Status FinishRun(sqlite3* db, const std::string& path, std::int64_t run_id
 }  // namespace
 
 core::Status Store::CommitRun(std::string_view finished_at, const RunStats& stats) {
-  impl_->insert_anchor.reset();
+  impl_->prepared.clear();
   if (auto s = FinishRun(impl_->db, path_, impl_->run_id, finished_at, stats, "complete", ""); !s) {
     return s;
   }
@@ -432,7 +464,7 @@ core::Status Store::CommitRun(std::string_view finished_at, const RunStats& stat
 
 void Store::AbortRun(std::string_view finished_at, const RunStats& stats,
                      std::string_view message) {
-  impl_->insert_anchor.reset();
+  impl_->prepared.clear();
   (void)Exec(impl_->db, path_, "ROLLBACK", "rolling back the crawl");
   (void)FinishRun(impl_->db, path_, impl_->run_id, finished_at, stats, "failed", message);
 }
@@ -446,33 +478,36 @@ core::Expected<std::unordered_map<std::string, Validators>> Store::LoadValidator
 }
 
 core::Expected<std::optional<PageRecord>> Store::GetPage(std::string_view page_path) {
-  Statement s(impl_->db,
-              "SELECT path, channel, backend, project, kind, status, etag, last_modified, shape, "
-              "anchors, digest, fetched_at, changed_at FROM pages WHERE path = ?");
-  if (!s.ok()) return SqlError(impl_->db, path_, "reading a page");
-  s.Bind(1, page_path);
-  if (s.Step() != SQLITE_ROW) return std::optional<PageRecord>();
+  static constexpr const char* kSql =
+      "SELECT path, channel, backend, project, kind, status, etag, last_modified, shape, "
+      "anchors, digest, fetched_at, changed_at FROM pages WHERE path = ?";
+  Statement* s = impl_->Prepared(kSql);
+  if (s == nullptr) return SqlError(impl_->db, path_, "reading a page");
+  s->Bind(1, page_path);
+  if (s->Step() != SQLITE_ROW) return std::optional<PageRecord>();
   PageRecord p;
-  p.path = s.Text(0);
-  p.channel = s.Text(1);
-  p.backend = s.Text(2);
-  p.project = s.Text(3);
-  p.kind = PageKindFromName(s.Text(4));
-  p.status = static_cast<int>(s.Int(5));
-  p.etag = s.Text(6);
-  p.last_modified = s.Text(7);
-  p.shape = s.Text(8);
-  p.anchors = s.Int(9);
-  p.digest = s.Text(10);
-  p.fetched_at = s.Text(11);
-  p.changed_at = s.Text(12);
+  p.path = s->Text(0);
+  p.channel = s->Text(1);
+  p.backend = s->Text(2);
+  p.project = s->Text(3);
+  p.kind = PageKindFromName(s->Text(4));
+  p.status = static_cast<int>(s->Int(5));
+  p.etag = s->Text(6);
+  p.last_modified = s->Text(7);
+  p.shape = s->Text(8);
+  p.anchors = s->Int(9);
+  p.digest = s->Text(10);
+  p.fetched_at = s->Text(11);
+  p.changed_at = s->Text(12);
   return std::optional<PageRecord>(std::move(p));
 }
 
 core::Expected<std::vector<AnchorRow>> Store::AnchorsOf(std::string_view page_path) {
   std::vector<AnchorRow> out;
   const std::string sql =
-      std::string("SELECT ") + kAnchorColumns + " FROM anchors WHERE page = ? ORDER BY position";
+      std::string("SELECT ") + kAnchorColumns +
+      " FROM anchors JOIN pages ON pages.id = anchors.page_id WHERE pages.path = ? "
+      "ORDER BY anchors.position";
   Statement s(impl_->db, sql.c_str());
   if (!s.ok()) return SqlError(impl_->db, path_, "reading anchors");
   s.Bind(1, page_path);
@@ -516,9 +551,9 @@ core::Expected<std::vector<ProjectRecord>> Store::Projects(std::string_view chan
 core::Expected<std::vector<ListedAnchor>> Store::ProjectAnchors(std::string_view channel) {
   std::vector<ListedAnchor> out;
   const std::string sql = std::string("SELECT pages.project, pages.backend, ") + kAnchorColumns +
-                          " FROM anchors JOIN pages ON pages.path = anchors.page "
+                          " FROM anchors JOIN pages ON pages.id = anchors.page_id "
                           "WHERE pages.channel = ? AND pages.kind = 'project' "
-                          "ORDER BY pages.project, anchors.page, anchors.position";
+                          "ORDER BY pages.project, pages.path, anchors.position";
   Statement s(impl_->db, sql.c_str());
   if (!s.ok()) return SqlError(impl_->db, path_, "reading project anchors");
   s.Bind(1, channel);
@@ -531,12 +566,40 @@ core::Expected<std::vector<ListedAnchor>> Store::ProjectAnchors(std::string_view
   return out;
 }
 
+core::Expected<std::vector<FileGroup>> Store::ProjectFileGroups(std::string_view channel) {
+  std::vector<FileGroup> out;
+  Statement s(impl_->db,
+              "SELECT pages.project, anchors.backend, anchors.local, anchors.host, COUNT(*), "
+              "MIN(anchors.version) FROM anchors JOIN pages ON pages.id = anchors.page_id "
+              "WHERE pages.channel = ? AND pages.kind = 'project' GROUP BY 1, 2, 3, 4 "
+              "ORDER BY 1, 2, 3, 4");
+  if (!s.ok()) return SqlError(impl_->db, path_, "grouping project files");
+  s.Bind(1, channel);
+  while (s.Step() == SQLITE_ROW) {
+    out.push_back(FileGroup{s.Text(0), s.Text(1), s.Text(2), s.Text(3), s.Int(4), s.Text(5)});
+  }
+  return out;
+}
+
+core::Expected<std::vector<std::pair<std::string, std::string>>> Store::ProjectVersions(
+    std::string_view channel) {
+  std::vector<std::pair<std::string, std::string>> out;
+  Statement s(impl_->db,
+              "SELECT DISTINCT pages.project, anchors.version FROM anchors JOIN pages ON "
+              "pages.id = anchors.page_id WHERE pages.channel = ? AND pages.kind = 'project' "
+              "AND anchors.version != '' ORDER BY 1, 2");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading project versions");
+  s.Bind(1, channel);
+  while (s.Step() == SQLITE_ROW) out.emplace_back(s.Text(0), s.Text(1));
+  return out;
+}
+
 core::Expected<std::vector<std::pair<std::string, std::string>>> Store::ListedProjects(
     std::string_view channel) {
   std::vector<std::pair<std::string, std::string>> out;
   Statement s(impl_->db,
-              "SELECT pages.backend, anchors.project FROM anchors JOIN pages ON pages.path = "
-              "anchors.page WHERE pages.channel = ? AND pages.kind = 'backend-list' "
+              "SELECT pages.backend, anchors.project FROM anchors JOIN pages ON pages.id = "
+              "anchors.page_id WHERE pages.channel = ? AND pages.kind = 'backend-list' "
               "AND anchors.project != '' ORDER BY 1, 2");
   if (!s.ok()) return SqlError(impl_->db, path_, "reading project lists");
   s.Bind(1, channel);

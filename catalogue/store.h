@@ -66,6 +66,16 @@ struct ListedAnchor {
   AnchorRow row;
 };
 
+/// Files of a channel's project pages, grouped by what classification looks at.
+struct FileGroup {
+  std::string project;
+  std::string backend;  // the files' own backend (href path or label), empty for root/other hosts
+  std::string local;    // local label
+  std::string host;     // empty when under the index base
+  std::int64_t files = 0;
+  std::string example_version;
+};
+
 struct BackendRecord {
   std::string channel;
   std::string name;
@@ -152,6 +162,12 @@ class Store {
   /// Every anchor of the channel's project pages, ordered by project, then page, then position;
   /// `row.project` is the project of the page.
   core::Expected<std::vector<ListedAnchor>> ProjectAnchors(std::string_view channel);
+  /// The channel's project files grouped by (project, backend, local label, host): a few
+  /// thousand rows instead of 300,000 anchors.
+  core::Expected<std::vector<FileGroup>> ProjectFileGroups(std::string_view channel);
+  /// Distinct (project, version) pairs of the channel's project files.
+  core::Expected<std::vector<std::pair<std::string, std::string>>> ProjectVersions(
+      std::string_view channel);
   /// (backend, project) for every entry of the channel's backend project lists.
   core::Expected<std::vector<std::pair<std::string, std::string>>> ListedProjects(
       std::string_view channel);

@@ -591,11 +591,16 @@ class Crawler {
       }
       auto listed = store_.ListedProjects(name);
       if (!listed) return listed.error();
-      auto anchors = store_.ProjectAnchors(name);
-      if (!anchors) return anchors.error();
+      auto groups = store_.ProjectFileGroups(name);
+      if (!groups) return groups.error();
       catalogue::ClassifyInput input;
       for (const auto& [backend, project] : *listed) input.projects.push_back(project);
-      input.anchors = &*anchors;
+      input.groups = std::move(groups).value();
+      if (!default_newest_.empty()) {
+        auto versions = store_.ProjectVersions(name);
+        if (!versions) return versions.error();
+        for (auto& [project, version] : *versions) input.versions[project].push_back(version);
+      }
       input.default_index_newest = default_newest_;
       input.policy = &policy_;
       const std::vector<catalogue::ProjectRecord> classes = catalogue::Classify(name, input);
