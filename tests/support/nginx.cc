@@ -150,14 +150,10 @@ core::Expected<std::unique_ptr<Nginx>> Nginx::Start(const fs::path& document_roo
     const std::string prefix = nginx->directory_.string() + "/";
     const std::string config_text = config.string();
     const std::string error_text = error_log.string();
-    std::vector<char*> argv = {const_cast<char*>(binary.c_str()),
-                               const_cast<char*>("-p"),
-                               const_cast<char*>(prefix.c_str()),
-                               const_cast<char*>("-e"),
-                               const_cast<char*>(error_text.c_str()),
-                               const_cast<char*>("-c"),
-                               const_cast<char*>(config_text.c_str()),
-                               nullptr};
+    std::vector<char*> argv = {const_cast<char*>(binary.c_str()),      const_cast<char*>("-p"),
+                               const_cast<char*>(prefix.c_str()),      const_cast<char*>("-e"),
+                               const_cast<char*>(error_text.c_str()),  const_cast<char*>("-c"),
+                               const_cast<char*>(config_text.c_str()), nullptr};
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) return core::MakeError(std::string("fork: ") + std::strerror(errno));
@@ -175,8 +171,8 @@ core::Expected<std::unique_ptr<Nginx>> Nginx::Start(const fs::path& document_roo
       int status = 0;
       if (::waitpid(pid, &status, WNOHANG) == pid) {
         nginx->pid_ = -1;
-        last_failure = "nginx exited (status " + std::to_string(status) + "): " +
-                       ReadFile(error_log);
+        last_failure =
+            "nginx exited (status " + std::to_string(status) + "): " + ReadFile(error_log);
         break;
       }
       if (PortAnswers(nginx->port_)) return nginx;
