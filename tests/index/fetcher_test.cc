@@ -9,8 +9,10 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -277,6 +279,45 @@ TEST_F(NginxFetchTest, ParallelFetchOfEveryPageMatchesTheFiles) {
     EXPECT_EQ(result.body, ReadFile(expected.at(result.request.url))) << result.request.url;
   }
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](bool b) { return b; }));
+}
+
+TEST_F(NginxFetchTest, ConnectionsAreKeptAliveAndReused) {
+  std::vector<FetchRequest> requests;
+  for (const char* backend : {"cpu", "cu118", "cu124", "cu126", "cu128", "cu130", "xpu"}) {
+    for (const char* project : {"torch", "torchvision", "torchaudio"}) {
+      requests.push_back(Get(Url("/whl/" + std::string(backend) + "/" + project + "/")));
+    }
+  }
+  const std::string before = nginx_->AccessLog();
+  FetchOptions options = QuickOptions();
+  options.parallelism = 3;
+  std::unique_ptr<Fetcher> fetcher = MakeCurlFetcher(options);
+  std::size_t ok = 0;
+  const auto count_ok = [&](FetchResult&& result) {
+    ok += result.outcome == FetchOutcome::kOk;
+    return std::vector<FetchRequest>{};
+  };
+  fetcher->Run(requests, count_ok);
+  fetcher->Run(requests, count_ok);  // a second Run reuses the first one's connections
+  ASSERT_EQ(ok, 2 * requests.size());
+
+  // nginx logs a request after sending its response: wait (bounded) for the last lines.
+  std::string after = nginx_->AccessLog();
+  for (int i = 0; i < 200 && std::count(after.begin() + static_cast<std::ptrdiff_t>(before.size()),
+                                        after.end(), '\n') < std::ptrdiff_t(2 * requests.size());
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    after = nginx_->AccessLog();
+  }
+  std::istringstream log(after.substr(before.size()));
+  std::set<std::string> connections;
+  std::size_t lines = 0;
+  for (std::string line; std::getline(log, line); ++lines) {
+    connections.insert(line.substr(0, line.find(' ')));
+  }
+  EXPECT_EQ(lines, 2 * requests.size());
+  // 42 requests, 3 at a time: a handful of connections, not one per request.
+  EXPECT_LE(connections.size(), 6u) << connections.size() << " connections";
 }
 
 // ---------------------------------------------------------------------------------------------

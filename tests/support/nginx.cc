@@ -84,7 +84,10 @@ std::string Config(const fs::path& dir, const fs::path& root, int port) {
     << "error_log " << d << "/error.log warn;\n"
     << "events { worker_connections 512; }\n"
        "http {\n"
-    << "  access_log " << d << "/access.log;\n"
+    // The connection serial number and its request count show keep-alive reuse to tests.
+    << "  log_format torchdex '$connection $connection_requests $status \"$request\" "
+       "\"$http_user_agent\"';\n"
+    << "  access_log " << d << "/access.log torchdex;\n"
     << "  client_body_temp_path " << d << "/client_body;\n"
     << "  proxy_temp_path " << d << "/proxy;\n"
     << "  fastcgi_temp_path " << d << "/fastcgi;\n"
@@ -204,6 +207,8 @@ Nginx::~Nginx() {
   std::error_code ignored;
   if (!directory_.empty()) fs::remove_all(directory_, ignored);
 }
+
+std::string Nginx::AccessLog() const { return ReadFile(directory_ / "access.log"); }
 
 std::string Nginx::Url(std::string_view path) const {
   return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
