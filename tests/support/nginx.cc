@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 std::string FindNginx() {
   if (const char* configured = std::getenv("TORCHDEX_NGINX"); configured && *configured) {
-    return configured;
+    return ::access(configured, X_OK) == 0 ? configured : "";
   }
   if (::access("/usr/sbin/nginx", X_OK) == 0) return "/usr/sbin/nginx";
   if (const char* path = std::getenv("PATH")) {
