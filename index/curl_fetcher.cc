@@ -383,6 +383,7 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
       const Verdict verdict = Classify(*transfer, code, options_);
       if (verdict.retry && result.attempts < options_.max_attempts) {
         GiveBackEasy(*transfer);
+        std::string().swap(result.body);  // a waiting retry holds no partial page
         const double delay = BackoffSeconds(result.attempts, verdict.retry_after_s);
         const auto due = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                             std::chrono::duration<double>(delay));
