@@ -169,8 +169,8 @@ Verdict Classify(Transfer& transfer, CURLcode code, const FetchOptions& options)
     verdict.cause = "more than " + std::to_string(options.max_redirects) +
                     " redirects (a redirect loop?): " + detail;
   } else if (code == CURLE_OPERATION_TIMEDOUT) {
-    verdict.cause = "timed out (connect " + FormatSeconds(options.connect_timeout_s) +
-                    ", total " + FormatSeconds(options.total_timeout_s) + "): " + detail;
+    verdict.cause = "timed out (connect " + FormatSeconds(options.connect_timeout_s) + ", total " +
+                    FormatSeconds(options.total_timeout_s) + "): " + detail;
     verdict.retry = true;
   } else if (code == CURLE_PARTIAL_FILE) {
     verdict.cause = "truncated body: " + detail;
@@ -383,10 +383,10 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
       const Verdict verdict = Classify(*transfer, code, options_);
       if (verdict.retry && result.attempts < options_.max_attempts) {
         GiveBackEasy(*transfer);
+        std::string().swap(result.body);  // a waiting retry holds no partial page
         const double delay = BackoffSeconds(result.attempts, verdict.retry_after_s);
-        const auto due =
-            Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                               std::chrono::duration<double>(delay));
+        const auto due = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(delay));
         waiting.emplace(due, std::move(transfer));
         continue;
       }
@@ -410,8 +410,8 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
           if (status != 0 && verdict.cause.rfind("HTTP ", 0) != 0) {
             result.error += "HTTP " + std::to_string(status) + ", ";
           }
-          result.error += std::to_string(result.attempts) +
-                          (result.attempts == 1 ? " attempt)" : " attempts)");
+          result.error +=
+              std::to_string(result.attempts) + (result.attempts == 1 ? " attempt)" : " attempts)");
           ++progress.failed;
         }
       }
@@ -427,11 +427,11 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
     }
 
     if (!ready.empty() && running.size() < parallelism) continue;  // more to start right away
-    if (running.empty() && waiting.empty()) continue;                // done, or only ready ones
+    if (running.empty() && waiting.empty()) continue;              // done, or only ready ones
     auto timeout = std::chrono::milliseconds(1000);
     if (!waiting.empty()) {
-      const auto until_due = std::chrono::ceil<std::chrono::milliseconds>(
-          waiting.begin()->first - Clock::now());
+      const auto until_due =
+          std::chrono::ceil<std::chrono::milliseconds>(waiting.begin()->first - Clock::now());
       timeout = std::clamp(until_due, std::chrono::milliseconds(0), timeout);
     }
     if (running.empty()) {

@@ -32,18 +32,30 @@ std::string Trim(std::string_view text) {
 
 const char* Reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 410: return "Gone";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 301:
+      return "Moved Permanently";
+    case 302:
+      return "Found";
+    case 304:
+      return "Not Modified";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 410:
+      return "Gone";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
   }
 }
 
@@ -214,9 +226,9 @@ void FaultServer::AcceptLoop() {
 }
 
 bool FaultServer::Wait(double seconds, int fd) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                             std::chrono::duration<double>(std::max(0.0, seconds)));
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(std::max(0.0, seconds)));
   while (!stopping_) {
     int timeout_ms = -1;
     if (seconds >= 0) {
@@ -303,11 +315,11 @@ void FaultServer::Serve(int fd) {
     if (go_on && response.raw) {
       SendAll(fd, *response.raw);
     } else if (go_on) {
-      std::string out = "HTTP/1.1 " + std::to_string(response.status) + " " +
-                        Reason(response.status) + "\r\n";
+      std::string out =
+          "HTTP/1.1 " + std::to_string(response.status) + " " + Reason(response.status) + "\r\n";
       for (const auto& [name, value] : response.headers) out += name + ": " + value + "\r\n";
-      const bool bodiless = response.status == 304 || response.status == 204 ||
-                            response.status < 200 || is_head;
+      const bool bodiless =
+          response.status == 304 || response.status == 204 || response.status < 200 || is_head;
       if (!bodiless) {
         if (response.generated_bytes > 0) {
           if (response.announce_length) {
@@ -331,8 +343,8 @@ void FaultServer::Serve(int fd) {
             left -= size;
           }
         } else {
-          const std::size_t size = std::min(response.body.size(),
-                                            response.send_only.value_or(response.body.size()));
+          const std::size_t size =
+              std::min(response.body.size(), response.send_only.value_or(response.body.size()));
           SendAll(fd, std::string_view(response.body.data(), size));
         }
       }

@@ -46,7 +46,7 @@ struct FaultResponse {
 
 struct RecordedRequest {
   std::string method;
-  std::string target;  // as sent: path and query
+  std::string target;                          // as sent: path and query
   std::map<std::string, std::string> headers;  // names lower-cased
   std::chrono::steady_clock::time_point received;
 

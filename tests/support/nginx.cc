@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 std::string FindNginx() {
   if (const char* configured = std::getenv("TORCHDEX_NGINX"); configured && *configured) {
-    return configured;
+    return ::access(configured, X_OK) == 0 ? configured : "";
   }
   if (::access("/usr/sbin/nginx", X_OK) == 0) return "/usr/sbin/nginx";
   if (const char* path = std::getenv("PATH")) {
@@ -84,7 +84,10 @@ std::string Config(const fs::path& dir, const fs::path& root, int port) {
     << "error_log " << d << "/error.log warn;\n"
     << "events { worker_connections 512; }\n"
        "http {\n"
-    << "  access_log " << d << "/access.log;\n"
+    // The connection serial number and its request count show keep-alive reuse to tests.
+    << "  log_format torchdex '$connection $connection_requests $status \"$request\" "
+       "\"$http_user_agent\"';\n"
+    << "  access_log " << d << "/access.log torchdex;\n"
     << "  client_body_temp_path " << d << "/client_body;\n"
     << "  proxy_temp_path " << d << "/proxy;\n"
     << "  fastcgi_temp_path " << d << "/fastcgi;\n"
@@ -150,14 +153,10 @@ core::Expected<std::unique_ptr<Nginx>> Nginx::Start(const fs::path& document_roo
     const std::string prefix = nginx->directory_.string() + "/";
     const std::string config_text = config.string();
     const std::string error_text = error_log.string();
-    std::vector<char*> argv = {const_cast<char*>(binary.c_str()),
-                               const_cast<char*>("-p"),
-                               const_cast<char*>(prefix.c_str()),
-                               const_cast<char*>("-e"),
-                               const_cast<char*>(error_text.c_str()),
-                               const_cast<char*>("-c"),
-                               const_cast<char*>(config_text.c_str()),
-                               nullptr};
+    std::vector<char*> argv = {const_cast<char*>(binary.c_str()),      const_cast<char*>("-p"),
+                               const_cast<char*>(prefix.c_str()),      const_cast<char*>("-e"),
+                               const_cast<char*>(error_text.c_str()),  const_cast<char*>("-c"),
+                               const_cast<char*>(config_text.c_str()), nullptr};
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) return core::MakeError(std::string("fork: ") + std::strerror(errno));
@@ -175,8 +174,8 @@ core::Expected<std::unique_ptr<Nginx>> Nginx::Start(const fs::path& document_roo
       int status = 0;
       if (::waitpid(pid, &status, WNOHANG) == pid) {
         nginx->pid_ = -1;
-        last_failure = "nginx exited (status " + std::to_string(status) + "): " +
-                       ReadFile(error_log);
+        last_failure =
+            "nginx exited (status " + std::to_string(status) + "): " + ReadFile(error_log);
         break;
       }
       if (PortAnswers(nginx->port_)) return nginx;
@@ -208,6 +207,8 @@ Nginx::~Nginx() {
   std::error_code ignored;
   if (!directory_.empty()) fs::remove_all(directory_, ignored);
 }
+
+std::string Nginx::AccessLog() const { return ReadFile(directory_ / "access.log"); }
 
 std::string Nginx::Url(std::string_view path) const {
   return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);

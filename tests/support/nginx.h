@@ -32,6 +32,9 @@ class Nginx {
   /// "http://127.0.0.1:<port><path>".
   std::string Url(std::string_view path) const;
   const std::filesystem::path& directory() const { return directory_; }
+  /// The access log so far, a line per request:
+  /// `<connection serial> <request number on it> <status> "<request line>" "<User-Agent>"`.
+  std::string AccessLog() const;
 
  private:
   Nginx() = default;
