@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <ctime>
+#include <deque>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "core/name.h"
 #include "core/version.h"
@@ -25,6 +29,80 @@ struct PageTask {
   PageKind kind = PageKind::kProject;
   std::string backend;
   std::string project;
+};
+
+// One thread that runs posted tasks in order: the store's writes and the parsing of project
+// pages. Posting blocks while the bodies waiting in the queue exceed a bound, so a slow disk
+// slows the fetch instead of filling memory.
+class Worker {
+ public:
+  static constexpr std::size_t kMaxQueuedBytes = 32u << 20;
+
+  Worker() : thread_([this] { Loop(); }) {}
+  ~Worker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void Post(std::function<void()> task, std::size_t bytes) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    room_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + bytes <= kMaxQueuedBytes; });
+    queued_bytes_ += bytes;
+    queue_.emplace_back(std::move(task), bytes);
+    wake_.notify_all();
+  }
+
+  /// Runs `task` on the worker after everything posted before it, and waits for it.
+  void Call(const std::function<void()>& task) {
+    bool done = false;
+    Post([&] {
+      task();
+      std::lock_guard<std::mutex> lock(mutex_);
+      done = true;
+      room_.notify_all();
+    }, 0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    room_.wait(lock, [&] { return done; });
+  }
+
+  /// Waits until every posted task has run.
+  void Drain() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    room_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stop_ and nothing left
+      auto [task, bytes] = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      task();
+      lock.lock();
+      busy_ = false;
+      queued_bytes_ -= bytes;
+      room_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;  // the worker waits for tasks
+  std::condition_variable room_;  // posters wait for room, callers for completion
+  std::deque<std::pair<std::function<void()>, std::size_t>> queue_;
+  std::size_t queued_bytes_ = 0;
+  bool busy_ = false;
+  bool stop_ = false;
+  std::thread thread_;
 };
 
 struct ChannelState {
@@ -249,6 +327,7 @@ class Crawler {
     fetcher_.Run(
         std::move(initial), [this](index::FetchResult&& r) { return OnResult(std::move(r)); },
         on_progress);
+    worker_.Drain();
 
     if (store_error_) return Abort(*store_error_);
     if (!report_.failures.empty()) return Abort("");
@@ -286,59 +365,104 @@ class Crawler {
     return report_;
   }
 
+  // Store errors and report entries come from both threads.
   void Check(core::Status s) {
-    if (!s && !store_error_) store_error_ = s.error().message;
+    if (s) return;
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    if (!store_error_) store_error_ = s.error().message;
+  }
+  bool StoreFailed() {
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    return store_error_.has_value();
+  }
+  void Warn(std::string warning) {
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    report_.warnings.push_back(std::move(warning));
+  }
+  void Failure(std::string failure) {
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    report_.failures.push_back(std::move(failure));
+  }
+  template <typename F>
+  void Update(F&& f) {
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    f(report_);
   }
 
+  // Runs on the fetch thread. Pages that lead to other pages (channel roots, backend lists,
+  // discovery pages) are read here, since what they list is the next requests; project pages,
+  // the bulk, are parsed and stored on the worker thread, so reading the network never waits
+  // for SQLite.
   std::vector<index::FetchRequest> OnResult(index::FetchResult&& result) {
     std::vector<index::FetchRequest> next;
-    if (store_error_) return next;
+    if (StoreFailed()) return next;
     const PageTask task = tasks_[result.request.cookie];
-    report_.stats.wire_bytes += result.wire_bytes;
     const std::string now = clock_();
+    Update([&](CrawlReport& r) { r.stats.wire_bytes += result.wire_bytes; });
 
-    std::vector<AnchorRow> rows;  // the page's anchors, fresh or as stored
+    std::vector<AnchorRow> rows;  // a list page's entries, fresh or as stored
     switch (result.outcome) {
       case index::FetchOutcome::kOk: {
-        ++report_.stats.pages_fetched;
-        auto page = index::ParsePage(result.body, result.content_type, result.request.url);
-        if (!page) {
-          ++report_.stats.pages_failed;
-          report_.failures.push_back(page.error().message);
+        Update([](CrawlReport& r) { ++r.stats.pages_fetched; });
+        if (task.kind == PageKind::kProject) {
+          const std::size_t bytes = result.body.size();
+          worker_.Post([this, task, now, result = std::move(result)]() mutable {
+            auto page = index::ParsePage(result.body, result.content_type, result.request.url);
+            std::string().swap(result.body);
+            if (!page) {
+              Update([](CrawlReport& r) { ++r.stats.pages_failed; });
+              Failure(page.error().message);
+              return;
+            }
+            std::vector<std::string> warnings;
+            std::vector<AnchorRow> project_rows = ProjectAnchorRows(
+                family_, base_url_, task.channel_path, task.project, page->anchors, &warnings);
+            for (std::string& w : warnings) Warn(std::move(w));
+            StorePage(task, result, page->shape, project_rows, now);
+          }, bytes);
           return next;
         }
-        rows = task.kind == PageKind::kProject
-                   ? ProjectAnchorRows(family_, base_url_, task.channel_path, task.project,
-                                       page->anchors, &report_.warnings)
-                   : ListAnchorRows(page->anchors);
-        StorePage(task, result, *page, rows, now);
+        auto page = index::ParsePage(result.body, result.content_type, result.request.url);
+        if (!page) {
+          Update([](CrawlReport& r) { ++r.stats.pages_failed; });
+          Failure(page.error().message);
+          return next;
+        }
+        rows = ListAnchorRows(task, page->anchors);
+        worker_.Post([this, task, now, shape = page->shape, rows, result = std::move(result)]() mutable {
+          StorePage(task, result, shape, rows, now);
+        }, 0);
         break;
       }
       case index::FetchOutcome::kNotModified: {
-        ++report_.stats.pages_not_modified;
-        Check(store_.TouchPage(task.path, 304, now,
-                               catalogue::Validators{result.etag, result.last_modified}));
-        if (task.kind != PageKind::kProject) {
-          auto stored = store_.AnchorsOf(task.path);
-          if (!stored) {
-            Check(stored.error());
-            return next;
-          }
-          rows = std::move(stored).value();
-          report_.stats.anchors += static_cast<std::int64_t>(rows.size());
-        } else {
-          auto page = store_.GetPage(task.path);
-          if (page && *page) report_.stats.anchors += (*page)->anchors;
+        Update([](CrawlReport& r) { ++r.stats.pages_not_modified; });
+        const catalogue::Validators validators{result.etag, result.last_modified};
+        if (task.kind == PageKind::kProject) {
+          worker_.Post([this, task, now, validators] {
+            Check(store_.TouchPage(task.path, 304, now, validators));
+            auto page = store_.GetPage(task.path);
+            if (!page) return Check(page.error());
+            if (*page) Update([&](CrawlReport& r) { r.stats.anchors += (*page)->anchors; });
+          }, 0);
+          return next;
         }
+        // A list page's entries are needed now, to queue what it lists.
+        worker_.Call([&] {
+          Check(store_.TouchPage(task.path, 304, now, validators));
+          auto stored = store_.AnchorsOf(task.path);
+          if (!stored) return Check(stored.error());
+          rows = std::move(stored).value();
+          Update([&](CrawlReport& r) { r.stats.anchors += static_cast<std::int64_t>(rows.size()); });
+        });
         break;
       }
       case index::FetchOutcome::kAbsent:
-        ++report_.stats.pages_absent;
+        Update([](CrawlReport& r) { ++r.stats.pages_absent; });
         OnAbsent(task, result, now, next);
         return next;
       case index::FetchOutcome::kFailed:
-        ++report_.stats.pages_failed;
-        report_.failures.push_back(result.error.empty() ? result.request.url + ": failed" : result.error);
+        Update([](CrawlReport& r) { ++r.stats.pages_failed; });
+        Failure(result.error.empty() ? result.request.url + ": failed" : result.error);
         return next;
     }
 
@@ -358,7 +482,8 @@ class Crawler {
     return next;
   }
 
-  std::vector<AnchorRow> ListAnchorRows(const std::vector<index::Anchor>& anchors) {
+  // A list page's entries; each names the project (or backend) its link points to.
+  std::vector<AnchorRow> ListAnchorRows(const PageTask& task, const std::vector<index::Anchor>& anchors) {
     std::vector<AnchorRow> rows;
     for (const index::Anchor& a : anchors) {
       AnchorRow row;
@@ -367,14 +492,18 @@ class Crawler {
       row.host = rel ? "" : std::string(index::UrlHost(a.url));
       row.text = a.text;
       row.file_kind = "link";
+      if (row.host.empty() && row.url.starts_with(task.path) && row.url.ends_with('/')) {
+        row.project = core::NormalizeName(Dirname(std::string_view(row.url).substr(task.path.size())));
+      }
       rows.push_back(std::move(row));
     }
     return rows;
   }
 
-  void StorePage(const PageTask& task, const index::FetchResult& result, const index::IndexPage& page,
-                 std::vector<AnchorRow>& rows, const std::string& now) {
-    report_.stats.anchors += static_cast<std::int64_t>(rows.size());
+  // Worker thread: stores a fetched page, rewriting its anchors only when they changed.
+  void StorePage(const PageTask& task, const index::FetchResult& result, index::PageShape shape,
+                 const std::vector<AnchorRow>& rows, const std::string& now) {
+    Update([&](CrawlReport& r) { r.stats.anchors += static_cast<std::int64_t>(rows.size()); });
     PageRecord record;
     record.path = task.path;
     record.channel = task.channel;
@@ -384,31 +513,19 @@ class Crawler {
     record.status = static_cast<int>(result.status);
     record.etag = result.etag;
     record.last_modified = result.last_modified;
-    record.shape = std::string(index::PageShapeName(page.shape));
+    record.shape = std::string(index::PageShapeName(shape));
     record.anchors = static_cast<std::int64_t>(rows.size());
     record.fetched_at = now;
-    // List pages get the project each entry names, so project lists can be queried.
-    if (task.kind != PageKind::kProject) {
-      for (AnchorRow& row : rows) {
-        const std::string rel = row.url;
-        if (row.host.empty() && rel.starts_with(task.path) && rel.ends_with('/')) {
-          row.project = core::NormalizeName(Dirname(rel.substr(task.path.size())));
-        }
-      }
-    }
     record.digest = DigestOf(rows);
     auto stored = store_.GetPage(task.path);
-    if (!stored) {
-      Check(stored.error());
-      return;
-    }
+    if (!stored) return Check(stored.error());
     if (*stored && (*stored)->digest == record.digest) {
       // Same anchors: only the validators (and the TIMESTAMP line) changed.
       record.changed_at = (*stored)->changed_at;
       Check(store_.PutPage(record));
       return;
     }
-    ++report_.stats.pages_changed;
+    Update([](CrawlReport& r) { ++r.stats.pages_changed; });
     record.changed_at = now;
     Check(store_.PutPage(record));
     Check(store_.ReplaceAnchors(task.path, rows));
@@ -417,22 +534,30 @@ class Crawler {
   void OnAbsent(const PageTask& task, const index::FetchResult& result, const std::string& now,
                 std::vector<index::FetchRequest>& next) {
     const std::string what = result.request.url + " answered " + std::to_string(result.status);
-    PageRecord record;
-    record.path = task.path;
-    record.channel = task.channel;
-    record.backend = task.backend;
-    record.project = task.project;
-    record.kind = task.kind;
-    record.status = static_cast<int>(result.status);
-    record.fetched_at = now;
-    record.changed_at = now;
-    record.digest = DigestOf({});
-    Check(store_.PutPage(record));
-    Check(store_.ReplaceAnchors(task.path, {}));
+    worker_.Post([this, task, now, status = static_cast<int>(result.status)] {
+      auto stored = store_.GetPage(task.path);
+      if (!stored) return Check(stored.error());
+      if (*stored && (*stored)->status == status && (*stored)->anchors == 0) {
+        Check(store_.TouchPage(task.path, status, now, {}));
+        return;
+      }
+      PageRecord record;
+      record.path = task.path;
+      record.channel = task.channel;
+      record.backend = task.backend;
+      record.project = task.project;
+      record.kind = task.kind;
+      record.status = status;
+      record.fetched_at = now;
+      record.changed_at = now;
+      record.digest = DigestOf({});
+      Check(store_.PutPage(record));
+      Check(store_.ReplaceAnchors(task.path, {}));
+    }, 0);
     switch (task.kind) {
       case PageKind::kChannelRoot:
-        report_.warnings.push_back("channel " + task.channel + ": no root index (" + what +
-                                   "); backends are found through project pages only");
+        Warn("channel " + task.channel + ": no root index (" + what +
+             "); backends are found through project pages only");
         // Older servers and partial mirrors list no root: still try the discovery projects.
         for (const std::string& project : family_.discovery_projects) {
           next.push_back(Request(PageTask{task.channel_path + project + "/", task.channel,
@@ -441,15 +566,14 @@ class Crawler {
         break;
       case PageKind::kBackendList:
         channels_[task.channel].backends[task.backend].state = "empty";
-        report_.warnings.push_back("backend " + task.backend + " (" + task.channel +
-                                   ") is listed but its page is missing (" + what +
-                                   "); recorded as empty");
+        Warn("backend " + task.backend + " (" + task.channel +
+             ") is listed but its page is missing (" + what + "); recorded as empty");
         break;
       case PageKind::kDiscovery:
-        report_.warnings.push_back("discovery page missing: " + what);
+        Warn("discovery page missing: " + what);
         break;
       case PageKind::kProject:
-        report_.warnings.push_back("project page missing: " + what);
+        Warn("project page missing: " + what);
         break;
     }
   }
@@ -622,6 +746,8 @@ class Crawler {
   std::unordered_map<std::string, catalogue::Validators> validators_;
   std::map<std::string, std::string> default_newest_;
   std::optional<std::string> store_error_;
+  std::mutex report_mutex_;
+  Worker worker_;  // last: destroyed (joined) first, while what its tasks use still exists
   CrawlReport report_;
 };
 
