@@ -228,7 +228,7 @@ void DeriveCudaFromDriver(HostFacts& facts) {
   nvidia.cuda_driver_api = cuda->cuda;
   nvidia.cuda_driver_api_source =
       std::string(nvidia.driver_table == DriverTable::kWindows ? "Windows" : "Linux") +
-      " driver table (CUDA " + cuda->cuda + " needs " + cuda->first_driver + ")";
+      " driver table: CUDA " + cuda->cuda + " needs " + cuda->first_driver + " or newer";
   if (cuda->beyond_table) {
     nvidia.cuda_driver_api_source += "; the driver is newer than the table, so CUDA " + cuda->cuda +
                                      " is a lower bound";

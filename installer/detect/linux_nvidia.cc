@@ -70,8 +70,9 @@ void Merge(DetectContext& context, NvidiaFacts& nvidia, const ProbeAnswer& answe
     NvidiaGpu* gpu = FindGpu(nvidia, found.pci_bus_id, found.uuid);
     if (gpu == nullptr) {
       // A Jetson's integrated GPU or a WSL GPU is not on our PCI bus: one entry per probe GPU.
-      // With exactly one GPU known and no address to match, it is that one.
-      if (nvidia.gpus.size() == 1 && nvidia.gpus[0].pci_bus_id.empty() && answer.gpus.size() == 1) {
+      // With exactly one GPU on each side and an address missing on one, it is the same GPU.
+      if (nvidia.gpus.size() == 1 && answer.gpus.size() == 1 &&
+          (found.pci_bus_id.empty() || nvidia.gpus[0].pci_bus_id.empty())) {
         gpu = &nvidia.gpus[0];
       } else {
         nvidia.gpus.emplace_back();
@@ -238,7 +239,7 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
     gpu.pci_bus_id = device.bus_id;
     gpu.pci_id = HexId(device.device);
     if (const NvidiaGpuRow* row = FindNvidiaGpu(device.device)) {
-      gpu.name = std::string("NVIDIA ") + row->name;
+      gpu.name = row->name;
       gpu.compute_capability = std::to_string(row->cc_major) + "." + std::to_string(row->cc_minor);
       gpu.compute_capability_source =
           row->doubtful ? "PCI id table (row marked doubtful in data/nvidia-gpus.json)" : "PCI id table";

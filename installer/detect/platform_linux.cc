@@ -25,7 +25,12 @@ void DetectHost(DetectContext& context) {
   HostFacts& facts = context.facts;
   facts.os = "linux";
   if (std::optional<std::string> text = context.ReadText("/proc/sys/kernel/arch")) {
-    if (std::optional<std::string> arch = ParseKernelArch(*text)) facts.arch = *arch;
+    if (std::optional<std::string> arch = ParseKernelArch(*text)) {
+      facts.arch = *arch;
+    } else {
+      context.Warn("/proc/sys/kernel/arch: unexpected contents " + Quote(*text) +
+                   "; using this machine's architecture");
+    }
   }
   if (facts.arch.empty()) {
     // Kernels before 5.x have no /proc/sys/kernel/arch; a captured host should carry it.
