@@ -54,8 +54,8 @@ int RunCodegen(const CodegenOptions& options, std::ostream& out, std::ostream& e
     const std::filesystem::path data_path = options.root / table.data_file;
     std::optional<std::string> data_text = ReadWholeFile(data_path);
     if (!data_text) {
-      err << "torchdex-codegen: " << table.data_file << ": cannot read "
-          << data_path.string() << "\n";
+      err << "torchdex-codegen: " << table.data_file << ": cannot read " << data_path.string()
+          << "\n";
       return kExitInvalidData;
     }
     core::Expected<std::string> generated = table.generate(*data_text, table.data_file);

@@ -10,11 +10,11 @@ namespace torchdex::codegen {
 
 // Exit codes of torchdex-codegen.
 enum ExitCode : int {
-  kExitOk = 0,            // every generated file is up to date (written if it was not)
-  kExitStale = 1,         // --check: at least one generated file differs from what data/ gives
-  kExitUsage = 2,         // bad command line
-  kExitInvalidData = 3,   // a data file is missing, not JSON, or fails validation
-  kExitWriteFailed = 4,   // a generated file could not be written
+  kExitOk = 0,           // every generated file is up to date (written if it was not)
+  kExitStale = 1,        // --check: at least one generated file differs from what data/ gives
+  kExitUsage = 2,        // bad command line
+  kExitInvalidData = 3,  // a data file is missing, not JSON, or fails validation
+  kExitWriteFailed = 4,  // a generated file could not be written
 };
 
 struct CodegenOptions {

@@ -106,8 +106,8 @@ unsigned ParsePciId(const std::string& text, const std::string& pointer) {
   if (text.size() != 6 || text[0] != '0' || text[1] != 'x' ||
       !std::all_of(text.begin() + 2, text.end(),
                    [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); })) {
-    Fail(pointer, "expected a PCI id such as \"0x2204\" (lower-case, 4 hex digits), got \"" +
-                      text + "\"");
+    Fail(pointer,
+         "expected a PCI id such as \"0x2204\" (lower-case, 4 hex digits), got \"" + text + "\"");
   }
   return static_cast<unsigned>(std::stoul(text.substr(2), nullptr, 16));
 }
@@ -321,29 +321,30 @@ core::Expected<std::string> GenerateIntelXpuDevices(std::string_view data_text,
         Fail(Child(pointer, "platform"), "unknown platform \"" + gpu.platform + "\"");
       }
       if (row.contains("requires_class")) {
-        gpu.requires_class =
-            ParsePciId(RequireString(row, pointer, "requires_class"), Child(pointer, "requires_class"));
+        gpu.requires_class = ParsePciId(RequireString(row, pointer, "requires_class"),
+                                        Child(pointer, "requires_class"));
       }
       RequireSource(row, pointer, source_ids);
       rows.push_back(std::move(gpu));
     }
     std::sort(rows.begin(), rows.end(),
               [](const IntelGpu& a, const IntelGpu& b) { return a.pci_id < b.pci_id; });
-    std::sort(platforms.begin(), platforms.end(),
-              [](const IntelPlatform& a, const IntelPlatform& b) { return a.platform < b.platform; });
+    std::sort(
+        platforms.begin(), platforms.end(),
+        [](const IntelPlatform& a, const IntelPlatform& b) { return a.platform < b.platform; });
 
     std::ostringstream out;
     out << Banner(data_file, data_text)
-        << "// Intel GPU platforms and whether PyTorch XPU wheels support them: " << platforms.size()
-        << " rows sorted by name.\n"
+        << "// Intel GPU platforms and whether PyTorch XPU wheels support them: "
+        << platforms.size() << " rows sorted by name.\n"
         << "// Intel GPU PCI device id (vendor 0x8086) -> required class prefix (0: any display\n"
         << "// class), platform, name: " << rows.size() << " rows sorted by id.\n"
         << "// Read only by installer/detect/hardware_table.cc, which defines the row structs.\n"
         << "inline constexpr IntelPlatformRow kIntelPlatformRows[] = {\n";
     for (const IntelPlatform& platform : platforms) {
       out << "    {" << Literal(platform.platform) << ", "
-          << (platform.xpu_supported ? "true" : "false") << ", "
-          << Literal(platform.support_level) << ",\n     " << Literal(platform.reason) << "},\n";
+          << (platform.xpu_supported ? "true" : "false") << ", " << Literal(platform.support_level)
+          << ",\n     " << Literal(platform.reason) << "},\n";
     }
     out << "};\n\ninline constexpr IntelGpuRow kIntelGpuRows[] = {\n";
     for (const IntelGpu& gpu : rows) {
@@ -375,9 +376,9 @@ core::Expected<std::string> GenerateNvidiaDriverCuda(std::string_view data_text,
                                       Child(pointer, "linux_min_driver"), 2, 3, "driver version");
       const json& windows = Require(row, pointer, "windows_min_driver");
       if (!windows.is_null()) {
-        release.windows_min = ParseDotted(RequireString(row, pointer, "windows_min_driver"),
-                                          Child(pointer, "windows_min_driver"), 2, 3,
-                                          "driver version");
+        release.windows_min =
+            ParseDotted(RequireString(row, pointer, "windows_min_driver"),
+                        Child(pointer, "windows_min_driver"), 2, 3, "driver version");
       }
       RequireSource(row, pointer, source_ids);
       releases.push_back(std::move(release));

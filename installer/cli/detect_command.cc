@@ -21,18 +21,20 @@ const char* const kDetectDetails =
     "\n"
     "Overrides (environment; empty means unset): TORCHDEX_CUDA_DRIVER_VERSION (or\n"
     "UV_CUDA_DRIVER_VERSION), CONDA_OVERRIDE_CUDA, TORCHDEX_CUDA_ARCH, TORCHDEX_AMD_GPU_ARCH (or\n"
-    "UV_AMD_GPU_ARCHITECTURE), TORCHDEX_XPU=0|1. CUDA_VISIBLE_DEVICES narrows the GPUs that count.\n"
+    "UV_AMD_GPU_ARCHITECTURE), TORCHDEX_XPU=0|1. CUDA_VISIBLE_DEVICES narrows the GPUs that "
+    "count.\n"
     "See docs/detection.md.\n";
 
 void AddDetectOptions(po::options_description& description, Options& options) {
-  description.add_options()
-      ("json", po::bool_switch(&options.detect.json), "print a JSON object instead of words")
-      ("root", po::value<std::string>(&options.detect.root)->value_name("DIR"),
-       "read every file under DIR instead of / (a host captured as a folder), and look for "
-       "tools and libraries only under DIR")
-      ("probe-timeout", po::value<double>(&options.detect.probe_timeout_seconds)->value_name("SECONDS"),
-       "time limit for each child process (NVML, libcuda, nvidia-smi, rocm_agent_enumerator); "
-       "default 5");
+  description.add_options()("json", po::bool_switch(&options.detect.json),
+                            "print a JSON object instead of words")(
+      "root", po::value<std::string>(&options.detect.root)->value_name("DIR"),
+      "read every file under DIR instead of / (a host captured as a folder), and look for "
+      "tools and libraries only under DIR")(
+      "probe-timeout",
+      po::value<double>(&options.detect.probe_timeout_seconds)->value_name("SECONDS"),
+      "time limit for each child process (NVML, libcuda, nvidia-smi, rocm_agent_enumerator); "
+      "default 5");
 }
 
 core::Expected<bool> ValidateDetectOptions(const Options& options) {

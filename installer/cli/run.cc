@@ -59,9 +59,9 @@ std::string UnknownCommand(std::string_view name) {
 
 po::options_description GlobalOptions(Options& options) {
   po::options_description global("global options");
-  global.add_options()
-      ("help,h", po::bool_switch(&options.help), "show help; after a command, that command's help")
-      ("version", po::bool_switch(&options.version), "print the version");
+  global.add_options()("help,h", po::bool_switch(&options.help),
+                       "show help; after a command, that command's help")(
+      "version", po::bool_switch(&options.version), "print the version");
   return global;
 }
 
@@ -75,18 +75,24 @@ std::string HelpText(std::string_view name) {
   if (const Subcommand* command = FindSubcommand(name)) {
     po::options_description description(std::string(command->name) + " options");
     command->add_options(description, scratch);
-    text << "usage: " << command->usage << "\n\n" << command->summary << "\n\n"
-         << description << "\n" << command->details << "\n" << kExitCodes;
+    text << "usage: " << command->usage << "\n\n"
+         << command->summary << "\n\n"
+         << description << "\n"
+         << command->details << "\n"
+         << kExitCodes;
     return text.str();
   }
   text << "usage: torchdex [--help] [--version] COMMAND [OPTIONS]\n\n"
        << "Installs the right PyTorch build for this machine.\n\ncommands:\n";
   for (const Subcommand& command : kSubcommands) {
-    text << "  " << command.name << std::string(10 - std::min<size_t>(9, std::string_view(command.name).size()), ' ')
+    text << "  " << command.name
+         << std::string(10 - std::min<size_t>(9, std::string_view(command.name).size()), ' ')
          << command.summary << "\n";
   }
-  text << "\n" << GlobalOptions(scratch) << "\n"
-       << "torchdex COMMAND --help shows the options of a command.\n" << kExitCodes;
+  text << "\n"
+       << GlobalOptions(scratch) << "\n"
+       << "torchdex COMMAND --help shows the options of a command.\n"
+       << kExitCodes;
   return text.str();
 }
 
@@ -95,29 +101,35 @@ core::Expected<Options> ParseCommandLine(const std::vector<std::string>& args) {
   try {
     po::options_description global = GlobalOptions(options);
     po::options_description positional_options;
-    positional_options.add_options()
-        ("command", po::value<std::string>(&options.command))
-        ("arguments", po::value<std::vector<std::string>>());
+    positional_options.add_options()("command", po::value<std::string>(&options.command))(
+        "arguments", po::value<std::vector<std::string>>());
     po::options_description all;
     all.add(global).add(positional_options);
     po::positional_options_description positional;
     positional.add("command", 1).add("arguments", -1);
     // Global options first; what is left belongs to the subcommand.
-    po::parsed_options parsed =
-        po::command_line_parser(args).options(all).positional(positional).allow_unregistered().run();
+    po::parsed_options parsed = po::command_line_parser(args)
+                                    .options(all)
+                                    .positional(positional)
+                                    .allow_unregistered()
+                                    .run();
     po::variables_map values;
     po::store(parsed, values);
     po::notify(values);
     if (options.command.empty()) {
-      std::vector<std::string> rest = po::collect_unrecognized(parsed.options, po::include_positional);
-      if (!rest.empty()) return core::MakeError("unknown option " + rest.front() + "; see torchdex --help");
-      if (!options.help && !options.version) return core::MakeError("missing command; see torchdex --help");
+      std::vector<std::string> rest =
+          po::collect_unrecognized(parsed.options, po::include_positional);
+      if (!rest.empty())
+        return core::MakeError("unknown option " + rest.front() + "; see torchdex --help");
+      if (!options.help && !options.version)
+        return core::MakeError("missing command; see torchdex --help");
       return options;
     }
     const Subcommand* command = FindSubcommand(options.command);
     if (command == nullptr) return core::MakeError(UnknownCommand(options.command));
 
-    std::vector<std::string> rest = po::collect_unrecognized(parsed.options, po::include_positional);
+    std::vector<std::string> rest =
+        po::collect_unrecognized(parsed.options, po::include_positional);
     auto name = std::find(rest.begin(), rest.end(), options.command);
     if (name != rest.end()) rest.erase(name);
     po::options_description description(std::string(command->name) + " options");

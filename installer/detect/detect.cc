@@ -92,6 +92,11 @@ ProcessResult DetectContext::RunProbe(std::string what, std::string shown_path,
   ProcessResult result = deps.runner.RunInChild(body, options.probe_timeout);
   AddTiming(what, start);
   Record(what, shown_path, result);
+  // The probe body always exits 0: anything else is the library ending the process.
+  if (result.status == ProcessResult::Status::kExited && result.exit_code != 0) {
+    Warn(what + " (" + shown_path + ") " + result.Describe(options.probe_timeout) +
+         " before answering; detection went on without it");
+  }
   return result;
 }
 
@@ -217,7 +222,8 @@ void DeriveCudaFromDriver(HostFacts& facts) {
   if (!facts.nvidia) return;
   NvidiaFacts& nvidia = *facts.nvidia;
   if (!nvidia.cuda_driver_api.empty() || nvidia.driver_version.empty()) return;
-  const std::optional<CudaForDriver> cuda = MaxCudaForDriver(nvidia.driver_version, nvidia.driver_table);
+  const std::optional<CudaForDriver> cuda =
+      MaxCudaForDriver(nvidia.driver_version, nvidia.driver_table);
   if (!cuda) {
     if (nvidia.driver_table != DriverTable::kNone) {
       facts.warnings.push_back("NVIDIA driver " + nvidia.driver_version +
@@ -230,8 +236,8 @@ void DeriveCudaFromDriver(HostFacts& facts) {
       std::string(nvidia.driver_table == DriverTable::kWindows ? "Windows" : "Linux") +
       " driver table: CUDA " + cuda->cuda + " needs " + cuda->first_driver + " or newer";
   if (cuda->beyond_table) {
-    nvidia.cuda_driver_api_source += "; the driver is newer than the table, so CUDA " + cuda->cuda +
-                                     " is a lower bound";
+    nvidia.cuda_driver_api_source +=
+        "; the driver is newer than the table, so CUDA " + cuda->cuda + " is a lower bound";
   }
 }
 
@@ -272,8 +278,9 @@ core::Expected<HostFacts> Detect(const DetectOptions& options, const DetectDeps&
   DetectPlatform(context);
 
   if (facts.nvidia) {
-    std::stable_sort(facts.nvidia->gpus.begin(), facts.nvidia->gpus.end(),
-                     [](const NvidiaGpu& a, const NvidiaGpu& b) { return a.pci_bus_id < b.pci_bus_id; });
+    std::stable_sort(
+        facts.nvidia->gpus.begin(), facts.nvidia->gpus.end(),
+        [](const NvidiaGpu& a, const NvidiaGpu& b) { return a.pci_bus_id < b.pci_bus_id; });
   }
   ApplyNvidiaOverrides(*overrides, facts);
   ApplyAmdOverrides(*overrides, facts);

@@ -15,10 +15,10 @@ namespace torchdex::installer {
 
 struct ReadResult {
   enum class Status {
-    kOk,         // contents holds the whole file
-    kMissing,    // no such file (or a parent is missing)
-    kTooLarge,   // longer than the limit; contents holds the first `limit` bytes
-    kError,      // exists but cannot be read (EPERM on a masked KFD node, EIO ...)
+    kOk,        // contents holds the whole file
+    kMissing,   // no such file (or a parent is missing)
+    kTooLarge,  // longer than the limit; contents holds the first `limit` bytes
+    kError,     // exists but cannot be read (EPERM on a masked KFD node, EIO ...)
   };
   Status status = Status::kMissing;
   std::string contents;

@@ -25,10 +25,8 @@ const Row* FindById(std::span<const Row> rows, unsigned pci_id) {
 // TX1/Nano 5.3; Thor is 11.0 under CUDA 13 (10.1 before: pytorch PR #175029). See
 // ../shared/research/detection.md section 3.4.
 constexpr TegraGpu kTegraGpus[] = {
-    {"tegra210", "Jetson TX1 / Nano (Maxwell)", "5.3"},
-    {"tegra186", "Jetson TX2 (Pascal)", "6.2"},
-    {"tegra194", "Jetson Xavier (Volta)", "7.2"},
-    {"tegra234", "Jetson Orin (Ampere)", "8.7"},
+    {"tegra210", "Jetson TX1 / Nano (Maxwell)", "5.3"}, {"tegra186", "Jetson TX2 (Pascal)", "6.2"},
+    {"tegra194", "Jetson Xavier (Volta)", "7.2"},       {"tegra234", "Jetson Orin (Ampere)", "8.7"},
     {"tegra264", "Jetson Thor (Blackwell)", "11.0"},
 };
 
@@ -56,7 +54,8 @@ std::vector<unsigned> ParseDottedNumbers(std::string_view text) {
   size_t start = 0;
   while (true) {
     const size_t end = text.find('.', start);
-    const std::string_view part = text.substr(start, end == std::string_view::npos ? end : end - start);
+    const std::string_view part =
+        text.substr(start, end == std::string_view::npos ? end : end - start);
     unsigned value = 0;
     auto [pointer, error] = std::from_chars(part.data(), part.data() + part.size(), value);
     if (part.empty() || part.size() > 6 || error != std::errc() ||

@@ -58,8 +58,8 @@ const IntelPlatformRow* FindIntelPlatform(std::string_view platform);
 // to. nullopt when the version does not parse or predates the table. `beyond_table` is set when
 // the driver is newer than the newest row of its column (the answer is then a lower bound).
 struct CudaForDriver {
-  std::string cuda;           // "12.4"
-  std::string first_driver;   // "550.54.14": the row's minimum driver
+  std::string cuda;          // "12.4"
+  std::string first_driver;  // "550.54.14": the row's minimum driver
   bool beyond_table = false;
 };
 std::optional<CudaForDriver> MaxCudaForDriver(std::string_view driver_version, DriverTable table);

@@ -12,13 +12,13 @@
 namespace torchdex::installer {
 
 struct NvidiaGpu {
-  std::string name;                        // "NVIDIA GeForce RTX 3090"; "" when unknown
-  std::string compute_capability;          // "8.6"; "" when unknown
-  std::string compute_capability_source;   // "PCI id table", "NVML", "TORCHDEX_CUDA_ARCH" ...
-  std::string pci_bus_id;                  // "0000:01:00.0"; "" when unknown
-  std::string pci_id;                      // "0x2204"; "" when not seen on the PCI bus
-  std::string uuid;                        // "GPU-eaf23aa1-..."; "" when unknown
-  bool visible = true;                     // counted under CUDA_VISIBLE_DEVICES
+  std::string name;                       // "NVIDIA GeForce RTX 3090"; "" when unknown
+  std::string compute_capability;         // "8.6"; "" when unknown
+  std::string compute_capability_source;  // "PCI id table", "NVML", "TORCHDEX_CUDA_ARCH" ...
+  std::string pci_bus_id;                 // "0000:01:00.0"; "" when unknown
+  std::string pci_id;                     // "0x2204"; "" when not seen on the PCI bus
+  std::string uuid;                       // "GPU-eaf23aa1-..."; "" when unknown
+  bool visible = true;                    // counted under CUDA_VISIBLE_DEVICES
 };
 
 // Which column of NVIDIA's driver tables the driver number belongs to.
@@ -37,32 +37,32 @@ struct NvidiaFacts {
   bool devices_exposed = false;
   std::string devices_exposed_source;  // "/dev/nvidiactl", "/dev/dxg", "missing /dev/nvidiactl"
   std::optional<std::string> cuda_visible_devices;  // the variable, when set
-  std::vector<NvidiaGpu> gpus;                       // sorted by pci_bus_id
+  std::vector<NvidiaGpu> gpus;                      // sorted by pci_bus_id
 };
 
 struct AmdGpu {
-  std::string gfx;      // "gfx1100"
-  std::string pci_id;   // "0x744c" (KFD device_id); "" when unknown
-  int kfd_node = -1;    // KFD topology node; -1 when not from KFD
+  std::string gfx;     // "gfx1100"
+  std::string pci_id;  // "0x744c" (KFD device_id); "" when unknown
+  int kfd_node = -1;   // KFD topology node; -1 when not from KFD
 };
 
 struct AmdFacts {
   std::vector<std::string> gfx;  // distinct, in node order
-  std::string gfx_source;        // "/sys/class/kfd/kfd/topology/nodes", "rocm_agent_enumerator", env
+  std::string gfx_source;  // "/sys/class/kfd/kfd/topology/nodes", "rocm_agent_enumerator", env
   std::vector<AmdGpu> gpus;
-  std::string rocm_version;          // "6.4.0" from /opt/rocm/.info/version; "" when absent
-  std::string amdgpu_module_version; // "6.12.12" from /sys/module/amdgpu/version; "" when absent
-  bool kfd_access = false;           // /dev/kfd exists and is readable and writable
+  std::string rocm_version;           // "6.4.0" from /opt/rocm/.info/version; "" when absent
+  std::string amdgpu_module_version;  // "6.12.12" from /sys/module/amdgpu/version; "" when absent
+  bool kfd_access = false;            // /dev/kfd exists and is readable and writable
 };
 
 struct IntelGpu {
-  std::string pci_id;        // "0x56a0"
-  std::string name;          // from the table; "" when the id is unknown
-  std::string driver;        // "i915", "xe", or "" when no driver is bound
-  std::string pci_bus_id;    // "0000:03:00.0"
-  std::string platform;      // "DG2"; "" when the id is unknown
-  std::string support_level; // "validated", "unsupported" ...
-  std::string reason;        // why it is or is not an XPU
+  std::string pci_id;         // "0x56a0"
+  std::string name;           // from the table; "" when the id is unknown
+  std::string driver;         // "i915", "xe", or "" when no driver is bound
+  std::string pci_bus_id;     // "0000:03:00.0"
+  std::string platform;       // "DG2"; "" when the id is unknown
+  std::string support_level;  // "validated", "unsupported" ...
+  std::string reason;         // why it is or is not an XPU
 };
 
 struct IntelFacts {

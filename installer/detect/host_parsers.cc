@@ -40,7 +40,8 @@ std::optional<std::string> ParseNvTegraRelease(std::string_view contents) {
 }
 
 bool OsReleaseIsWsl(std::string_view contents) {
-  return ContainsIgnoringCase(contents, "microsoft") || contents.find("WSL") != std::string_view::npos;
+  return ContainsIgnoringCase(contents, "microsoft") ||
+         contents.find("WSL") != std::string_view::npos;
 }
 
 std::optional<std::string> ParseKernelArch(std::string_view contents) {

@@ -23,7 +23,8 @@ std::string FormatProbeAnswer(const ProbeAnswer& answer) {
   if (!answer.driver_version.empty()) {
     text += "driver_version\t" + Clean(answer.driver_version) + "\n";
   }
-  if (answer.cuda_version != 0) text += "cuda_version\t" + std::to_string(answer.cuda_version) + "\n";
+  if (answer.cuda_version != 0)
+    text += "cuda_version\t" + std::to_string(answer.cuda_version) + "\n";
   if (answer.devices_counted) text += "device_count\t" + std::to_string(answer.gpus.size()) + "\n";
   for (const ProbeGpu& gpu : answer.gpus) {
     text += "gpu\t" + Clean(gpu.compute_capability) + "\t" + Clean(gpu.pci_bus_id) + "\t" +
@@ -47,7 +48,8 @@ ProbeAnswer ParseProbeAnswer(std::string_view text) {
       answer.driver_version = std::string(fields[1]);
     } else if (key == "cuda_version" && fields.size() == 2) {
       int value = 0;
-      auto [end, error] = std::from_chars(fields[1].data(), fields[1].data() + fields[1].size(), value);
+      auto [end, error] =
+          std::from_chars(fields[1].data(), fields[1].data() + fields[1].size(), value);
       if (error == std::errc() && end == fields[1].data() + fields[1].size() &&
           !CudaVersionString(value).empty()) {
         answer.cuda_version = value;

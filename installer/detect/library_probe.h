@@ -23,12 +23,12 @@ struct ProbeGpu {
 };
 
 struct ProbeAnswer {
-  std::string library;         // the path that loaded
-  std::string driver_version;  // NVML only: "550.144.03"
-  int cuda_version = 0;        // 1000*major + 10*minor; 0 when unknown
+  std::string library;           // the path that loaded
+  std::string driver_version;    // NVML only: "550.144.03"
+  int cuda_version = 0;          // 1000*major + 10*minor; 0 when unknown
   bool devices_counted = false;  // the library enumerated devices (so an empty gpus means none)
   std::vector<ProbeGpu> gpus;
-  std::string error;           // the first failure, when the probe stopped early
+  std::string error;  // the first failure, when the probe stopped early
 };
 
 std::string FormatProbeAnswer(const ProbeAnswer& answer);

@@ -32,9 +32,7 @@ Function SymbolOr(void* handle, const char* name, const char* fallback) {
   return Symbol<Function>(handle, fallback);
 }
 
-std::string Cc(int major, int minor) {
-  return std::to_string(major) + "." + std::to_string(minor);
-}
+std::string Cc(int major, int minor) { return std::to_string(major) + "." + std::to_string(minor); }
 
 // nvml.h: nvmlPciInfo_t as taken by nvmlDeviceGetPciInfo_v3.
 struct NvmlPciInfo {
@@ -92,8 +90,8 @@ std::string ProbeNvml(const std::vector<std::string>& candidates) {
   auto init = SymbolOr<NvmlVoid>(nvml, "nvmlInit_v2", "nvmlInit");
   auto shutdown = Symbol<NvmlVoid>(nvml, "nvmlShutdown");
   auto driver_version = Symbol<NvmlString>(nvml, "nvmlSystemGetDriverVersion");
-  auto cuda_version =
-      SymbolOr<NvmlInt>(nvml, "nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion");
+  auto cuda_version = SymbolOr<NvmlInt>(nvml, "nvmlSystemGetCudaDriverVersion_v2",
+                                        "nvmlSystemGetCudaDriverVersion");
   auto count = SymbolOr<NvmlCount>(nvml, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
   auto handle_by_index =
       SymbolOr<NvmlHandle>(nvml, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex");

@@ -20,7 +20,8 @@ int NodeNumber(const std::string& name) {
 }
 
 void AddGfx(AmdFacts& amd, AmdGpu gpu) {
-  if (std::find(amd.gfx.begin(), amd.gfx.end(), gpu.gfx) == amd.gfx.end()) amd.gfx.push_back(gpu.gfx);
+  if (std::find(amd.gfx.begin(), amd.gfx.end(), gpu.gfx) == amd.gfx.end())
+    amd.gfx.push_back(gpu.gfx);
   amd.gpus.push_back(std::move(gpu));
 }
 
@@ -100,12 +101,14 @@ void DetectAmdLinux(DetectContext& context, const std::vector<PciDisplayDevice>&
   if (files.Exists("/dev/kfd")) {
     amd.kfd_access = files.CanReadWrite("/dev/kfd");
     if (!amd.kfd_access) {
-      context.Warn("/dev/kfd is not readable and writable by this user: PyTorch will see no AMD "
-                   "GPU; add the user to the render (and video) group");
+      context.Warn(
+          "/dev/kfd is not readable and writable by this user: PyTorch will see no AMD "
+          "GPU; add the user to the render (and video) group");
     }
   } else if (!amd.gfx.empty()) {
-    context.Warn("no /dev/kfd: the amdgpu driver exposes no compute device here (in a container, "
-                 "pass --device=/dev/kfd --device=/dev/dri)");
+    context.Warn(
+        "no /dev/kfd: the amdgpu driver exposes no compute device here (in a container, "
+        "pass --device=/dev/kfd --device=/dev/dri)");
   }
 
   std::string rocm_version_path = "/opt/rocm/.info/version";
@@ -124,8 +127,9 @@ void DetectAmdLinux(DetectContext& context, const std::vector<PciDisplayDevice>&
     if (!version.empty()) amd.amdgpu_module_version = std::string(version);
   }
   if (amd.gfx.empty()) {
-    context.Warn("an AMD GPU driver is present but no gfx target was found (KFD topology "
-                 "unreadable and no rocm_agent_enumerator answer); set TORCHDEX_AMD_GPU_ARCH");
+    context.Warn(
+        "an AMD GPU driver is present but no gfx target was found (KFD topology "
+        "unreadable and no rocm_agent_enumerator answer); set TORCHDEX_AMD_GPU_ARCH");
   }
   context.facts.amd = std::move(amd);
   context.AddTiming("amd", start);

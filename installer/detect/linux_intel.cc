@@ -19,7 +19,8 @@ void DetectIntelLinux(DetectContext& context, const std::vector<PciDisplayDevice
     gpu.driver = device.driver;
     const IntelGpuRow* row = FindIntelGpu(device.device);
     // Some PVC ids are also old Atom iGPU ids (pci.ids): only a 0x0380 device is the PVC.
-    if (row != nullptr && row->requires_class != 0 && (device.class_code >> 8) != row->requires_class) {
+    if (row != nullptr && row->requires_class != 0 &&
+        (device.class_code >> 8) != row->requires_class) {
       row = nullptr;
     }
     const IntelPlatformRow* platform = row != nullptr ? FindIntelPlatform(row->platform) : nullptr;

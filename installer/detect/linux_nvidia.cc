@@ -20,9 +20,15 @@ constexpr const char* kProcGpus = "/proc/driver/nvidia/gpus/";
 // NVML_ERROR_DRIVER_NOT_LOADED: ollama #1888), then the distro and container-toolkit paths,
 // then Jetson's (R36 .../nvidia, R35 .../tegra).
 constexpr std::string_view kLibraryDirs[] = {
-    "/usr/lib/wsl/lib",          "/usr/lib/x86_64-linux-gnu",        "/usr/lib/aarch64-linux-gnu",
-    "/usr/lib64",                "/usr/lib64/nvidia",                "/usr/lib",
-    "/usr/local/nvidia/lib64",   "/usr/lib/aarch64-linux-gnu/nvidia", "/usr/lib/aarch64-linux-gnu/tegra",
+    "/usr/lib/wsl/lib",
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib64/nvidia",
+    "/usr/lib",
+    "/usr/local/nvidia/lib64",
+    "/usr/lib/aarch64-linux-gnu/nvidia",
+    "/usr/lib/aarch64-linux-gnu/tegra",
 };
 
 struct NeedFromProbes {
@@ -35,7 +41,8 @@ struct NeedFromProbes {
 NeedFromProbes WhatIsMissing(const DetectContext& context, const NvidiaFacts& nvidia, bool jetson) {
   NeedFromProbes need;
   const Overrides& overrides = context.overrides;
-  need.driver = nvidia.driver_version.empty() && !overrides.driver_version && !overrides.cuda_version;
+  need.driver =
+      nvidia.driver_version.empty() && !overrides.driver_version && !overrides.cuda_version;
   need.compute_capability =
       !overrides.cuda_arch &&
       (nvidia.gpus.empty() ||
@@ -106,12 +113,14 @@ std::vector<std::string> LibraryCandidates(const DetectContext& context, std::st
       soname_added = true;
     }
     const std::string host_path = std::string(dir) + "/" + std::string(soname);
-    if (context.files().Exists(host_path)) candidates.push_back(context.files().LocalPath(host_path));
+    if (context.files().Exists(host_path))
+      candidates.push_back(context.files().LocalPath(host_path));
   }
   return candidates;
 }
 
-std::string ShownCandidates(const DetectContext& context, const std::vector<std::string>& candidates) {
+std::string ShownCandidates(const DetectContext& context,
+                            const std::vector<std::string>& candidates) {
   return candidates.size() == 1 ? context.ToHostPath(candidates[0])
                                 : context.ToHostPath(candidates[0]) + " (first of " +
                                       std::to_string(candidates.size()) + " candidates)";
@@ -149,8 +158,8 @@ void RunNvidiaSmi(DetectContext& context, NvidiaFacts& nvidia) {
   if (!tool) return;
   bool with_compute_cap = true;
   ProcessResult result = context.RunTool(
-      "nvidia-smi", {*tool, "--query-gpu=driver_version,compute_cap,name,pci.bus_id",
-                     "--format=csv,noheader"});
+      "nvidia-smi",
+      {*tool, "--query-gpu=driver_version,compute_cap,name,pci.bus_id", "--format=csv,noheader"});
   if (result.status != ProcessResult::Status::kExited) return;  // hang or crash: recorded
   if (NvidiaSmiRejectsComputeCap(result.output + result.errors)) {
     // R470 and older nvidia-smi (also a stale one in a snap against a newer driver).
@@ -194,8 +203,9 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
   const FileReader& files = context.files();
   const bool jetson = facts.jetson.has_value();
   NvidiaFacts nvidia;
-  nvidia.driver_table = jetson ? DriverTable::kNone
-                               : facts.wsl ? DriverTable::kWindows : DriverTable::kLinux;
+  nvidia.driver_table = jetson      ? DriverTable::kNone
+                        : facts.wsl ? DriverTable::kWindows
+                                    : DriverTable::kLinux;
   bool evidence = false;
 
   // 1. The kernel module's own files.
@@ -217,7 +227,8 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
         nvidia.driver_source = kProcVersion;
       }
     } else {
-      context.Warn(std::string(kProcVersion) + ": no \"NVRM version:\" line with a version; ignored");
+      context.Warn(std::string(kProcVersion) +
+                   ": no \"NVRM version:\" line with a version; ignored");
     }
   }
   if (jetson && !nvidia.driver_version.empty()) {
@@ -242,7 +253,8 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
       gpu.name = row->name;
       gpu.compute_capability = std::to_string(row->cc_major) + "." + std::to_string(row->cc_minor);
       gpu.compute_capability_source =
-          row->doubtful ? "PCI id table (row marked doubtful in data/nvidia-gpus.json)" : "PCI id table";
+          row->doubtful ? "PCI id table (row marked doubtful in data/nvidia-gpus.json)"
+                        : "PCI id table";
     }
     nvidia.gpus.push_back(std::move(gpu));
   }
@@ -278,7 +290,8 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
         NvidiaGpu gpu;
         gpu.name = std::string(tegra->name);
         gpu.compute_capability = std::string(tegra->compute_capability);
-        gpu.compute_capability_source = "/proc/device-tree/compatible (" + std::string(tegra->soc) + ")";
+        gpu.compute_capability_source =
+            "/proc/device-tree/compatible (" + std::string(tegra->soc) + ")";
         nvidia.gpus.push_back(std::move(gpu));
       }
     }
@@ -303,7 +316,8 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
   } else if (facts.wsl && files.Exists("/dev/dxg")) {
     nvidia.devices_exposed = true;
     nvidia.devices_exposed_source = "/dev/dxg";
-  } else if (jetson && (files.Exists("/dev/nvhost-ctrl-gpu") || files.Exists("/dev/nvgpu/igpu0/ctrl"))) {
+  } else if (jetson &&
+             (files.Exists("/dev/nvhost-ctrl-gpu") || files.Exists("/dev/nvgpu/igpu0/ctrl"))) {
     nvidia.devices_exposed = true;
     nvidia.devices_exposed_source =
         files.Exists("/dev/nvhost-ctrl-gpu") ? "/dev/nvhost-ctrl-gpu" : "/dev/nvgpu/igpu0/ctrl";

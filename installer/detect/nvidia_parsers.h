@@ -20,7 +20,7 @@ std::optional<std::string> ParseSysModuleVersion(std::string_view contents);
 struct ProcNvidiaVersion {
   std::string version;  // "570.86.15"
   bool open_module = false;
-  std::string arch;     // "x86_64", "aarch64", or "" when not named
+  std::string arch;  // "x86_64", "aarch64", or "" when not named
 };
 // /proc/driver/nvidia/version: the token after the double space on the "NVRM version:" line
 // (never the GCC line). Proprietary, open-module and aarch64 variants.

@@ -54,7 +54,8 @@ core::Expected<Overrides> ParseOverrides(const Environment& env) {
       return Malformed(*value, "expected a CUDA version such as 12.8");
     }
     // "12" means 12.0, and a patch level ("12.4.1") does not change what the driver supports.
-    value->value = std::to_string(numbers[0]) + "." + std::to_string(numbers.size() > 1 ? numbers[1] : 0);
+    value->value =
+        std::to_string(numbers[0]) + "." + std::to_string(numbers.size() > 1 ? numbers[1] : 0);
     overrides.cuda_version = value;
   }
 
@@ -62,8 +63,9 @@ core::Expected<Overrides> ParseOverrides(const Environment& env) {
     for (std::string_view entry : Split(value->value, ',')) {
       const std::string cc = NormalizeComputeCapability(Trim(entry));
       if (cc.empty()) {
-        return Malformed(*value, "expected compute capabilities such as 8.6 or 8.6,9.0 (bad entry " +
-                                     Quote(Trim(entry)) + ")");
+        return Malformed(*value,
+                         "expected compute capabilities such as 8.6 or 8.6,9.0 (bad entry " +
+                             Quote(Trim(entry)) + ")");
       }
       overrides.cuda_arch_list.push_back(cc);
     }

@@ -2,12 +2,12 @@
 // GPU: torchdex's own, plus uv's and conda's so existing CI settings keep working. An empty (or
 // all-blank) value means "absent". A malformed value is an error naming the variable.
 //
-//   TORCHDEX_CUDA_DRIVER_VERSION  driver version, "550.144.03"      (wins over UV_CUDA_DRIVER_VERSION)
-//   UV_CUDA_DRIVER_VERSION        driver version, as uv reads it
+//   TORCHDEX_CUDA_DRIVER_VERSION  driver version, "550.144.03"      (wins over
+//   UV_CUDA_DRIVER_VERSION) UV_CUDA_DRIVER_VERSION        driver version, as uv reads it
 //   CONDA_OVERRIDE_CUDA           a CUDA version, "12.8": the newest CUDA the driver supports
 //   TORCHDEX_CUDA_ARCH            compute capabilities, "8.6,9.0": one GPU each
-//   TORCHDEX_AMD_GPU_ARCH         gfx targets, "gfx1100,gfx90a"    (wins over UV_AMD_GPU_ARCHITECTURE)
-//   UV_AMD_GPU_ARCHITECTURE       one gfx target, as uv reads it
+//   TORCHDEX_AMD_GPU_ARCH         gfx targets, "gfx1100,gfx90a"    (wins over
+//   UV_AMD_GPU_ARCHITECTURE) UV_AMD_GPU_ARCHITECTURE       one gfx target, as uv reads it
 //   TORCHDEX_XPU                  0 or 1: no Intel XPU / an Intel XPU
 #ifndef TORCHDEX_INSTALLER_DETECT_OVERRIDES_H_
 #define TORCHDEX_INSTALLER_DETECT_OVERRIDES_H_

@@ -14,8 +14,9 @@ void DetectPlatform(DetectContext& context) {
   struct utsname name;
   if (::uname(&name) == 0) facts.arch = name.machine;  // "arm64" on Apple silicon
   if (facts.arch == "arm64") {
-    context.Warn("Apple silicon: PyTorch uses MPS from the default wheel; there is no CUDA, ROCm "
-                 "or XPU build for macOS");
+    context.Warn(
+        "Apple silicon: PyTorch uses MPS from the default wheel; there is no CUDA, ROCm "
+        "or XPU build for macOS");
   } else {
     context.Warn("Intel Mac: there is no CUDA, ROCm or XPU build of PyTorch for macOS");
   }

@@ -31,8 +31,8 @@ void DetectPlatform(DetectContext& context) {
     return;
   }
   ProcessResult result = context.RunTool(
-      "nvidia-smi", {*smi, "--query-gpu=driver_version,compute_cap,name,pci.bus_id",
-                     "--format=csv,noheader"});
+      "nvidia-smi",
+      {*smi, "--query-gpu=driver_version,compute_cap,name,pci.bus_id", "--format=csv,noheader"});
   const std::vector<SmiGpu> gpus = ParseNvidiaSmiCsv(result.output, /*with_compute_cap=*/true);
   if (!gpus.empty()) {
     NvidiaFacts nvidia;

@@ -191,6 +191,9 @@ class PosixProcessRunner final : public ProcessRunner {
     if (pid == 0) {
       ::setpgid(0, 0);
       ::close(out_pipe[0]);
+      // A crash in the library must show as the signal it is, even when a handler (a sanitizer
+      // runtime, a crash reporter) is installed in torchdex.
+      for (int crash : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(crash, SIG_DFL);
       // libcuda and NVML read the real environment, not our Environment map.
       ::unsetenv("CUDA_VISIBLE_DEVICES");
       // A library that prints to stdout/stderr must not mix into torchdex's own output.

@@ -22,7 +22,8 @@ class Win32ProcessRunner final : public ProcessRunner {
     result.failure = "child processes are not implemented on Windows yet";
     return result;
   }
-  ProcessResult RunInChild(const std::function<std::string()>&, std::chrono::milliseconds) override {
+  ProcessResult RunInChild(const std::function<std::string()>&,
+                           std::chrono::milliseconds) override {
     ProcessResult result;
     result.failure = "child processes are not implemented on Windows yet";
     return result;

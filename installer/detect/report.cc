@@ -61,9 +61,9 @@ Json AmdJson(const AmdFacts& amd) {
 }
 
 Json IntelGpuJson(const IntelGpu& gpu) {
-  return {{"pci_id", OrNull(gpu.pci_id)},         {"name", OrNull(gpu.name)},
-          {"driver", OrNull(gpu.driver)},         {"pci_bus_id", OrNull(gpu.pci_bus_id)},
-          {"platform", OrNull(gpu.platform)},     {"support_level", OrNull(gpu.support_level)},
+  return {{"pci_id", OrNull(gpu.pci_id)},     {"name", OrNull(gpu.name)},
+          {"driver", OrNull(gpu.driver)},     {"pci_bus_id", OrNull(gpu.pci_bus_id)},
+          {"platform", OrNull(gpu.platform)}, {"support_level", OrNull(gpu.support_level)},
           {"reason", OrNull(gpu.reason)}};
 }
 
@@ -118,9 +118,9 @@ std::string HostFactsToText(const HostFacts& facts) {
     out += "NVIDIA: none found\n";
   } else {
     const NvidiaFacts& nvidia = *facts.nvidia;
-    out += "NVIDIA: driver " +
-           (nvidia.driver_version.empty() ? std::string("unknown")
-                                          : nvidia.driver_version + " (from " + nvidia.driver_source + ")");
+    out += "NVIDIA: driver " + (nvidia.driver_version.empty() ? std::string("unknown")
+                                                              : nvidia.driver_version + " (from " +
+                                                                    nvidia.driver_source + ")");
     if (nvidia.driver_table == DriverTable::kWindows) out += ", a Windows driver number";
     out += "\n";
     out += Indent("supports CUDA up to " +
@@ -131,12 +131,12 @@ std::string HostFactsToText(const HostFacts& facts) {
     out += Indent(std::string("devices usable here: ") + (nvidia.devices_exposed ? "yes" : "no") +
                   " (" + nvidia.devices_exposed_source + ")\n");
     for (const NvidiaGpu& gpu : nvidia.gpus) {
-      std::string line = "GPU " + (gpu.pci_bus_id.empty() ? std::string("-") : gpu.pci_bus_id) + ": " +
-                         (gpu.name.empty() ? std::string("unnamed") : gpu.name) +
-                         ", compute capability " +
-                         (gpu.compute_capability.empty()
-                              ? std::string("unknown")
-                              : gpu.compute_capability + " (from " + gpu.compute_capability_source + ")");
+      std::string line =
+          "GPU " + (gpu.pci_bus_id.empty() ? std::string("-") : gpu.pci_bus_id) + ": " +
+          (gpu.name.empty() ? std::string("unnamed") : gpu.name) + ", compute capability " +
+          (gpu.compute_capability.empty()
+               ? std::string("unknown")
+               : gpu.compute_capability + " (from " + gpu.compute_capability_source + ")");
       if (!gpu.visible) line += ", hidden by CUDA_VISIBLE_DEVICES";
       out += Indent(line + "\n");
     }
@@ -148,10 +148,12 @@ std::string HostFactsToText(const HostFacts& facts) {
     const AmdFacts& amd = *facts.amd;
     std::string gfx;
     for (const std::string& name : amd.gfx) gfx += (gfx.empty() ? "" : ", ") + name;
-    out += "AMD: " + (gfx.empty() ? std::string("no gfx target") : gfx + " (from " + amd.gfx_source + ")") +
+    out += "AMD: " +
+           (gfx.empty() ? std::string("no gfx target") : gfx + " (from " + amd.gfx_source + ")") +
            "\n";
     out += Indent(std::string("/dev/kfd usable: ") + (amd.kfd_access ? "yes" : "no") + "\n");
-    if (!amd.rocm_version.empty()) out += Indent("ROCm " + amd.rocm_version + " installed (a hint only)\n");
+    if (!amd.rocm_version.empty())
+      out += Indent("ROCm " + amd.rocm_version + " installed (a hint only)\n");
     if (!amd.amdgpu_module_version.empty()) {
       out += Indent("amdgpu module " + amd.amdgpu_module_version + "\n");
     }
@@ -161,14 +163,15 @@ std::string HostFactsToText(const HostFacts& facts) {
     out += "Intel GPU: none found\n";
   } else {
     const IntelFacts& intel = *facts.intel;
-    out += "Intel: " + std::to_string(intel.xpu_devices.size()) + " XPU device(s) (from " + intel.source + ")\n";
+    out += "Intel: " + std::to_string(intel.xpu_devices.size()) + " XPU device(s) (from " +
+           intel.source + ")\n";
     for (const IntelGpu& gpu : intel.xpu_devices) {
       out += Indent("XPU " + (gpu.pci_id.empty() ? std::string("-") : gpu.pci_id) + " " + gpu.name +
                     (gpu.driver.empty() ? "" : ", driver " + gpu.driver) + "\n");
     }
     for (const IntelGpu& gpu : intel.other_gpus) {
-      out += Indent("not an XPU: " + gpu.pci_id + " " + (gpu.name.empty() ? "unknown device" : gpu.name) +
-                    ": " + gpu.reason + "\n");
+      out += Indent("not an XPU: " + gpu.pci_id + " " +
+                    (gpu.name.empty() ? "unknown device" : gpu.name) + ": " + gpu.reason + "\n");
     }
   }
 

@@ -49,26 +49,34 @@ TEST(GenerateNvidiaGpus, ErrorsNameTheFileAndThePointer) {
   const BadInput cases[] = {
       {"[1, 2", "data/x.json: not valid JSON"},
       {"{\"devices\": []}", "data/x.json: /sources: missing \"sources\""},
-      {"{ SOURCES, \"devices\": [{\"pci_id\": \"0x2204\", \"name\": \"a\", \"architecture\": \"b\", "
+      {"{ SOURCES, \"devices\": [{\"pci_id\": \"0x2204\", \"name\": \"a\", \"architecture\": "
+       "\"b\", "
        "\"compute_capability\": \"8.6\"}]}",
        "data/x.json: /devices/0/source: missing \"source\": every row cites one"},
-      {"{ SOURCES, \"devices\": [{\"pci_id\": \"0x2204\", \"name\": \"a\", \"architecture\": \"b\", "
+      {"{ SOURCES, \"devices\": [{\"pci_id\": \"0x2204\", \"name\": \"a\", \"architecture\": "
+       "\"b\", "
        "\"compute_capability\": \"8.x\", \"source\": [\"pciids\"]}]}",
        "data/x.json: /devices/0/compute_capability: bad compute capability"},
-      {"{ SOURCES, \"devices\": [{\"pci_id\": \"0x2204\", \"name\": \"a\", \"architecture\": \"b\", "
+      {"{ SOURCES, \"devices\": [{\"pci_id\": \"0x2204\", \"name\": \"a\", \"architecture\": "
+       "\"b\", "
        "\"compute_capability\": \"8.6\", \"source\": [\"wikipedia\"]}]}",
        "data/x.json: /devices/0/source/0: unknown source id \"wikipedia\""},
-      {"{ SOURCES, \"devices\": [{\"pci_id\": \"0x2204\", \"name\": \"a\", \"architecture\": \"b\", "
-       "\"compute_capability\": \"8.6\", \"source\": [\"pciids\"]}, {\"pci_id\": \"0x2204\", \"name\": "
-       "\"c\", \"architecture\": \"b\", \"compute_capability\": \"8.6\", \"source\": [\"pciids\"]}]}",
+      {"{ SOURCES, \"devices\": [{\"pci_id\": \"0x2204\", \"name\": \"a\", \"architecture\": "
+       "\"b\", "
+       "\"compute_capability\": \"8.6\", \"source\": [\"pciids\"]}, {\"pci_id\": \"0x2204\", "
+       "\"name\": "
+       "\"c\", \"architecture\": \"b\", \"compute_capability\": \"8.6\", \"source\": "
+       "[\"pciids\"]}]}",
        "data/x.json: /devices/1/pci_id: duplicate pci_id 0x2204 (first at /devices/0/pci_id)"},
-      {"{ SOURCES, \"devices\": [{\"pci_id\": \"0x22G4\", \"name\": \"a\", \"architecture\": \"b\", "
+      {"{ SOURCES, \"devices\": [{\"pci_id\": \"0x22G4\", \"name\": \"a\", \"architecture\": "
+       "\"b\", "
        "\"compute_capability\": \"8.6\", \"source\": [\"pciids\"]}]}",
        "data/x.json: /devices/0/pci_id: expected a PCI id"},
   };
   for (const BadInput& bad : cases) {
     std::string json = bad.json;
-    if (const size_t at = json.find("SOURCES"); at != std::string::npos) json.replace(at, 7, sources);
+    if (const size_t at = json.find("SOURCES"); at != std::string::npos)
+      json.replace(at, 7, sources);
     auto generated = GenerateNvidiaGpus(json, "data/x.json");
     ASSERT_FALSE(generated) << json;
     EXPECT_EQ(generated.error().message.rfind(bad.message, 0), 0u)
@@ -101,7 +109,8 @@ TEST(GenerateNvidiaDriverCuda, DriverMinimumsMustRise) {
 class TempRepository {
  public:
   TempRepository() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "torchdex-codegen-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "torchdex-codegen-XXXXXX").string();
     root_ = ::mkdtemp(pattern.data());
     std::filesystem::create_directories(root_ / "data");
     for (const TableSpec& table : AllTables()) {
@@ -127,7 +136,8 @@ TEST(RunCodegen, WritesOnlyWhatChangedAndCheckNamesStaleFiles) {
   ASSERT_EQ(RunCodegen(options, out_again, err_again), kExitOk);
   EXPECT_EQ(out_again.str(), "");  // nothing changed, nothing written
 
-  std::ofstream(repository.root() / "generated/intel_xpu_devices.inc", std::ios::app) << "// edited\n";
+  std::ofstream(repository.root() / "generated/intel_xpu_devices.inc", std::ios::app)
+      << "// edited\n";
   options.check = true;
   std::ostringstream out_check, err_check;
   EXPECT_EQ(RunCodegen(options, out_check, err_check), kExitStale);
@@ -137,12 +147,14 @@ TEST(RunCodegen, WritesOnlyWhatChangedAndCheckNamesStaleFiles) {
 
 TEST(RunCodegen, InvalidDataIsAnErrorAndWritesNothing) {
   TempRepository repository;
-  std::ofstream(repository.root() / "data/nvidia-gpus.json", std::ios::trunc) << "{\"sources\": []}";
+  std::ofstream(repository.root() / "data/nvidia-gpus.json", std::ios::trunc)
+      << "{\"sources\": []}";
   CodegenOptions options;
   options.root = repository.root();
   std::ostringstream out, err;
   EXPECT_EQ(RunCodegen(options, out, err), kExitInvalidData);
-  EXPECT_NE(err.str().find("data/nvidia-gpus.json: /devices: missing \"devices\""), std::string::npos)
+  EXPECT_NE(err.str().find("data/nvidia-gpus.json: /devices: missing \"devices\""),
+            std::string::npos)
       << err.str();
   EXPECT_FALSE(std::filesystem::exists(repository.root() / "generated/nvidia_gpus.inc"));
 }

@@ -50,7 +50,8 @@ TEST(Cli, DetectJsonKeepsTheIssueFieldNames) {
 TEST(Cli, DetectTextSaysWhatAndWhereFrom) {
   const Result result = RunCli({"detect", "--root", kRtx3090});
   ASSERT_EQ(result.code, kExitOk);
-  EXPECT_NE(result.out.find("NVIDIA: driver 550.144.03 (from /sys/module/nvidia/version)"), std::string::npos)
+  EXPECT_NE(result.out.find("NVIDIA: driver 550.144.03 (from /sys/module/nvidia/version)"),
+            std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("compute capability 8.6 (from PCI id table)"), std::string::npos);
   EXPECT_NE(result.out.find("AMD: none found"), std::string::npos);

@@ -16,11 +16,16 @@ struct Case {
 
 std::string Name(Garbage garbage) {
   switch (garbage) {
-    case Garbage::kEmpty: return "empty";
-    case Garbage::kBinary: return "binary";
-    case Garbage::kHuge: return "huge";
-    case Garbage::kEndless: return "endless";
-    case Garbage::kWrongFormat: return "wrong format";
+    case Garbage::kEmpty:
+      return "empty";
+    case Garbage::kBinary:
+      return "binary";
+    case Garbage::kHuge:
+      return "huge";
+    case Garbage::kEndless:
+      return "endless";
+    case Garbage::kWrongFormat:
+      return "wrong format";
   }
   return "";
 }
@@ -31,7 +36,9 @@ void Spoil(const TempRoot& root, const std::string& file, Garbage garbage) {
       root.Write(file, "");
       break;
     case Garbage::kBinary:
-      root.Write(file, std::string("\x7f" "ELF\x02\x01\x01\x00\xff\xfe", 10));
+      root.Write(file, std::string("\x7f"
+                                   "ELF\x02\x01\x01\x00\xff\xfe",
+                                   10));
       break;
     case Garbage::kHuge:
       root.Write(file, std::string(1 << 20, '7'));
@@ -74,8 +81,8 @@ TEST(Garbage, EveryFileEveryKind) {
         for (const std::string& warning : facts.warnings) {
           // A PCI device directory is named by its directory, the rest by the file itself.
           if (warning.find(item.file) != std::string::npos ||
-              warning.find(std::string(item.file).substr(0, std::string(item.file).rfind('/') + 1)) !=
-                  std::string::npos) {
+              warning.find(std::string(item.file).substr(
+                  0, std::string(item.file).rfind('/') + 1)) != std::string::npos) {
             named = true;
           }
         }

@@ -68,7 +68,8 @@ TEST(CudaDriverTable, SortedByCudaWithRisingDrivers) {
   const auto rows = CudaDriverRows();
   ASSERT_GT(rows.size(), 20u);
   for (size_t i = 1; i < rows.size(); ++i) {
-    EXPECT_LT(rows[i - 1].cuda_major * 100 + rows[i - 1].cuda_minor, rows[i].cuda_major * 100 + rows[i].cuda_minor);
+    EXPECT_LT(rows[i - 1].cuda_major * 100 + rows[i - 1].cuda_minor,
+              rows[i].cuda_major * 100 + rows[i].cuda_minor);
     EXPECT_LT(rows[i - 1].linux_min, rows[i].linux_min);
   }
 }

@@ -58,7 +58,8 @@ TEST_P(HostCorpusTest, DetectsTheExpectedAnswer) {
                                   << "\n actual:   " << actual[key].dump(2);
   }
   for (const auto& [key, value] : actual.items()) {
-    EXPECT_TRUE(expected.contains(key)) << "expected.json lacks \"" << key << "\": " << value.dump();
+    EXPECT_TRUE(expected.contains(key))
+        << "expected.json lacks \"" << key << "\": " << value.dump();
   }
   const json& warnings = actual["warnings"];
   ASSERT_EQ(warnings.size(), expected["warnings"].size()) << "warnings: " << warnings.dump(2);

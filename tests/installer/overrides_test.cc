@@ -69,8 +69,9 @@ TEST(ParseOverrides, MalformedValuesNameTheVariable) {
 TEST(DetectWithOverrides, ReplaceDetectedFactsAndSaySo) {
   using testing::DetectUnder;
   using testing::kFixtures;
-  const HostFacts facts = DetectUnder(kFixtures / "hosts" / "linux-rtx3090-driver550-proprietary",
-                                      {{"TORCHDEX_CUDA_ARCH", "7.5"}, {"CONDA_OVERRIDE_CUDA", "12.1"}});
+  const HostFacts facts =
+      DetectUnder(kFixtures / "hosts" / "linux-rtx3090-driver550-proprietary",
+                  {{"TORCHDEX_CUDA_ARCH", "7.5"}, {"CONDA_OVERRIDE_CUDA", "12.1"}});
   ASSERT_TRUE(facts.nvidia);
   EXPECT_EQ(facts.nvidia->driver_version, "550.144.03");  // not overridden: still detected
   EXPECT_EQ(facts.nvidia->cuda_driver_api, "12.1");

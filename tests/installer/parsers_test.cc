@@ -27,7 +27,8 @@ TEST(ParseProcNvidiaVersion, ProprietaryOpenAndAarch64Variants) {
   EXPECT_TRUE(open->open_module);
   EXPECT_EQ(open->arch, "aarch64");
 
-  auto two_parts = ParseProcNvidiaVersion("NVRM version: NVIDIA UNIX x86_64 Kernel Module  375.74  Wed\n");
+  auto two_parts =
+      ParseProcNvidiaVersion("NVRM version: NVIDIA UNIX x86_64 Kernel Module  375.74  Wed\n");
   ASSERT_TRUE(two_parts);
   EXPECT_EQ(two_parts->version, "375.74");
 }
@@ -65,7 +66,8 @@ TEST(NormalizePciBusId, EightDigitDomainsAndCase) {
 TEST(ParseNvidiaSmiCsv, OneLinePerGpu) {
   auto gpus = ParseNvidiaSmiCsv(
       "570.86.15, 7.0, Tesla V100-PCIE-16GB, 00000000:01:00.0\n"
-      "570.86.15, [N/A], NVIDIA GeForce RTX 4090, 00000000:02:00.0\n", true);
+      "570.86.15, [N/A], NVIDIA GeForce RTX 4090, 00000000:02:00.0\n",
+      true);
   ASSERT_EQ(gpus.size(), 2u);
   EXPECT_EQ(gpus[0].compute_capability, "7.0");
   EXPECT_EQ(gpus[1].compute_capability, "");
@@ -93,7 +95,8 @@ TEST(GfxFromTargetVersion, HexDigitsForMinorAndStepping) {
 }
 
 TEST(ParseKfdProperties, GpuAndCpuNodes) {
-  auto gpu = ParseKfdProperties("simd_count 192\ngfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\n");
+  auto gpu = ParseKfdProperties(
+      "simd_count 192\ngfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\n");
   ASSERT_TRUE(gpu);
   EXPECT_EQ(gpu->gfx_target_version, 110000u);
   EXPECT_EQ(gpu->vendor_id, 0x1002u);
@@ -116,8 +119,10 @@ TEST(ParseRocmVersionFile, WithAndWithoutBuildSuffix) {
 }
 
 TEST(ParseNvTegraRelease, R35AndR36) {
-  EXPECT_EQ(ParseNvTegraRelease("# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic\n"), "36.4.3");
-  EXPECT_EQ(ParseNvTegraRelease("# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref\n"), "35.4.1");
+  EXPECT_EQ(ParseNvTegraRelease("# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic\n"),
+            "36.4.3");
+  EXPECT_EQ(ParseNvTegraRelease("# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref\n"),
+            "35.4.1");
   EXPECT_FALSE(ParseNvTegraRelease("R36 4.3\n"));
 }
 

@@ -38,7 +38,9 @@ void MakeJetsonHost(const TempRoot& root) {
   root.Write("/dev/nvhost-ctrl-gpu", "");
 }
 
-std::filesystem::path Fake(const char* mode, const char* library) { return kFakes / mode / library; }
+std::filesystem::path Fake(const char* mode, const char* library) {
+  return kFakes / mode / library;
+}
 
 TEST(NvmlProbe, AnswersOnWslFromTheWslLibraryDirectory) {
   TempRoot root;
@@ -71,7 +73,8 @@ TEST(NvmlProbe, HangIsKilledAndDetectionFallsBackToNvidiaSmi) {
   root.Link("/usr/lib/wsl/lib/nvidia-smi", kFakeTools / "multi-gpu");
   const HostFacts facts = DetectUnder(root.path(), {}, 300ms);
   ASSERT_TRUE(facts.nvidia);
-  EXPECT_TRUE(AnyWarningContains(facts, "nvml (/usr/lib/wsl/lib/libnvidia-ml.so.1) timed out after 0.3 s"));
+  EXPECT_TRUE(
+      AnyWarningContains(facts, "nvml (/usr/lib/wsl/lib/libnvidia-ml.so.1) timed out after 0.3 s"));
   ASSERT_EQ(facts.probes.size(), 2u);
   EXPECT_EQ(facts.probes[1].what, "nvidia-smi");
   EXPECT_EQ(facts.nvidia->driver_version, "580.95.05");
@@ -86,10 +89,11 @@ TEST(NvmlProbe, CrashBecomesAWarningAndLibcudaAnswers) {
   root.Link("/usr/lib/x86_64-linux-gnu/libcuda.so.1", Fake("answer", "libcuda.so.1"));
   const HostFacts facts = DetectUnder(root.path(), {});
   ASSERT_TRUE(facts.nvidia);
-  EXPECT_TRUE(AnyWarningContains(facts, "nvml (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1) crashed (signal 11"));
+  EXPECT_TRUE(AnyWarningContains(
+      facts, "nvml (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1) crashed (signal 11"));
   EXPECT_EQ(facts.nvidia->driver_version, "580.95.05");  // the files win for the driver
   EXPECT_EQ(facts.nvidia->driver_source, "/sys/module/nvidia/version");
-  EXPECT_EQ(facts.nvidia->cuda_driver_api, "12.6");       // libcuda answered
+  EXPECT_EQ(facts.nvidia->cuda_driver_api, "12.6");  // libcuda answered
   // The fake libcuda gives no PCI address: with one GPU on each side it is the same one.
   ASSERT_EQ(facts.nvidia->gpus.size(), 1u);
   EXPECT_EQ(facts.nvidia->gpus[0].pci_id, "0x2fff");
@@ -128,7 +132,8 @@ TEST(LibcudaProbe, HangAndCrashBecomeWarnings) {
     const HostFacts facts = DetectUnder(root.path(), {}, 300ms);
     ASSERT_TRUE(facts.nvidia) << mode;
     EXPECT_TRUE(facts.nvidia->cuda_driver_api.empty()) << mode;
-    const std::string expected = std::string(mode) == "hang" ? "timed out after 0.3 s" : "crashed (signal 6";
+    const std::string expected =
+        std::string(mode) == "hang" ? "timed out after 0.3 s" : "crashed (signal 6";
     EXPECT_TRUE(AnyWarningContains(facts, expected)) << mode;
   }
 }
@@ -157,7 +162,8 @@ TEST(NvidiaSmi, R470IsAskedAgainWithoutComputeCap) {
   const HostFacts facts = DetectUnder(root.path(), {});
   ASSERT_TRUE(facts.nvidia);
   ASSERT_EQ(facts.probes.size(), 2u);
-  EXPECT_EQ(facts.probes[0].outcome, "this nvidia-smi does not know compute_cap; asked again without it");
+  EXPECT_EQ(facts.probes[0].outcome,
+            "this nvidia-smi does not know compute_cap; asked again without it");
   EXPECT_EQ(facts.probes[1].outcome, "answered");
   // Its line names another bus address: reported as a second GPU, with a name, no CC.
   ASSERT_EQ(facts.nvidia->gpus.size(), 2u);
@@ -172,7 +178,8 @@ TEST(NvidiaSmi, HangIsKilledWithItsChildren) {
   root.Link("/usr/lib/wsl/lib/nvidia-smi", kFakeTools / "hang");
   const HostFacts facts = DetectUnder(root.path(), {}, 300ms);
   ASSERT_TRUE(facts.nvidia);
-  EXPECT_TRUE(AnyWarningContains(facts, "nvidia-smi (/usr/lib/wsl/lib/nvidia-smi) timed out after 0.3 s"));
+  EXPECT_TRUE(
+      AnyWarningContains(facts, "nvidia-smi (/usr/lib/wsl/lib/nvidia-smi) timed out after 0.3 s"));
   EXPECT_TRUE(facts.nvidia->driver_version.empty());
 }
 
@@ -183,7 +190,8 @@ TEST(NvidiaSmi, DriverNotLoadedMeansNoUsableDevice) {
   const HostFacts facts = DetectUnder(root.path(), {});
   ASSERT_TRUE(facts.nvidia);
   EXPECT_FALSE(facts.nvidia->devices_exposed);
-  EXPECT_EQ(facts.nvidia->devices_exposed_source, "nvidia-smi could not communicate with the NVIDIA driver");
+  EXPECT_EQ(facts.nvidia->devices_exposed_source,
+            "nvidia-smi could not communicate with the NVIDIA driver");
   EXPECT_TRUE(AnyWarningContains(facts, "no CUDA build will be chosen"));
 }
 
@@ -203,9 +211,9 @@ TEST(Probes, NoChildProcessWhenTheFilesAnswer) {
 
 TEST(ProcessRunner, RemovesCudaVisibleDevicesAndPassesTheRest) {
   std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
-  const ProcessResult result = runner->Run(
-      {"/bin/sh", "-c", "echo \"[${CUDA_VISIBLE_DEVICES-unset}] [$KEEP]\""},
-      {{"CUDA_VISIBLE_DEVICES", "0"}, {"KEEP", "kept"}}, 5000ms);
+  const ProcessResult result =
+      runner->Run({"/bin/sh", "-c", "echo \"[${CUDA_VISIBLE_DEVICES-unset}] [$KEEP]\""},
+                  {{"CUDA_VISIBLE_DEVICES", "0"}, {"KEEP", "kept"}}, 5000ms);
   ASSERT_TRUE(result.Succeeded()) << result.Describe(5000ms);
   EXPECT_EQ(result.output, "[unset] [kept]\n");
 }

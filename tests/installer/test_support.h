@@ -17,7 +17,7 @@
 namespace torchdex::installer::testing {
 
 inline const std::filesystem::path kFixtures = TORCHDEX_FIXTURES_DIR;
-inline const std::filesystem::path kFakes = TORCHDEX_FAKES_DIR;          // built fake libraries
+inline const std::filesystem::path kFakes = TORCHDEX_FAKES_DIR;           // built fake libraries
 inline const std::filesystem::path kFakeTools = TORCHDEX_FAKE_TOOLS_DIR;  // fake nvidia-smi scripts
 
 // Advances one microsecond per call: timings are deterministic and never asserted on.
@@ -33,7 +33,8 @@ class FakeClock final : public Clock {
 class TempRoot {
  public:
   TempRoot() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "torchdex-test-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "torchdex-test-XXXXXX").string();
     path_ = ::mkdtemp(pattern.data());
   }
   ~TempRoot() {

@@ -2,11 +2,11 @@
 // Jetson Orin (one GPU, 8.7, CUDA 12.6), 1 hangs in cuInit, 2 crashes in cuInit. Like the real
 // one, cuInit fails with CUDA_ERROR_NO_DEVICE (100) when CUDA_VISIBLE_DEVICES is set but empty
 // (conda PR #11667): the probe must remove it.
+#include <unistd.h>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 
 #ifndef FAKE_MODE
 #define FAKE_MODE 0
@@ -38,9 +38,12 @@ int cuDeviceGet(int* device, int ordinal) {
   return 0;
 }
 int cuDeviceGetAttribute(int* value, int attribute, int) {
-  if (attribute == 75) *value = 8;
-  else if (attribute == 76) *value = 7;
-  else return 1;
+  if (attribute == 75)
+    *value = 8;
+  else if (attribute == 76)
+    *value = 7;
+  else
+    return 1;
   return 0;
 }
 int cuDeviceGetName(char* out, int size, int) {

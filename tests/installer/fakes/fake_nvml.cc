@@ -1,9 +1,9 @@
 // A fake libnvidia-ml.so.1, built three times (tests/CMakeLists.txt): FAKE_MODE 0 answers like a
 // two-GPU WSL host, 1 hangs in nvmlInit, 2 crashes in nvmlInit. Only the symbols torchdex uses.
+#include <unistd.h>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <unistd.h>
 
 #ifndef FAKE_MODE
 #define FAKE_MODE 0
@@ -25,13 +25,13 @@ struct FakeGpu {
 };
 
 constexpr FakeGpu kGpus[] = {
-    {"NVIDIA GeForce RTX 4090", 8, 9, "GPU-0a1b2c3d-1111-2222-3333-444455556666", "00000000:01:00.0"},
-    {"NVIDIA GeForce RTX 3060", 8, 6, "GPU-9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff", "00000000:2B:00.0"},
+    {"NVIDIA GeForce RTX 4090", 8, 9, "GPU-0a1b2c3d-1111-2222-3333-444455556666",
+     "00000000:01:00.0"},
+    {"NVIDIA GeForce RTX 3060", 8, 6, "GPU-9f8e7d6c-aaaa-bbbb-cccc-ddddeeeeffff",
+     "00000000:2B:00.0"},
 };
 
-void Copy(char* out, unsigned size, const char* text) {
-  std::snprintf(out, size, "%s", text);
-}
+void Copy(char* out, unsigned size, const char* text) { std::snprintf(out, size, "%s", text); }
 
 }  // namespace
 
