@@ -1,0 +1,36 @@
+// Internal to the CLI: the subcommand table. A later issue adds `select`, `install`, `export`,
+// `catalogue` as rows: a name, a summary, its options bound to its member of Options, and Run.
+#ifndef TORCHDEX_INSTALLER_CLI_COMMANDS_H_
+#define TORCHDEX_INSTALLER_CLI_COMMANDS_H_
+
+#include <ostream>
+#include <span>
+
+#include <boost/program_options.hpp>
+
+#include "installer/cli/run.h"
+
+namespace torchdex::installer {
+
+struct Subcommand {
+  const char* name;
+  const char* usage;    // "torchdex detect [--json] [--root DIR] [--probe-timeout SECONDS]"
+  const char* summary;  // one line for the global help
+  const char* details;  // paragraphs after the options in `torchdex NAME --help`
+  void (*add_options)(boost::program_options::options_description& description, Options& options);
+  // Checks the values once parsed; an error is a usage error.
+  core::Expected<bool> (*validate)(const Options& options);
+  int (*run)(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+};
+
+std::span<const Subcommand> Subcommands();
+
+// detect_command.cc
+void AddDetectOptions(boost::program_options::options_description& description, Options& options);
+core::Expected<bool> ValidateDetectOptions(const Options& options);
+int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+extern const char* const kDetectDetails;
+
+}  // namespace torchdex::installer
+
+#endif  // TORCHDEX_INSTALLER_CLI_COMMANDS_H_

@@ -1,0 +1,69 @@
+// `torchdex detect`: runs detection and prints it.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "installer/cli/commands.h"
+#include "installer/detect/detect.h"
+#include "installer/detect/report.h"
+
+namespace torchdex::installer {
+
+namespace po = boost::program_options;
+
+const char* const kDetectDetails =
+    "Reports the accelerator of this machine (or of the host captured under --root): the NVIDIA\n"
+    "driver and the compute capability of each GPU, AMD gfx targets, Intel XPU devices, WSL2,\n"
+    "containers and Jetson, each with where it came from. Files under /sys, /proc, /dev and /etc\n"
+    "are read first; NVML, libcuda and nvidia-smi run in a child process, with the timeout, only\n"
+    "when the files leave the driver or a compute capability unknown.\n"
+    "\n"
+    "Overrides (environment; empty means unset): TORCHDEX_CUDA_DRIVER_VERSION (or\n"
+    "UV_CUDA_DRIVER_VERSION), CONDA_OVERRIDE_CUDA, TORCHDEX_CUDA_ARCH, TORCHDEX_AMD_GPU_ARCH (or\n"
+    "UV_AMD_GPU_ARCHITECTURE), TORCHDEX_XPU=0|1. CUDA_VISIBLE_DEVICES narrows the GPUs that "
+    "count.\n"
+    "See docs/detection.md.\n";
+
+void AddDetectOptions(po::options_description& description, Options& options) {
+  description.add_options()("json", po::bool_switch(&options.detect.json),
+                            "print a JSON object instead of words")(
+      "root", po::value<std::string>(&options.detect.root)->value_name("DIR"),
+      "read every file under DIR instead of / (a host captured as a folder), and look for "
+      "tools and libraries only under DIR")(
+      "probe-timeout",
+      po::value<double>(&options.detect.probe_timeout_seconds)->value_name("SECONDS"),
+      "time limit for each child process (NVML, libcuda, nvidia-smi, rocm_agent_enumerator); "
+      "default 5");
+}
+
+core::Expected<bool> ValidateDetectOptions(const Options& options) {
+  const double timeout = options.detect.probe_timeout_seconds;
+  if (!std::isfinite(timeout) || timeout <= 0 || timeout > 600) {
+    return core::MakeError("--probe-timeout: expected seconds in (0, 600], got " +
+                           std::to_string(timeout));
+  }
+  struct stat info;
+  if (::stat(options.detect.root.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    return core::MakeError("--root: " + options.detect.root + " is not a directory");
+  }
+  return true;
+}
+
+int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
+  const std::string& root = options.detect.root;
+  FileReader files(root == "/" ? std::string() : root);
+  DetectOptions detect_options;
+  detect_options.probe_timeout = std::chrono::milliseconds(
+      std::max<int64_t>(1, std::llround(options.detect.probe_timeout_seconds * 1000)));
+  const DetectDeps detect_deps{files, deps.env, deps.runner, deps.clock};
+  core::Expected<HostFacts> facts = Detect(detect_options, detect_deps);
+  if (!facts) {
+    err << "torchdex detect: " << facts.error().message << "\n";
+    return kExitBadOverride;
+  }
+  out << (options.detect.json ? HostFactsToJson(*facts) : HostFactsToText(*facts));
+  return kExitOk;
+}
+
+}  // namespace torchdex::installer

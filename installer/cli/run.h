@@ -1,0 +1,59 @@
+// The torchdex command line as a library: main() builds Deps from the real process and calls
+// Main; tests call Main or Run in-process with their own environment, runner and clock.
+#ifndef TORCHDEX_INSTALLER_CLI_RUN_H_
+#define TORCHDEX_INSTALLER_CLI_RUN_H_
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/expected.h"
+#include "installer/detect/clock.h"
+#include "installer/detect/environment.h"
+#include "installer/detect/process_runner.h"
+
+namespace torchdex::installer {
+
+// Exit codes of torchdex (also printed by --help).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,      // an unexpected failure
+  kExitUsage = 2,        // bad command line: unknown command or option, bad value
+  kExitBadOverride = 3,  // a malformed override variable (TORCHDEX_CUDA_ARCH=...)
+};
+
+struct DetectCommandOptions {
+  bool json = false;
+  std::string root = "/";
+  double probe_timeout_seconds = 5.0;
+};
+
+// The whole command line as plain data. Each subcommand has its own member.
+struct Options {
+  std::string command;  // "detect"; "" with --help or --version alone
+  bool help = false;
+  bool version = false;
+  DetectCommandOptions detect;
+};
+
+struct Deps {
+  const Environment& env;
+  ProcessRunner& runner;
+  const Clock& clock;
+};
+
+// `args` excludes argv[0]. An error is a usage error; its message says what is wrong.
+core::Expected<Options> ParseCommandLine(const std::vector<std::string>& args);
+
+int Run(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+
+// ParseCommandLine, then Run; usage errors go to `err` with exit code kExitUsage.
+int Main(const std::vector<std::string>& args, Deps& deps, std::ostream& out, std::ostream& err);
+
+// The help text: global for "", else that subcommand's.
+std::string HelpText(std::string_view command);
+
+}  // namespace torchdex::installer
+
+#endif  // TORCHDEX_INSTALLER_CLI_RUN_H_

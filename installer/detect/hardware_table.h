@@ -1,0 +1,81 @@
+// Typed lookups in the compiled hardware tables (generated/*.inc, made by torchdex-codegen from
+// data/*.json). Only hardware_table.cc includes the generated files.
+#ifndef TORCHDEX_INSTALLER_DETECT_HARDWARE_TABLE_H_
+#define TORCHDEX_INSTALLER_DETECT_HARDWARE_TABLE_H_
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "installer/detect/host_facts.h"
+
+namespace torchdex::installer {
+
+// Row types of the generated arrays. Plain aggregates, so the tables are constexpr.
+struct NvidiaGpuRow {
+  unsigned pci_id;
+  unsigned cc_major;
+  unsigned cc_minor;
+  bool doubtful;  // data/nvidia-gpus.json flags the row (see its note)
+  const char* architecture;
+  const char* name;
+};
+
+struct IntelPlatformRow {
+  const char* platform;
+  bool xpu_supported;
+  const char* support_level;
+  const char* reason;
+};
+
+struct IntelGpuRow {
+  unsigned pci_id;
+  unsigned requires_class;  // e.g. 0x0380: only a device of that class is this GPU; 0: any
+  const char* platform;
+  const char* name;
+};
+
+struct CudaDriverRow {
+  unsigned cuda_major;
+  unsigned cuda_minor;
+  std::array<unsigned, 3> linux_min;    // {0, 0, 0}: none
+  std::array<unsigned, 3> windows_min;  // {0, 0, 0}: none published (13.x)
+};
+
+std::span<const NvidiaGpuRow> NvidiaGpuRows();
+std::span<const IntelPlatformRow> IntelPlatformRows();
+std::span<const IntelGpuRow> IntelGpuRows();
+std::span<const CudaDriverRow> CudaDriverRows();
+
+const NvidiaGpuRow* FindNvidiaGpu(unsigned pci_id);
+const IntelGpuRow* FindIntelGpu(unsigned pci_id);
+const IntelPlatformRow* FindIntelPlatform(std::string_view platform);
+
+// The newest CUDA a driver supports, from its version ("550.144.03") and the column it belongs
+// to. nullopt when the version does not parse or predates the table. `beyond_table` is set when
+// the driver is newer than the newest row of its column (the answer is then a lower bound).
+struct CudaForDriver {
+  std::string cuda;          // "12.4"
+  std::string first_driver;  // "550.54.14": the row's minimum driver
+  bool beyond_table = false;
+};
+std::optional<CudaForDriver> MaxCudaForDriver(std::string_view driver_version, DriverTable table);
+
+// Jetson (Tegra) SoC from /proc/device-tree/compatible ("nvidia,tegra234") -> GPU name and
+// compute capability: the integrated GPU is not a PCI device, so the PCI table cannot answer.
+struct TegraGpu {
+  std::string_view soc;  // "tegra234"
+  std::string_view name;
+  std::string_view compute_capability;
+};
+std::optional<TegraGpu> FindTegraGpu(std::string_view device_tree_compatible);
+
+// "550.144.03" -> {550, 144, 3}; empty when not 1 to 4 dot-separated decimal numbers.
+std::vector<unsigned> ParseDottedNumbers(std::string_view text);
+
+}  // namespace torchdex::installer
+
+#endif  // TORCHDEX_INSTALLER_DETECT_HARDWARE_TABLE_H_

@@ -1,0 +1,239 @@
+// fork/exec with pipes, poll() against a deadline, and SIGKILL of the child's process group on
+// timeout (a shell script's own children would otherwise keep the pipes open).
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "installer/detect/process_runner.h"
+
+namespace torchdex::installer {
+namespace {
+
+constexpr size_t kMaxCapture = 1 << 20;  // a tool printing more than 1 MiB is not answering us
+
+int64_t NowMillis() {
+  struct timespec now;
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return int64_t{now.tv_sec} * 1000 + now.tv_nsec / 1000000;
+}
+
+void WriteAll(int fd, const std::string& data) {
+  size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    written += static_cast<size_t>(n);
+  }
+}
+
+// Reads both pipes until EOF or the deadline, then reaps the child (killing it first when the
+// deadline passed).
+ProcessResult Collect(pid_t pid, int out_fd, int err_fd, std::chrono::milliseconds timeout) {
+  ProcessResult result;
+  const int64_t deadline = NowMillis() + timeout.count();
+  struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  int open_count = (out_fd >= 0) + (err_fd >= 0);
+  if (err_fd < 0) fds[1].fd = -1;
+  bool timed_out = false;
+  char buffer[4096];
+  while (open_count > 0) {
+    const int64_t left = deadline - NowMillis();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    const int ready = ::poll(fds, 2, static_cast<int>(left));
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (ready == 0) continue;  // the loop checks the deadline
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_count;
+        continue;
+      }
+      std::string& sink = i == 0 ? result.output : result.errors;
+      if (sink.size() < kMaxCapture) sink.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  for (auto& entry : fds) {
+    if (entry.fd >= 0) ::close(entry.fd);
+  }
+
+  int status = 0;
+  if (timed_out) {
+    ::kill(-pid, SIGKILL);  // the whole group: a script's `sleep` dies with it
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    result.status = ProcessResult::Status::kTimedOut;
+    return result;
+  }
+  // The pipes are closed; the child normally exits at once, but one that closed its output and
+  // kept running still gets only the time that is left.
+  while (true) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      result.status = ProcessResult::Status::kFailedToStart;
+      result.failure = std::strerror(errno);
+      return result;
+    }
+    if (NowMillis() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      result.status = ProcessResult::Status::kTimedOut;
+      return result;
+    }
+    struct timespec pause = {0, 1000000};  // 1 ms between checks, only in this rare case
+    ::nanosleep(&pause, nullptr);
+  }
+  if (WIFSIGNALED(status)) {
+    result.status = ProcessResult::Status::kSignaled;
+    result.signal = WTERMSIG(status);
+  } else {
+    result.status = ProcessResult::Status::kExited;
+    result.exit_code = WEXITSTATUS(status);
+  }
+  return result;
+}
+
+class PosixProcessRunner final : public ProcessRunner {
+ public:
+  ProcessResult Run(const std::vector<std::string>& argv, const Environment& env,
+                    std::chrono::milliseconds timeout) override {
+    ProcessResult failed;
+    if (argv.empty()) {
+      failed.failure = "empty argv";
+      return failed;
+    }
+    // Everything the child needs is built before fork: after fork only async-signal-safe calls.
+    std::vector<std::string> env_strings;
+    for (const auto& [name, value] : env) {
+      if (name == "CUDA_VISIBLE_DEVICES") continue;
+      env_strings.push_back(name + "=" + value);
+    }
+    std::vector<char*> envp;
+    for (auto& entry : env_strings) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> argv_copy = argv;
+    std::vector<char*> args;
+    for (auto& entry : argv_copy) args.push_back(entry.data());
+    args.push_back(nullptr);
+
+    int out_pipe[2], err_pipe[2];
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+      failed.failure = std::strerror(errno);
+      return failed;
+    }
+    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+      failed.failure = std::strerror(errno);
+      ::close(out_pipe[0]);
+      ::close(out_pipe[1]);
+      return failed;
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      failed.failure = std::strerror(errno);
+      for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
+      return failed;
+    }
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      const int devnull = ::open("/dev/null", O_RDONLY);
+      if (devnull >= 0) ::dup2(devnull, 0);
+      ::dup2(out_pipe[1], 1);
+      ::dup2(err_pipe[1], 2);
+      ::execve(args[0], args.data(), envp.data());
+      static const char kMessage[] = "exec failed\n";
+      (void)!::write(2, kMessage, sizeof kMessage - 1);
+      ::_exit(127);
+    }
+    ::setpgid(pid, pid);  // also from the parent: no race with kill(-pid) on a fast timeout
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    return Collect(pid, out_pipe[0], err_pipe[0], timeout);
+  }
+
+  ProcessResult RunInChild(const std::function<std::string()>& body,
+                           std::chrono::milliseconds timeout) override {
+    ProcessResult failed;
+    int out_pipe[2];
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+      failed.failure = std::strerror(errno);
+      return failed;
+    }
+    std::fflush(nullptr);  // no buffered output is written twice
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      failed.failure = std::strerror(errno);
+      ::close(out_pipe[0]);
+      ::close(out_pipe[1]);
+      return failed;
+    }
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      ::close(out_pipe[0]);
+      // A crash in the library must show as the signal it is, even when a handler (a sanitizer
+      // runtime, a crash reporter) is installed in torchdex.
+      for (int crash : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(crash, SIG_DFL);
+      // libcuda and NVML read the real environment, not our Environment map.
+      ::unsetenv("CUDA_VISIBLE_DEVICES");
+      // A library that prints to stdout/stderr must not mix into torchdex's own output.
+      const int devnull = ::open("/dev/null", O_WRONLY);
+      if (devnull >= 0) {
+        ::dup2(devnull, 1);
+        ::dup2(devnull, 2);
+      }
+      WriteAll(out_pipe[1], body());
+      ::_exit(0);
+    }
+    ::setpgid(pid, pid);
+    ::close(out_pipe[1]);
+    return Collect(pid, out_pipe[0], -1, timeout);
+  }
+};
+
+}  // namespace
+
+std::string ProcessResult::Describe(std::chrono::milliseconds timeout) const {
+  char buffer[160];
+  switch (status) {
+    case Status::kExited:
+      std::snprintf(buffer, sizeof buffer, "exited with %d", exit_code);
+      return buffer;
+    case Status::kSignaled:
+      std::snprintf(buffer, sizeof buffer, "crashed (signal %d, %s)", signal, ::strsignal(signal));
+      return buffer;
+    case Status::kTimedOut:
+      std::snprintf(buffer, sizeof buffer, "timed out after %g s and was killed",
+                    static_cast<double>(timeout.count()) / 1000.0);
+      return buffer;
+    case Status::kFailedToStart:
+      return "could not be started: " + failure;
+  }
+  return "unknown";
+}
+
+std::unique_ptr<ProcessRunner> MakeSystemProcessRunner() {
+  return std::make_unique<PosixProcessRunner>();
+}
+
+}  // namespace torchdex::installer

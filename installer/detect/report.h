@@ -1,0 +1,20 @@
+// HostFacts as `torchdex detect` prints them: JSON (--json) or words.
+#ifndef TORCHDEX_INSTALLER_DETECT_REPORT_H_
+#define TORCHDEX_INSTALLER_DETECT_REPORT_H_
+
+#include <string>
+
+#include "installer/detect/host_facts.h"
+
+namespace torchdex::installer {
+
+// The --json object (documented field by field in docs/detection.md), pretty-printed, with a
+// trailing newline. Key order is fixed.
+std::string HostFactsToJson(const HostFacts& facts);
+
+// What was found and where from, in words.
+std::string HostFactsToText(const HostFacts& facts);
+
+}  // namespace torchdex::installer
+
+#endif  // TORCHDEX_INSTALLER_DETECT_REPORT_H_
