@@ -1,57 +1,6 @@
 # shellcheck shell=bash
-# Helpers shared by the benchmark scripts: a loopback nginx over a document root, and timing of
-# whole processes (wall, CPU, peak RSS) with GNU time.
-
-# bench_nginx_start ROOT: serves ROOT on 127.0.0.1 with the settings of the tests' nginx
-# (ETag, gzip, /dir -> /dir/index.html); sets BENCH_NGINX_PORT and BENCH_NGINX_DIR.
-bench_nginx_start() {
-  local root=$1
-  BENCH_NGINX_DIR=$(mktemp -d /tmp/torchdex-bench-nginx-XXXXXX)
-  BENCH_NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  local d=$BENCH_NGINX_DIR
-  cat >"$d/nginx.conf" <<CONF
-daemon on;
-worker_processes 1;
-pid $d/nginx.pid;
-error_log $d/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $d/client_body;
-  proxy_temp_path $d/proxy;
-  fastcgi_temp_path $d/fastcgi;
-  uwsgi_temp_path $d/uwsgi;
-  scgi_temp_path $d/scgi;
-  types { text/html html; application/json json; }
-  default_type application/octet-stream;
-  etag on;
-  gzip on;
-  gzip_min_length 256;
-  keepalive_requests 100000;
-  server {
-    listen 127.0.0.1:$BENCH_NGINX_PORT;
-    root $root;
-    index index.html;
-    location / { try_files \$uri \$uri/index.html \$uri/ =404; }
-  }
-}
-CONF
-  /usr/sbin/nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log"
-  for _ in $(seq 50); do
-    if curl -s -o /dev/null "http://127.0.0.1:$BENCH_NGINX_PORT/"; then return 0; fi
-    sleep 0.1
-  done
-  echo "bench: nginx did not start: $(cat "$d/error.log")" >&2
-  return 1
-}
-
-bench_nginx_stop() {
-  if [ -n "${BENCH_NGINX_DIR:-}" ] && [ -f "$BENCH_NGINX_DIR/nginx.pid" ]; then
-    kill "$(cat "$BENCH_NGINX_DIR/nginx.pid")" 2>/dev/null || true
-    sleep 0.2
-    rm -rf "$BENCH_NGINX_DIR"
-  fi
-}
+# Helpers shared by the benchmark scripts: timing of whole processes (wall, CPU, peak RSS) with
+# GNU time. The loopback nginx comes from scripts/setup.sh (torchdex_nginx_start).
 
 # bench_time OUTVAR COMMAND...: runs COMMAND once; sets OUTVAR to "wall_s cpu_s peak_rss_mb".
 bench_time() {

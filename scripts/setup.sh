@@ -16,7 +16,7 @@ TORCHDEX_PACKAGES=(
   clang libclang-rt-14-dev
   libcurl4-openssl-dev libxml2-dev libboost-program-options-dev libsqlite3-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  nginx python3 python3-venv
+  nginx curl python3 python3-venv
 )
 
 torchdex_install_packages() {
@@ -47,3 +47,56 @@ torchdex_build() {
   cmake -S "$TORCHDEX_ROOT" --preset "$preset" "$@" >/dev/null
   cmake --build "$TORCHDEX_ROOT/build/$preset" -j "$TORCHDEX_JOBS"
 }
+
+# torchdex_nginx_start ROOT: serves ROOT (readable by nginx's unprivileged workers) on
+# 127.0.0.1 with the settings of the tests' nginx (ETag, gzip, /dir -> /dir/index.html), in the
+# background; sets TORCHDEX_NGINX_PORT and TORCHDEX_NGINX_DIR. torchdex_nginx_stop ends it.
+torchdex_nginx_start() {
+  local root=$1
+  TORCHDEX_NGINX_DIR=$(mktemp -d /tmp/torchdex-nginx-XXXXXX)
+  TORCHDEX_NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  local d=$TORCHDEX_NGINX_DIR
+  cat >"$d/nginx.conf" <<CONF
+daemon on;
+worker_processes 1;
+pid $d/nginx.pid;
+error_log $d/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $d/client_body;
+  proxy_temp_path $d/proxy;
+  fastcgi_temp_path $d/fastcgi;
+  uwsgi_temp_path $d/uwsgi;
+  scgi_temp_path $d/scgi;
+  types { text/html html; application/json json; }
+  default_type application/octet-stream;
+  etag on;
+  gzip on;
+  gzip_min_length 256;
+  keepalive_requests 100000;
+  server {
+    listen 127.0.0.1:$TORCHDEX_NGINX_PORT;
+    root $root;
+    index index.html;
+    location / { try_files \$uri \$uri/index.html \$uri/ =404; }
+  }
+}
+CONF
+  /usr/sbin/nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log"
+  for _ in $(seq 50); do
+    if curl -s -o /dev/null "http://127.0.0.1:$TORCHDEX_NGINX_PORT/"; then return 0; fi
+    sleep 0.1
+  done
+  echo "torchdex: nginx did not start: $(cat "$d/error.log")" >&2
+  return 1
+}
+
+torchdex_nginx_stop() {
+  if [ -n "${TORCHDEX_NGINX_DIR:-}" ] && [ -f "$TORCHDEX_NGINX_DIR/nginx.pid" ]; then
+    kill "$(cat "$TORCHDEX_NGINX_DIR/nginx.pid")" 2>/dev/null || true
+    sleep 0.2
+    rm -rf "$TORCHDEX_NGINX_DIR"
+  fi
+}
+
