@@ -241,7 +241,8 @@ core::Expected<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   sqlite3_busy_timeout(db, 2000);
   // WAL: readers (an export, the installer) never block on a crawl; NORMAL sync is durable
   // at every commit in WAL mode and much cheaper than FULL.
-  if (auto s = Exec(db, path, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+  if (auto s = Exec(db, path,
+                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;",
                     "setting WAL mode");
       !s) {
     return s.error();
@@ -276,7 +277,11 @@ core::Status Store::LockForCrawl() {
     [[maybe_unused]] ssize_t written = pwrite(fd, pid.data(), pid.size(), 0);
   }
   impl_->lock_fd = fd;
-  return {};
+  // Holding the lock, no other crawl runs: a run still marked running was killed.
+  return Exec(impl_->db, path_,
+              "UPDATE runs SET status = 'interrupted', message = 'the crawl process died before "
+              "it finished; nothing it wrote was kept' WHERE status = 'running'",
+              "marking interrupted runs");
 }
 
 core::Expected<std::int64_t> Store::BeginRun(std::string_view started_at,
@@ -473,7 +478,9 @@ core::Expected<std::unordered_map<std::string, Validators>> Store::LoadValidator
   std::unordered_map<std::string, Validators> out;
   Statement s(impl_->db, "SELECT path, etag, last_modified FROM pages WHERE status IN (200, 304)");
   if (!s.ok()) return SqlError(impl_->db, path_, "reading page validators");
-  while (s.Step() == SQLITE_ROW) out[s.Text(0)] = Validators{s.Text(1), s.Text(2)};
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) out[s.Text(0)] = Validators{s.Text(1), s.Text(2)};
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
   return out;
 }
 
@@ -484,7 +491,10 @@ core::Expected<std::optional<PageRecord>> Store::GetPage(std::string_view page_p
   Statement* s = impl_->Prepared(kSql);
   if (s == nullptr) return SqlError(impl_->db, path_, "reading a page");
   s->Bind(1, page_path);
-  if (s->Step() != SQLITE_ROW) return std::optional<PageRecord>();
+  if (const int rc = s->Step(); rc != SQLITE_ROW) {
+    if (rc == SQLITE_DONE) return std::optional<PageRecord>();
+    return SqlError(impl_->db, path_, "reading page " + std::string(page_path));
+  }
   PageRecord p;
   p.path = s->Text(0);
   p.channel = s->Text(1);
@@ -511,7 +521,9 @@ core::Expected<std::vector<AnchorRow>> Store::AnchorsOf(std::string_view page_pa
   Statement s(impl_->db, sql.c_str());
   if (!s.ok()) return SqlError(impl_->db, path_, "reading anchors");
   s.Bind(1, page_path);
-  while (s.Step() == SQLITE_ROW) out.push_back(ReadAnchor(s, 0));
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) out.push_back(ReadAnchor(s, 0));
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
   return out;
 }
 
@@ -522,7 +534,8 @@ core::Expected<std::vector<BackendRecord>> Store::Backends(std::string_view chan
               "projects FROM backends WHERE channel = ? ORDER BY name");
   if (!s.ok()) return SqlError(impl_->db, path_, "reading backends");
   s.Bind(1, channel);
-  while (s.Step() == SQLITE_ROW) {
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
     BackendRecord b;
     b.channel = s.Text(0);
     b.name = s.Text(1);
@@ -535,6 +548,7 @@ core::Expected<std::vector<BackendRecord>> Store::Backends(std::string_view chan
     b.projects = s.Int(8);
     out.push_back(std::move(b));
   }
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
   return out;
 }
 
@@ -544,7 +558,9 @@ core::Expected<std::vector<ProjectRecord>> Store::Projects(std::string_view chan
               "SELECT channel, name, class, reason FROM projects WHERE channel = ? ORDER BY name");
   if (!s.ok()) return SqlError(impl_->db, path_, "reading projects");
   s.Bind(1, channel);
-  while (s.Step() == SQLITE_ROW) out.push_back(ProjectRecord{s.Text(0), s.Text(1), s.Text(2), s.Text(3)});
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) out.push_back(ProjectRecord{s.Text(0), s.Text(1), s.Text(2), s.Text(3)});
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
   return out;
 }
 
@@ -557,12 +573,14 @@ core::Expected<std::vector<ListedAnchor>> Store::ProjectAnchors(std::string_view
   Statement s(impl_->db, sql.c_str());
   if (!s.ok()) return SqlError(impl_->db, path_, "reading project anchors");
   s.Bind(1, channel);
-  while (s.Step() == SQLITE_ROW) {
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
     ListedAnchor listed{s.Text(1), ReadAnchor(s, 2)};
     // A file is listed under the page's project even when its filename spells it otherwise.
     listed.row.project = s.Text(0);
     out.push_back(std::move(listed));
   }
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
   return out;
 }
 
@@ -575,9 +593,11 @@ core::Expected<std::vector<FileGroup>> Store::ProjectFileGroups(std::string_view
               "ORDER BY 1, 2, 3, 4");
   if (!s.ok()) return SqlError(impl_->db, path_, "grouping project files");
   s.Bind(1, channel);
-  while (s.Step() == SQLITE_ROW) {
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
     out.push_back(FileGroup{s.Text(0), s.Text(1), s.Text(2), s.Text(3), s.Int(4), s.Text(5)});
   }
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
   return out;
 }
 
@@ -590,7 +610,9 @@ core::Expected<std::vector<std::pair<std::string, std::string>>> Store::ProjectV
               "AND anchors.version != '' ORDER BY 1, 2");
   if (!s.ok()) return SqlError(impl_->db, path_, "reading project versions");
   s.Bind(1, channel);
-  while (s.Step() == SQLITE_ROW) out.emplace_back(s.Text(0), s.Text(1));
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) out.emplace_back(s.Text(0), s.Text(1));
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
   return out;
 }
 
@@ -603,7 +625,9 @@ core::Expected<std::vector<std::pair<std::string, std::string>>> Store::ListedPr
               "AND anchors.project != '' ORDER BY 1, 2");
   if (!s.ok()) return SqlError(impl_->db, path_, "reading project lists");
   s.Bind(1, channel);
-  while (s.Step() == SQLITE_ROW) out.emplace_back(s.Text(0), s.Text(1));
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) out.emplace_back(s.Text(0), s.Text(1));
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
   return out;
 }
 
@@ -611,7 +635,7 @@ core::Expected<std::string> Store::ChannelUpdatedAt(std::string_view channel) {
   Statement s(impl_->db, "SELECT COALESCE(MAX(changed_at), '') FROM pages WHERE channel = ?");
   if (!s.ok()) return SqlError(impl_->db, path_, "reading the channel's last change");
   s.Bind(1, channel);
-  if (s.Step() != SQLITE_ROW) return std::string();
+  if (s.Step() != SQLITE_ROW) return SqlError(impl_->db, path_, "reading the channel's last change");
   return s.Text(0);
 }
 
@@ -622,7 +646,8 @@ core::Expected<std::vector<RunRecord>> Store::Runs() {
               "pages_fetched, pages_not_modified, pages_absent, pages_failed, pages_changed, "
               "anchors, wire_bytes, message FROM runs ORDER BY id");
   if (!s.ok()) return SqlError(impl_->db, path_, "reading runs");
-  while (s.Step() == SQLITE_ROW) {
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
     RunRecord r;
     r.id = s.Int(0);
     r.started_at = s.Text(1);
@@ -640,6 +665,7 @@ core::Expected<std::vector<RunRecord>> Store::Runs() {
     r.message = s.Text(13);
     out.push_back(std::move(r));
   }
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
   return out;
 }
 
@@ -647,7 +673,10 @@ core::Expected<std::string> Store::LastBaseUrl() {
   Statement s(impl_->db,
               "SELECT base_url FROM runs WHERE status = 'complete' ORDER BY id DESC LIMIT 1");
   if (!s.ok()) return SqlError(impl_->db, path_, "reading runs");
-  if (s.Step() != SQLITE_ROW) return std::string();
+  if (const int rc = s.Step(); rc != SQLITE_ROW) {
+    if (rc == SQLITE_DONE) return std::string();
+    return SqlError(impl_->db, path_, "reading runs");
+  }
   return s.Text(0);
 }
 

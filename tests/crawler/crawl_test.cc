@@ -1,6 +1,10 @@
 // The crawler end to end: the real pages of tests/fixtures/pytorch-index served by a real nginx
 // on 127.0.0.1 (ETags, 304s, gzip), and faults from the in-process server.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -382,6 +386,133 @@ TEST(CrawlCliTest, ReportsBadUsageAndUnknownCommands) {
   r = RunCli({"--help"});
   EXPECT_EQ(r.code, kExitOk);
   EXPECT_NE(r.out.find("exit codes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace torchdex::crawler
+
+namespace torchdex::crawler {
+namespace {
+
+TEST_F(CrawlFaultTest, ADefaultIndexWithNewerReleasesMakesAProjectStale) {
+  server_.Script("/whl/cu124/", {testing::FaultResponse::Ok(
+                                    "<html><body><a href=\"torch/\">torch</a><br/>"
+                                    "<a href=\"torchdata/\">torchdata</a><br/></body></html>")});
+  server_.Script("/whl/cu124/torchdata/",
+                 {testing::FaultResponse::Ok("<a href=\"/whl/torchdata-0.7.1-py3-none-any.whl\">"
+                                             "torchdata-0.7.1-py3-none-any.whl</a>")});
+  server_.Script("/pypi/torchdata/",
+                 {testing::FaultResponse::Ok("<a href=\"/f/torchdata-0.7.1-py3-none-any.whl\">x</a>"
+                                             "<a href=\"/f/torchdata-0.11.0-py3-none-any.whl\">x</a>"
+                                             "<a href=\"/f/torchdata-0.12.0rc1-py3-none-any.whl\">x</a>")});
+  server_.Script("/pypi/torch/", {testing::FaultResponse::Ok(
+                                     "<a href=\"/f/torch-9.0.0-py3-none-any.whl\">x</a>")});
+  const CliResult r = Crawl({"--default-index", server_.Url("/pypi/")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json cat = nlohmann::json::parse(Exported());
+  EXPECT_EQ(cat["projects"]["torchdata"]["class"], "stale");
+  EXPECT_EQ(cat["projects"]["torchdata"]["reason"],
+            "the index lags the default index: newest here 0.7.1, default index 0.11.0");
+  // A routed project is never stale: the default index has no builds per backend.
+  EXPECT_EQ(cat["projects"]["torch"]["class"], "routed");
+}
+
+// Runs torchdex-crawl as a child process; returns its pid.
+pid_t Spawn(const std::vector<std::string>& args, rlim_t file_size_limit = RLIM_INFINITY) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (file_size_limit != RLIM_INFINITY) {
+      rlimit limit{file_size_limit, file_size_limit};
+      setrlimit(RLIMIT_FSIZE, &limit);
+      signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG
+    }
+    const int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    std::vector<char*> argv;
+    std::string binary = TORCHDEX_CRAWL_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+TEST_F(CrawlFaultTest, ACrawlKilledMidwayLeavesTheLastCatalogueAndTheNextOneSucceeds) {
+  const std::string good = CrawlGood();
+  const std::string store = (dir_.path() / "s.sqlite").string();
+  // The torch page now answers slowly; the crawler is killed while it waits for it.
+  ScriptTorch(testing::FaultResponse::Hang(), 4);
+  const pid_t pid = Spawn({"crawl", "--store", store, "--base-url", server_.Url("/whl/"),
+                           "--channel", "stable", "--timeout", "30", "-q"});
+  ASSERT_GT(pid, 0);
+  for (int i = 0; i < 500 && server_.RequestsFor("/whl/cu124/torch/").size() < 2; ++i) {
+    usleep(10000);  // waiting for the child to reach the page, not timing anything
+  }
+  ASSERT_EQ(server_.RequestsFor("/whl/cu124/torch/").size(), 2u);
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  EXPECT_EQ(Exported(), good);
+  // The next crawl takes the lock, marks the dead run, and works.
+  ScriptTorch(testing::FaultResponse::Ok(kTorchPage));
+  const CliResult r = Crawl();
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  auto opened = catalogue::Store::Open(store);
+  ASSERT_TRUE(opened.ok());
+  auto runs = (*opened)->Runs();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 3u);
+  EXPECT_EQ((*runs)[1].status, "interrupted");
+  EXPECT_EQ((*runs)[2].status, "complete");
+  EXPECT_EQ(Exported(), good);
+}
+
+
+// The export of the real fixture (about 200 KB) against a file size limit of 100 KB: enough for
+// the store's own files, not for the catalogue.
+TEST_F(CrawlTest, ADiskFullExportChangesNothing) {
+  ASSERT_EQ(Crawl().code, kExitOk);
+  const fs::path out = dir_.path() / "catalogue.json";
+  { std::ofstream(out) << "previous content\n"; }
+  const int err_pipe[2] = {0, 0};
+  ASSERT_EQ(pipe(const_cast<int*>(err_pipe)), 0);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    rlimit limit{100000, 100000};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG
+    dup2(err_pipe[1], STDERR_FILENO);
+    std::string binary = TORCHDEX_CRAWL_BINARY;
+    std::vector<std::string> args = {binary, "export", "--store", StorePath(), "-o", out.string()};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  close(err_pipe[1]);
+  std::string err;
+  char buffer[4096];
+  for (ssize_t n; (n = read(err_pipe[0], buffer, sizeof(buffer))) > 0;) err.append(buffer, static_cast<std::size_t>(n));
+  close(err_pipe[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kExitStore) << err;
+  EXPECT_NE(err.find("cannot write " + out.string()), std::string::npos) << err;
+  EXPECT_NE(err.find("File too large (nothing was changed)"), std::string::npos) << err;
+  EXPECT_EQ(ReadFile(out), "previous content\n");
+  // No half-written temporary file is left beside it.
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir_.path())) {
+    files += entry.path().filename().string().starts_with("catalogue.json");
+  }
+  EXPECT_EQ(files, 1);
 }
 
 }  // namespace
