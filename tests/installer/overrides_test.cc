@@ -1,114 +1,147 @@
-// Override variables: values, precedence, "empty means absent", and errors that name the variable.
+#include "installer/overrides/overrides.h"
+
 #include <gtest/gtest.h>
 
-#include "installer/detect/overrides.h"
-#include "tests/installer/test_support.h"
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 namespace torchdex::installer {
 namespace {
 
-TEST(ParseOverrides, NothingSet) {
-  auto overrides = ParseOverrides({});
-  ASSERT_TRUE(overrides);
-  EXPECT_FALSE(overrides->AnyNvidia());
-  EXPECT_TRUE(overrides->Applied().empty());
+core::Expected<OverrideFile> Parse(const std::string& text) { return ParseOverrideFile(text, "/etc/x/o.json"); }
+
+std::string ErrorOf(const std::string& text) {
+  auto parsed = Parse(text);
+  EXPECT_FALSE(parsed.ok()) << text;
+  return parsed.ok() ? "" : parsed.error().message;
 }
 
-TEST(ParseOverrides, EmptyAndBlankMeanAbsent) {
-  auto overrides = ParseOverrides({{"TORCHDEX_CUDA_DRIVER_VERSION", ""},
-                                   {"TORCHDEX_CUDA_ARCH", "  "},
-                                   {"CONDA_OVERRIDE_CUDA", ""},
-                                   {"TORCHDEX_XPU", ""}});
-  ASSERT_TRUE(overrides);
-  EXPECT_TRUE(overrides->Applied().empty());
+TEST(OverridesTest, ReadsEverythingAFileCanSay) {
+  auto f = Parse(R"({
+    // comments are allowed
+    "format": 1,
+    "mirror": "https://nexus.example.com/repository/pytorch/whl",
+    "backends": {
+      "cu128": {"url": "https://artifactory.example.com/pt-cu128/"},
+      "cu126-internal": {"kind": "cuda", "toolkit": "12.6", "url": "http://pypi.internal/cu126",
+                         "driver_floor": {"linux": "560.28.03"}, "arch": ["8.0", "9.0"], "ptx": "9.0"}
+    },
+    "routed": {"add": {"My_Pkg": "built per CUDA version in our CI"},
+               "remove": {"torchdata": "we take it from PyPI"}},
+    "pin": {"TorchVision": "cu126"},
+    "catalogue": "newer/catalogue.json",
+    "trusted_hosts": ["pypi.internal"]
+  })");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(*f->mirror, "https://nexus.example.com/repository/pytorch/whl/");
+  EXPECT_EQ(f->backend_urls.at("cu128"), "https://artifactory.example.com/pt-cu128/");
+  const CustomBackend& b = f->custom_backends.at("cu126-internal");
+  EXPECT_EQ(b.kind, "cuda");
+  EXPECT_EQ(b.index_url, "http://pypi.internal/cu126/");
+  EXPECT_EQ(b.driver_floor.at("linux"), "560.28.03");
+  EXPECT_EQ(b.arch, (std::vector<std::string>{"8.0", "9.0"}));
+  EXPECT_EQ(f->routed_add.at("my-pkg"), "built per CUDA version in our CI");
+  EXPECT_EQ(f->routed_remove.at("torchdata"), "we take it from PyPI");
+  EXPECT_EQ(f->pins.at("torchvision"), "cu126");
+  EXPECT_EQ(*f->catalogue, "/etc/x/newer/catalogue.json");
+  EXPECT_EQ(f->trusted_hosts, (std::vector<std::string>{"pypi.internal"}));
 }
 
-TEST(ParseOverrides, TorchdexWinsOverUv) {
-  auto overrides = ParseOverrides({{"TORCHDEX_CUDA_DRIVER_VERSION", "560.35.03"},
-                                   {"UV_CUDA_DRIVER_VERSION", "550.144.03"},
-                                   {"UV_AMD_GPU_ARCHITECTURE", "gfx942"}});
-  ASSERT_TRUE(overrides);
-  EXPECT_EQ(overrides->driver_version->variable, "TORCHDEX_CUDA_DRIVER_VERSION");
-  EXPECT_EQ(overrides->driver_version->value, "560.35.03");
-  EXPECT_EQ(overrides->amd_gfx_list, std::vector<std::string>{"gfx942"});
-}
-
-TEST(ParseOverrides, ListsAreNormalised) {
-  auto overrides = ParseOverrides({{"TORCHDEX_CUDA_ARCH", "8.6, 9.0,12.0"},
-                                   {"TORCHDEX_AMD_GPU_ARCH", "GFX1100,gfx90a"},
-                                   {"CONDA_OVERRIDE_CUDA", "12"},
-                                   {"TORCHDEX_XPU", "1"}});
-  ASSERT_TRUE(overrides);
-  EXPECT_EQ(overrides->cuda_arch_list, (std::vector<std::string>{"8.6", "9.0", "12.0"}));
-  EXPECT_EQ(overrides->amd_gfx_list, (std::vector<std::string>{"gfx1100", "gfx90a"}));
-  EXPECT_EQ(overrides->cuda_version->value, "12.0");
-  EXPECT_TRUE(overrides->xpu_enabled);
-}
-
-TEST(ParseOverrides, MalformedValuesNameTheVariable) {
+TEST(OverridesTest, EveryErrorSaysWhere) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"TORCHDEX_CUDA_DRIVER_VERSION", "latest"},
-      {"TORCHDEX_CUDA_DRIVER_VERSION", "12.4"},  // a CUDA version in the driver variable
-      {"UV_CUDA_DRIVER_VERSION", "invalid"},
-      {"CONDA_OVERRIDE_CUDA", "twelve"},
-      {"TORCHDEX_CUDA_ARCH", "sm_86"},
-      {"TORCHDEX_CUDA_ARCH", "8.6,,9.0"},
-      {"TORCHDEX_AMD_GPU_ARCH", "navi31"},
-      {"UV_AMD_GPU_ARCHITECTURE", "gfx1100,gfx90a"},
-      {"TORCHDEX_XPU", "yes"},
+      {"{\"format\": 1,\n \"mirror\": \"https://x/\",\n oops}", "/etc/x/o.json:3:2: not valid JSON"},
+      {"[]", "/etc/x/o.json: /: expected an object"},
+      {"{\"mirror\": \"https://x/\"}", "/etc/x/o.json: /format: expected 1"},
+      {"{\"format\": 1, \"mirorr\": \"https://x/\"}", "/etc/x/o.json: /mirorr: unknown key \"mirorr\" (did you mean \"mirror\"?)"},
+      {"{\"format\": 1, \"mirror\": \"ftp://x/\"}", "/mirror: expected an http:// or https:// URL, got \"ftp://x/\""},
+      {"{\"format\": 1, \"backends\": {\"cu128\": {\"ulr\": \"https://x/\"}}}", "/backends/cu128/ulr: unknown key \"ulr\" (did you mean \"url\"?)"},
+      {"{\"format\": 1, \"backends\": {\"my\": {\"kind\": \"cuda\", \"url\": \"https://x/\"}}}", "/backends/my: a cuda backend needs \"toolkit\""},
+      {"{\"format\": 1, \"backends\": {\"my\": {\"kind\": \"cdua\", \"url\": \"https://x/\"}}}", "/backends/my/kind: \"cdua\" is not one of cpu, cuda, rocm, xpu (did you mean \"cuda\"?)"},
+      {"{\"format\": 1, \"backends\": {\"my\": {\"kind\": \"cpu\", \"url\": \"https://x/\", \"driver_floor\": {\"linux\": \"new\"}}}}", "/backends/my/driver_floor/linux: \"new\" is not a driver version"},
+      {"{\"format\": 1, \"routed\": {\"add\": {\"-bad-\": \"x\"}}}", "/routed/add/-bad-: \"-bad-\" is not a valid project name"},
+      {"{\"format\": 1, \"routed\": {\"add\": {\"x\": \"\"}}}", "/routed/add/x: expected the reason"},
+      {"{\"format\": 1, \"routed\": {\"add\": {\"x\": \"a\"}, \"remove\": {\"X\": \"b\"}}}", "/routed/remove/x: \"x\" is both added and removed"},
+      {"{\"format\": 1, \"pin\": {\"torch\": 3}}", "/pin/torch: expected a non-empty string"},
+      {"{\"format\": 1, \"trusted_hosts\": \"h\"}", "/trusted_hosts: expected an array"},
   };
-  for (const auto& [variable, value] : cases) {
-    auto overrides = ParseOverrides({{variable, value}});
-    ASSERT_FALSE(overrides) << variable << "=" << value;
-    EXPECT_EQ(overrides.error().message.rfind(variable + "=", 0), 0u) << overrides.error().message;
+  for (const auto& [text, want] : cases) {
+    const std::string error = ErrorOf(text);
+    EXPECT_NE(error.find(want), std::string::npos) << "got: " << error << "\nwant: " << want;
   }
-  auto cuda_in_driver = ParseOverrides({{"TORCHDEX_CUDA_DRIVER_VERSION", "12.4"}});
-  EXPECT_NE(cuda_in_driver.error().message.find("CONDA_OVERRIDE_CUDA"), std::string::npos);
 }
 
-TEST(DetectWithOverrides, ReplaceDetectedFactsAndSaySo) {
-  using testing::DetectUnder;
-  using testing::kFixtures;
-  const HostFacts facts =
-      DetectUnder(kFixtures / "hosts" / "linux-rtx3090-driver550-proprietary",
-                  {{"TORCHDEX_CUDA_ARCH", "7.5"}, {"CONDA_OVERRIDE_CUDA", "12.1"}});
-  ASSERT_TRUE(facts.nvidia);
-  EXPECT_EQ(facts.nvidia->driver_version, "550.144.03");  // not overridden: still detected
-  EXPECT_EQ(facts.nvidia->cuda_driver_api, "12.1");
-  EXPECT_EQ(facts.nvidia->cuda_driver_api_source, "env CONDA_OVERRIDE_CUDA");
-  ASSERT_EQ(facts.nvidia->gpus.size(), 1u);
-  EXPECT_EQ(facts.nvidia->gpus[0].compute_capability, "7.5");
-  EXPECT_EQ(facts.nvidia->gpus[0].compute_capability_source, "env TORCHDEX_CUDA_ARCH");
-  ASSERT_EQ(facts.overrides.size(), 2u);
-  EXPECT_EQ(facts.overrides[0].first, "CONDA_OVERRIDE_CUDA");
+class TempFiles {
+ public:
+  TempFiles() {
+    char pattern[] = "/tmp/torchdex-overrides-XXXXXX";
+    dir_ = mkdtemp(pattern);
+  }
+  ~TempFiles() { std::filesystem::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path) << text;
+    return path;
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+TEST(OverridesTest, LaterFilesWinKeyByKeyAndSayWhereEachEntryCameFrom) {
+  TempFiles t;
+  const std::string a = t.Write("a.json", R"({"format": 1, "mirror": "https://a/", "pin": {"torch": "cu126"},
+                                              "routed": {"add": {"mypkg": "from a"}}})");
+  const std::string b = t.Write("b.json", R"({"format": 1, "mirror": "https://b/",
+                                              "routed": {"remove": {"mypkg": "b drops it"}}})");
+  auto effective = LoadOverrides({a, b});
+  ASSERT_TRUE(effective.ok()) << effective.error().message;
+  EXPECT_EQ(effective->mirror->value, "https://b/");
+  EXPECT_EQ(effective->mirror->origin, b);
+  EXPECT_EQ(effective->pins.at("torch").origin, a);
+  EXPECT_EQ(effective->routed_add.count("mypkg"), 0u);
+  EXPECT_EQ(effective->routed_remove.at("mypkg").origin, b);
+  EXPECT_EQ(effective->files, (std::vector<std::string>{a, b}));
 }
 
-TEST(DetectWithOverrides, XpuZeroDemotesAnArc) {
-  using testing::DetectUnder;
-  using testing::kFixtures;
-  const HostFacts facts =
-      DetectUnder(kFixtures / "hosts" / "intel-arc-a770-xpu-plus-uhd770", {{"TORCHDEX_XPU", "0"}});
-  ASSERT_TRUE(facts.intel);
-  EXPECT_TRUE(facts.intel->xpu_devices.empty());
-  EXPECT_EQ(facts.intel->other_gpus.size(), 2u);
+TEST(OverridesTest, ABadFileAppliesNothing) {
+  TempFiles t;
+  const std::string good = t.Write("good.json", R"({"format": 1, "mirror": "https://good/"})");
+  const std::string bad = t.Write("bad.json", R"({"format": 1, "pin": {"torch": ""}})");
+  auto effective = LoadOverrides({good, bad});
+  ASSERT_FALSE(effective.ok());
+  EXPECT_NE(effective.error().message.find(bad + ": /pin/torch"), std::string::npos) << effective.error().message;
+  auto missing = LoadOverrides({t.dir() + "/nope.json"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("nope.json: cannot be read"), std::string::npos);
 }
 
-TEST(DetectWithOverrides, CudaVisibleDevicesIndexAndEmpty) {
-  using testing::DetectUnder;
-  using testing::kFixtures;
-  const auto host = kFixtures / "hosts" / "linux-v100-rtx4090-driver580-mixed";
-  HostFacts facts = DetectUnder(host, {{"CUDA_VISIBLE_DEVICES", "1"}});
-  ASSERT_EQ(facts.nvidia->gpus.size(), 2u);
-  EXPECT_FALSE(facts.nvidia->gpus[0].visible);
-  EXPECT_TRUE(facts.nvidia->gpus[1].visible);
-  EXPECT_TRUE(testing::AnyWarningContains(facts, "narrows 2 NVIDIA GPU(s) to 1"));
-  facts = DetectUnder(host, {{"CUDA_VISIBLE_DEVICES", ""}});
-  EXPECT_FALSE(facts.nvidia->gpus[0].visible);
-  EXPECT_FALSE(facts.nvidia->gpus[1].visible);
-  facts = DetectUnder(host, {{"CUDA_VISIBLE_DEVICES", "0,7,1"}});  // stops at 7, as CUDA does
-  EXPECT_TRUE(facts.nvidia->gpus[0].visible);
-  EXPECT_FALSE(facts.nvidia->gpus[1].visible);
-  EXPECT_TRUE(testing::AnyWarningContains(facts, "stops at \"7\""));
+TEST(OverridesTest, FilesComeFromTheConfigFolderThenTheVariableThenTheCommandLine) {
+  const OverrideSources sources{"/home/u/.config", "/srv/a.json::/srv/b.json", {"cli.json"}};
+  const auto paths = OverrideFilePaths(sources, [](const std::string& dir) {
+    EXPECT_EQ(dir, "/home/u/.config/torchdex/catalogue.d");
+    return std::vector<std::string>{dir + "/10-site.json", dir + "/20-user.json"};
+  });
+  EXPECT_EQ(paths, (std::vector<std::string>{"/home/u/.config/torchdex/catalogue.d/10-site.json",
+                                             "/home/u/.config/torchdex/catalogue.d/20-user.json",
+                                             "/srv/a.json", "/srv/b.json", "cli.json"}));
+}
+
+TEST(OverridesTest, TheMirrorReplacesTheIndexForEveryBackendButThoseWithTheirOwnUrl) {
+  EffectiveOverrides o;
+  const std::string base = "https://download.pytorch.org/whl/";
+  EXPECT_EQ(BackendIndexUrl(o, base, "", "cu128"), "https://download.pytorch.org/whl/cu128/");
+  EXPECT_EQ(BackendIndexUrl(o, base, "nightly/", "cu128"), "https://download.pytorch.org/whl/nightly/cu128/");
+  o.mirror = Sourced<std::string>{"https://nexus/pytorch/", "m.json"};
+  EXPECT_EQ(BackendIndexUrl(o, base, "", "cu126"), "https://nexus/pytorch/cu126/");
+  o.backend_urls["cu128"] = {"https://art/cu128/", "m.json"};
+  EXPECT_EQ(BackendIndexUrl(o, base, "", "cu128"), "https://art/cu128/");
+  CustomBackend custom;
+  custom.index_url = "http://pypi.internal/cu126/";
+  o.custom_backends["internal"] = {custom, "m.json"};
+  EXPECT_EQ(BackendIndexUrl(o, base, "", "internal"), "http://pypi.internal/cu126/");
 }
 
 }  // namespace
