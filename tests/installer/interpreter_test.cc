@@ -1,0 +1,93 @@
+#include "installer/python/interpreter.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+extern char** environ;
+
+namespace torchdex::installer {
+namespace {
+
+TEST(InterpreterTest, AsksARealPythonOnce) {
+  const Environment env = EnvironmentFromEnviron(environ);
+  auto path = FindInterpreter("python3", env);
+  ASSERT_TRUE(path.ok()) << path.error().message;
+  auto runner = MakeSystemProcessRunner();
+  auto python = QueryInterpreter(*path, *runner, env, std::chrono::seconds(20));
+  ASSERT_TRUE(python.ok()) << python.error().message;
+  EXPECT_EQ(python->info.implementation, "cp");
+  EXPECT_EQ(python->info.python_major, 3);
+  EXPECT_GE(python->info.python_minor, 8);
+  EXPECT_EQ(python->info.os, core::OperatingSystem::kLinux);
+  EXPECT_EQ(python->info.libc, core::Libc::kGlibc);
+  EXPECT_EQ(python->info.libc_major, 2);
+  EXPECT_GE(python->info.libc_minor, 17);
+  EXPECT_EQ(python->markers.values.at("sys_platform"), "linux");
+  EXPECT_EQ(python->markers.values.at("python_version"),
+            "3." + std::to_string(python->info.python_minor));
+  EXPECT_NE(python->description.find("CPython 3."), std::string::npos);
+  const auto tags = core::SupportedTags(python->info);
+  ASSERT_FALSE(tags.empty());
+  EXPECT_EQ(tags.front().interpreter, "cp3" + std::to_string(python->info.python_minor));
+}
+
+TEST(InterpreterTest, AMissingOrBrokenInterpreterIsAClearError) {
+  const Environment env = EnvironmentFromEnviron(environ);
+  auto missing = FindInterpreter("/nonexistent/bin/python", env);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, "--python /nonexistent/bin/python: no executable there");
+  Environment venv = env;
+  venv["VIRTUAL_ENV"] = "/nonexistent/venv";
+  auto bad_venv = FindInterpreter("", venv);
+  ASSERT_FALSE(bad_venv.ok());
+  EXPECT_NE(bad_venv.error().message.find("VIRTUAL_ENV=/nonexistent/venv has no bin/python"), std::string::npos);
+  auto runner = MakeSystemProcessRunner();
+  // /bin/false "answers" with an exit code and nothing else.
+  auto broken = QueryInterpreter("/bin/false", *runner, env, std::chrono::seconds(5));
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.error().message.find("python interpreter /bin/false did not answer: exited with 1"),
+            std::string::npos) << broken.error().message;
+  auto garbage = ParseInterpreterReply("Python 3.12.1", "/x/python");
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_EQ(garbage.error().message, "python interpreter /x/python: its answer is not the JSON object torchdex asked for");
+}
+
+TEST(InterpreterTest, ReadsFreeThreadedAndMuslAnswers) {
+  auto t = ParseInterpreterReply(R"({"implementation": "cpython", "version": [3, 13, 1], "debug": false,
+    "free_threaded": true, "soabi": "cpython-313t-x86_64-linux-musl", "sys_platform": "linux",
+    "machine": "x86_64", "glibc": "", "musl": "1.2", "mac_ver": "", "os_name": "posix",
+    "platform_system": "Linux", "platform_release": "6.1", "platform_version": "#1",
+    "python_implementation": "CPython", "executable": "/opt/py/bin/python3.13t"})", "/opt/py/bin/python3.13t");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_TRUE(t->info.free_threaded);
+  EXPECT_EQ(t->info.libc, core::Libc::kMusl);
+  EXPECT_EQ(t->info.libc_minor, 2);
+  EXPECT_EQ(core::SupportedTags(t->info).front().abi, "cp313t");
+  EXPECT_EQ(t->description, "CPython 3.13.1 (free-threaded) at /opt/py/bin/python3.13t");
+}
+
+TEST(InterpreterTest, DescribesATargetFromFlags) {
+  auto linux = DescribeTarget("3.12", "linux_aarch64", 28);
+  ASSERT_TRUE(linux.ok());
+  EXPECT_EQ(linux->arch, "aarch64");
+  EXPECT_EQ(linux->python_minor, 12);
+  EXPECT_EQ(core::PlatformTags(*linux).front(), "manylinux_2_28_aarch64");
+  auto mac = DescribeTarget("3.11", "macosx_11_0_arm64", 0);
+  ASSERT_TRUE(mac.ok());
+  EXPECT_EQ(mac->os, core::OperatingSystem::kMacOS);
+  EXPECT_EQ(mac->macos_major, 11);
+  EXPECT_EQ(mac->arch, "arm64");
+  auto win = DescribeTarget("3.13t", "win_amd64", 0);
+  ASSERT_TRUE(win.ok());
+  EXPECT_TRUE(win->free_threaded);
+  EXPECT_EQ(core::PlatformTags(*win).front(), "win_amd64");
+  EXPECT_FALSE(DescribeTarget("2.7", "linux_x86_64", 28).ok());
+  auto bad = DescribeTarget("3.12", "solaris_sparc", 28);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("--platform solaris_sparc: expected linux_x86_64"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace torchdex::installer
