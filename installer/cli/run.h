@@ -21,6 +21,7 @@ enum ExitCode : int {
   kExitFailure = 1,      // an unexpected failure
   kExitUsage = 2,        // bad command line: unknown command or option, bad value
   kExitBadOverride = 3,  // a malformed override variable (TORCHDEX_CUDA_ARCH=...)
+  kExitNoBackend = 4,    // select: no backend offers what was asked for this machine
 };
 
 struct DetectCommandOptions {
@@ -29,12 +30,28 @@ struct DetectCommandOptions {
   double probe_timeout_seconds = 5.0;
 };
 
+// What steers the choice of a backend: the same for `select` and `install`.
+struct SelectionOptions {
+  std::vector<std::string> requirements;
+  std::string torch_backend;  // "" (then the environment and the config file), "auto", a name
+  std::string channel;        // "" means stable
+  std::string python_version;
+  std::string python;
+  std::string platform;
+  std::string root;  // "" means this machine
+  std::vector<std::string> catalogues;
+  double probe_timeout_seconds = 5.0;
+  bool explain = false;
+  bool json = false;
+};
+
 // The whole command line as plain data. Each subcommand has its own member.
 struct Options {
   std::string command;  // "detect"; "" with --help or --version alone
   bool help = false;
   bool version = false;
   DetectCommandOptions detect;
+  SelectionOptions select;
 };
 
 struct Deps {

@@ -1,0 +1,184 @@
+// `torchdex select`: which backend, from which index, and why.
+#include <gnu/libc-version.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/name.h"
+#include "installer/cli/commands.h"
+#include "installer/cli/select_flow.h"
+#include "installer/detect/detect.h"
+#include "installer/detect/report.h"
+
+namespace torchdex::installer {
+
+namespace po = boost::program_options;
+
+const char* const kSelectDetails =
+    "Chooses the PyTorch backend (cpu, cuXYZ, rocmX.Y, xpu) for this machine, or for the host\n"
+    "captured under --root, from the catalogue compiled into torchdex: the accelerator kind,\n"
+    "the driver floor for the target OS (WSL compares Windows driver numbers), every visible\n"
+    "GPU against the build's arch list for the torch version, and the requested versions\n"
+    "offered for the target's wheel tags; then an accelerator before CPU, the newest torch,\n"
+    "the newest toolkit. Without requirements the primary package is torch.\n"
+    "\n"
+    "The backend can be forced: --torch-backend, else TORCHDEX_TORCH_BACKEND (or uv's\n"
+    "UV_TORCH_BACKEND), else \"torch_backend\" in $XDG_CONFIG_HOME/torchdex/config.json; an\n"
+    "explicit backend skips detection. Override catalogues (mirrors, custom backends, pins):\n"
+    "--catalogue FILE, TORCHDEX_CATALOGUE (':'-separated), $XDG_CONFIG_HOME/torchdex/\n"
+    "catalogue.d/*.json. To plan for another machine from a CPU-only builder, pass --root with a\n"
+    "captured host, or the detection overrides (TORCHDEX_CUDA_DRIVER_VERSION, TORCHDEX_CUDA_ARCH\n"
+    "...), with --platform and --python-version. See docs/selection.md.\n";
+
+void AddSelectionOptions(po::options_description& d, SelectionOptions& o) {
+  // clang-format off
+  d.add_options()
+    ("requirement", po::value<std::vector<std::string>>(&o.requirements)->value_name("REQUIREMENT"),
+     "what to install (PEP 508), e.g. \"torch>=2.6\" torchvision; default: torch")
+    ("torch-backend", po::value<std::string>(&o.torch_backend)->value_name("NAME"),
+     "auto (detect), cpu, cuXYZ, rocmX.Y, xpu, or a custom backend of an override file")
+    ("channel", po::value<std::string>(&o.channel)->value_name("NAME"),
+     "stable (default), test or nightly")
+    ("python-version", po::value<std::string>(&o.python_version)->value_name("X.Y"),
+     "the target Python (3.12, 3.13t); default: --python, else any Python")
+    ("python", po::value<std::string>(&o.python)->value_name("PATH"),
+     "the target interpreter, asked once for its version, ABI and platform")
+    ("platform", po::value<std::string>(&o.platform)->value_name("TAG"),
+     "the target platform: linux_x86_64, linux_aarch64, win_amd64, macosx_11_0_arm64; default: "
+     "this machine (or the --root host)")
+    ("root", po::value<std::string>(&o.root)->value_name("DIR"),
+     "detect the host captured under DIR instead of this one")
+    ("catalogue", po::value<std::vector<std::string>>(&o.catalogues)->value_name("FILE"),
+     "an override catalogue file; repeatable, later files win")
+    ("probe-timeout", po::value<double>(&o.probe_timeout_seconds)->value_name("SECONDS"),
+     "time limit for each detection probe; default 5")
+    ("explain", po::bool_switch(&o.explain), "also print the runners-up and why each other "
+     "backend was rejected")
+    ("json", po::bool_switch(&o.json), "print a JSON object");
+  // clang-format on
+}
+
+void AddSelectOptions(po::options_description& d, Options& options) {
+  AddSelectionOptions(d, options.select);
+}
+
+core::Expected<bool> ValidateSelectionOptions(const SelectionOptions& o) {
+  if (!o.python.empty() && !o.python_version.empty()) {
+    return core::MakeError("--python and --python-version: give one or the other");
+  }
+  if (!o.channel.empty() && o.channel != "stable" && o.channel != "test" && o.channel != "nightly") {
+    return core::MakeError("--channel " + o.channel + ": expected stable, test or nightly");
+  }
+  if (!std::isfinite(o.probe_timeout_seconds) || o.probe_timeout_seconds <= 0) {
+    return core::MakeError("--probe-timeout: expected a positive number of seconds");
+  }
+  struct stat info;
+  if (!o.root.empty() && (::stat(o.root.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))) {
+    return core::MakeError("--root: " + o.root + " is not a directory");
+  }
+  for (const std::string& r : o.requirements) {
+    auto parsed = core::Requirement::Parse(r);
+    if (!parsed) return parsed.error();
+  }
+  return true;
+}
+
+core::Expected<bool> ValidateSelectOptions(const Options& options) {
+  return ValidateSelectionOptions(options.select);
+}
+
+namespace {
+
+std::string KindWord(AcceleratorKind kind) {
+  switch (kind) {
+    case AcceleratorKind::kCpu:
+      return "cpu";
+    case AcceleratorKind::kCuda:
+      return "cuda";
+    case AcceleratorKind::kRocm:
+      return "rocm";
+    case AcceleratorKind::kXpu:
+      return "xpu";
+    case AcceleratorKind::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+}  // namespace
+
+std::string SelectionToText(const SelectionOutcome& o, bool explain) {
+  std::ostringstream out;
+  if (o.default_index) {
+    out << "default index  " << o.index_url << "\n";
+  } else {
+    out << o.backend << "  " << o.index_url << "\n";
+  }
+  if (!explain) return out.str();
+  out << "\nwhy:\n";
+  for (const std::string& line : o.explanation) out << "  " << line << "\n";
+  out << "target: " << o.target_description << "\n";
+  out << "catalogue: " << o.catalogue_description << "\n";
+  if (!o.selection.candidates.empty() && o.selection.candidates.size() > 1) {
+    out << "runners-up:\n";
+    for (std::size_t i = 1; i < o.selection.candidates.size(); ++i) {
+      const Candidate& c = o.selection.candidates[i];
+      out << "  " << c.backend << std::string(c.backend.size() < 10 ? 10 - c.backend.size() : 1, ' ')
+          << o.primary << " " << c.primary_version << "\n";
+    }
+  }
+  if (!o.selection.rejected.empty()) {
+    out << "rejected:\n";
+    for (const Rejection& r : o.selection.rejected) {
+      out << "  " << r.backend << std::string(r.backend.size() < 10 ? 10 - r.backend.size() : 1, ' ');
+      for (std::size_t i = 0; i < r.reasons.size(); ++i) out << (i ? "; " : "") << r.reasons[i];
+      out << "\n";
+    }
+  }
+  for (const std::string& w : o.warnings) out << "warning: " << w << "\n";
+  return out.str();
+}
+
+std::string SelectionToJson(const SelectionOutcome& o) {
+  nlohmann::json doc;
+  doc["backend"] = o.default_index ? nlohmann::json(nullptr) : nlohmann::json(o.backend);
+  doc["index_url"] = o.index_url;
+  doc["channel"] = o.channel;
+  doc["default_index"] = o.default_index;
+  doc["forced_by"] = o.forced_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.forced_by);
+  doc["primary"] = o.primary;
+  doc["primary_version"] = o.primary_version;
+  doc["candidates"] = nlohmann::json::array();
+  for (const Candidate& c : o.selection.candidates) {
+    doc["candidates"].push_back({{"backend", c.backend}, {"kind", KindWord(c.kind)},
+                                 {"version", c.primary_version}, {"notes", c.notes}});
+  }
+  doc["rejected"] = nlohmann::json::array();
+  for (const Rejection& r : o.selection.rejected) {
+    doc["rejected"].push_back({{"backend", r.backend}, {"reasons", r.reasons}});
+  }
+  doc["explanation"] = o.explanation;
+  doc["target"] = o.target_description;
+  doc["catalogue"] = o.catalogue_description;
+  doc["warnings"] = o.warnings;
+  doc["facts"] = o.facts_json.empty() ? nlohmann::json(nullptr)
+                                      : nlohmann::json::parse(o.facts_json, nullptr, false);
+  return doc.dump(2) + "\n";
+}
+
+int RunSelect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
+  core::Expected<SelectionOutcome> outcome = DecideBackend(options.select, deps);
+  if (!outcome) {
+    err << "torchdex select: " << outcome.error().message << "\n";
+    return outcome.error().message.find("unknown backend") != std::string::npos ? kExitUsage : kExitFailure;
+  }
+  out << (options.select.json ? SelectionToJson(*outcome) : SelectionToText(*outcome, options.select.explain));
+  return outcome->default_index || !outcome->backend.empty() ? kExitOk : kExitNoBackend;
+}
+
+}  // namespace torchdex::installer
