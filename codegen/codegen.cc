@@ -2,10 +2,13 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "codegen/tables.h"
 
@@ -48,32 +51,86 @@ bool WriteAtomically(const std::filesystem::path& path, const std::string& conte
 
 }  // namespace
 
+namespace {
+
+// data/foo.json -> data/schema/foo.schema.json; "" for inputs outside data/.
+std::string SchemaFor(std::string_view input) {
+  constexpr std::string_view kData = "data/";
+  if (input.rfind(kData, 0) != 0) return "";
+  std::string stem(input.substr(kData.size()));
+  if (stem.size() > 5 && stem.ends_with(".json")) stem.resize(stem.size() - 5);
+  return "data/schema/" + stem + ".schema.json";
+}
+
+}  // namespace
+
 int RunCodegen(const CodegenOptions& options, std::ostream& out, std::ostream& err) {
+  // Every input once: read, and for data files checked against their schema.
+  std::map<std::string, std::string, std::less<>> texts;
+  for (const TableSpec& table : AllTables()) {
+    for (std::string_view input : table.Inputs()) {
+      if (texts.contains(input)) continue;
+      const std::filesystem::path path = options.root / input;
+      std::optional<std::string> text = ReadWholeFile(path);
+      if (!text) {
+        err << "torchdex-codegen: " << input << ": cannot read " << path.string() << "\n";
+        return kExitInvalidData;
+      }
+      const std::string schema_name = SchemaFor(input);
+      if (!schema_name.empty()) {
+        if (options.format && !options.check) {
+          core::Expected<std::string> canonical = CanonicalJson(*text, input);
+          if (!canonical) {
+            err << "torchdex-codegen: " << canonical.error().message << "\n";
+            return kExitInvalidData;
+          }
+          if (*canonical != *text) {
+            if (!WriteAtomically(path, *canonical, err)) return kExitWriteFailed;
+            out << "formatted " << input << "\n";
+            text = std::move(*canonical);
+          }
+        }
+        std::optional<std::string> schema = ReadWholeFile(options.root / schema_name);
+        if (!schema) {
+          err << "torchdex-codegen: " << input << ": no schema (cannot read " << schema_name
+              << ")\n";
+          return kExitInvalidData;
+        }
+        core::Status checked = CheckDataFile({input, *text}, {schema_name, *schema});
+        if (!checked) {
+          err << "torchdex-codegen: " << checked.error().message << "\n";
+          return kExitInvalidData;
+        }
+      }
+      texts.emplace(std::string(input), std::move(*text));
+    }
+  }
+
   int stale = 0;
   for (const TableSpec& table : AllTables()) {
-    const std::filesystem::path data_path = options.root / table.data_file;
-    std::optional<std::string> data_text = ReadWholeFile(data_path);
-    if (!data_text) {
-      err << "torchdex-codegen: " << table.data_file << ": cannot read " << data_path.string()
-          << "\n";
-      return kExitInvalidData;
+    std::vector<InputFile> inputs;
+    for (std::string_view input : table.Inputs()) {
+      inputs.push_back({input, texts.find(input)->second});
     }
-    core::Expected<std::string> generated = table.generate(*data_text, table.data_file);
+    core::Expected<std::vector<OutputFile>> generated = table.generate(inputs);
     if (!generated) {
       err << "torchdex-codegen: " << generated.error().message << "\n";
       return kExitInvalidData;
     }
-    const std::filesystem::path out_path = options.root / table.generated_file;
-    const std::optional<std::string> current = ReadWholeFile(out_path);
-    if (current && *current == *generated) continue;
-    if (options.check) {
-      err << "torchdex-codegen: stale: " << table.generated_file << " (from " << table.data_file
-          << "; run torchdex-codegen to regenerate)\n";
-      ++stale;
-      continue;
+    for (const OutputFile& file : *generated) {
+      const std::filesystem::path out_path = options.root / file.path;
+      const std::optional<std::string> current = ReadWholeFile(out_path);
+      if (current && *current == file.content) continue;
+      if (options.check) {
+        err << "torchdex-codegen: stale: " << file.path << " (from " << table.inputs[0];
+        for (std::string_view input : table.Inputs().subspan(1)) err << ", " << input;
+        err << "; run torchdex-codegen to regenerate)\n";
+        ++stale;
+        continue;
+      }
+      if (!WriteAtomically(out_path, file.content, err)) return kExitWriteFailed;
+      out << "wrote " << file.path << "\n";
     }
-    if (!WriteAtomically(out_path, *generated, err)) return kExitWriteFailed;
-    out << "wrote " << table.generated_file << "\n";
   }
   return stale > 0 ? kExitStale : kExitOk;
 }

@@ -20,11 +20,14 @@ enum ExitCode : int {
 struct CodegenOptions {
   std::filesystem::path root = ".";  // the repository root: data/ and generated/ are under it
   bool check = false;                // compare only; write nothing
+  bool format = false;               // rewrite data/*.json in canonical form, then generate
 };
 
-// Generates every table of AllTables() from root/data into root/generated. Files are written
-// only when their bytes change (through a temporary file and a rename). Messages go to `out`
-// (what was written or is stale) and `err` (errors).
+// Generates every table of AllTables() from its inputs (root/data, root/generated/catalogue.json)
+// into root/generated and root/docs/reference. Every input under data/ is first checked against
+// data/schema/<name>.schema.json and for canonical form. Files are written only when their bytes
+// change (through a temporary file and a rename). Messages go to `out` (what was written or is
+// stale) and `err` (errors).
 int RunCodegen(const CodegenOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace torchdex::codegen

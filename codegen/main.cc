@@ -7,13 +7,15 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: torchdex-codegen [--root DIR] [--check]\n"
+    "usage: torchdex-codegen [--root DIR] [--check | --format]\n"
     "\n"
-    "Turns the curated tables in DIR/data/ into sorted constexpr arrays in DIR/generated/,\n"
-    "writing only the files whose bytes change.\n"
+    "Checks the curated tables in DIR/data/ against DIR/data/schema/, and turns them and\n"
+    "DIR/generated/catalogue.json into sorted constexpr arrays in DIR/generated/ and the\n"
+    "reference pages DIR/docs/reference/, writing only the files whose bytes change.\n"
     "\n"
     "  --root DIR  the repository root (default: the current directory)\n"
     "  --check     write nothing; exit 1 naming every stale generated file\n"
+    "  --format    first rewrite data files in canonical form (sorted keys, one-space indent)\n"
     "\n"
     "exit codes: 0 up to date, 1 stale (--check), 2 usage, 3 invalid data, 4 write failed\n";
 
@@ -25,6 +27,8 @@ int main(int argc, char** argv) {
     const std::string argument = argv[i];
     if (argument == "--check") {
       options.check = true;
+    } else if (argument == "--format") {
+      options.format = true;
     } else if (argument == "--root" && i + 1 < argc) {
       options.root = argv[++i];
     } else if (argument == "--help" || argument == "-h") {

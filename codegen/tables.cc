@@ -9,97 +9,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "codegen/sha256.h"
+#include "codegen/located.h"
 
 namespace torchdex::codegen {
 namespace {
 
-using nlohmann::json;
-
-// Validation stops at the first problem; it is carried out as an exception inside this file only
-// and turned into an Expected at the Generate* boundary.
-struct LocatedError {
-  std::string pointer;  // JSON pointer into the data file, "" for the whole document
-  std::string message;
-};
-
-[[noreturn]] void Fail(std::string pointer, std::string message) {
-  throw LocatedError{std::move(pointer), std::move(message)};
-}
-
-std::string Child(const std::string& pointer, std::string_view key) {
-  return pointer + "/" + std::string(key);
-}
-std::string Child(const std::string& pointer, size_t index) {
-  return pointer + "/" + std::to_string(index);
-}
-
-const json& Require(const json& object, const std::string& pointer, const char* key) {
-  if (!object.is_object()) Fail(pointer, "expected an object");
-  auto it = object.find(key);
-  if (it == object.end()) Fail(Child(pointer, key), std::string("missing \"") + key + "\"");
-  return *it;
-}
-
-const json& RequireArray(const json& object, const std::string& pointer, const char* key) {
-  const json& value = Require(object, pointer, key);
-  if (!value.is_array()) Fail(Child(pointer, key), "expected an array");
-  return value;
-}
-
-std::string RequireString(const json& object, const std::string& pointer, const char* key) {
-  const json& value = Require(object, pointer, key);
-  if (!value.is_string() || value.get_ref<const std::string&>().empty()) {
-    Fail(Child(pointer, key), "expected a non-empty string");
-  }
-  return value.get<std::string>();
-}
-
-bool RequireBool(const json& object, const std::string& pointer, const char* key) {
-  const json& value = Require(object, pointer, key);
-  if (!value.is_boolean()) Fail(Child(pointer, key), "expected true or false");
-  return value.get<bool>();
-}
-
-bool OptionalBool(const json& object, const std::string& pointer, const char* key) {
-  auto it = object.find(key);
-  if (it == object.end()) return false;
-  if (!it->is_boolean()) Fail(Child(pointer, key), "expected true or false");
-  return it->get<bool>();
-}
-
-// The top-level "sources": [{"id": ...}, ...] of a data file; rows cite them by id.
-std::set<std::string> ReadSourceIds(const json& document) {
-  std::set<std::string> ids;
-  const json& sources = RequireArray(document, "", "sources");
-  for (size_t i = 0; i < sources.size(); ++i) {
-    std::string id = RequireString(sources[i], Child("/sources", i), "id");
-    if (!ids.insert(id).second) Fail(Child(Child("/sources", i), "id"), "duplicate source id");
-  }
-  return ids;
-}
-
-// Every row carries "source": a non-empty list of source ids, each optionally followed by
-// ":detail" ("linux-pciids:INTEL_DG2_IDS").
-void RequireSource(const json& row, const std::string& pointer, const std::set<std::string>& ids) {
-  auto it = row.find("source");
-  if (it == row.end()) Fail(Child(pointer, "source"), "missing \"source\": every row cites one");
-  if (!it->is_array() || it->empty()) {
-    Fail(Child(pointer, "source"), "expected a non-empty array of source ids");
-  }
-  for (size_t i = 0; i < it->size(); ++i) {
-    const json& entry = (*it)[i];
-    if (!entry.is_string()) Fail(Child(Child(pointer, "source"), i), "expected a source id");
-    const std::string& text = entry.get_ref<const std::string&>();
-    const std::string id = text.substr(0, text.find(':'));
-    if (!ids.contains(id)) {
-      Fail(Child(Child(pointer, "source"), i),
-           "unknown source id \"" + id + "\" (not in /sources)");
-    }
-  }
-}
+using namespace detail;  // NOLINT: the helpers of codegen/located.h
 
 // "0x2204" -> 0x2204. Lower-case, four hex digits, as sysfs writes them.
 unsigned ParsePciId(const std::string& text, const std::string& pointer) {
@@ -112,84 +27,10 @@ unsigned ParsePciId(const std::string& text, const std::string& pointer) {
   return static_cast<unsigned>(std::stoul(text.substr(2), nullptr, 16));
 }
 
-// Dotted decimal numbers: "8.6", "550.54.14". `parts` bounds how many components are allowed.
-std::vector<unsigned> ParseDotted(const std::string& text, const std::string& pointer,
-                                  size_t min_parts, size_t max_parts, const char* what) {
-  std::vector<unsigned> numbers;
-  size_t start = 0;
-  while (true) {
-    size_t end = text.find('.', start);
-    std::string part = text.substr(start, end == std::string::npos ? end : end - start);
-    if (part.empty() || part.size() > 6 ||
-        !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      numbers.clear();
-      break;
-    }
-    numbers.push_back(static_cast<unsigned>(std::stoul(part)));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  if (numbers.size() < min_parts || numbers.size() > max_parts) {
-    Fail(pointer, std::string("bad ") + what + " \"" + text + "\"");
-  }
-  return numbers;
-}
-
-// A C++ string literal: printable ASCII as is, the rest as octal escapes (never hex: a hex
-// escape would swallow a following hex digit).
-std::string Literal(std::string_view text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\%03o", c);
-      out += buffer;
-    }
-  }
-  return out + "\"";
-}
-
 std::string Hex4(unsigned id) {
   char buffer[8];
   std::snprintf(buffer, sizeof buffer, "0x%04x", id);
   return buffer;
-}
-
-std::string Banner(std::string_view data_file, std::string_view data_text) {
-  return "// generated by torchdex-codegen from " + std::string(data_file) +
-         " sha256=" + Sha256Hex(data_text) + "; do not edit\n";
-}
-
-json ParseDocument(std::string_view data_text) {
-  json document = json::parse(data_text, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) Fail("", "not valid JSON");
-  if (!document.is_object()) Fail("", "expected a JSON object at the top level");
-  return document;
-}
-
-// Runs a generator body, turning a LocatedError into "file: /pointer: message".
-template <typename Body>
-core::Expected<std::string> Located(std::string_view data_file, Body body) {
-  try {
-    return body();
-  } catch (const LocatedError& error) {
-    std::string where = std::string(data_file) + ": ";
-    if (!error.pointer.empty()) where += error.pointer + ": ";
-    return core::MakeError(where + error.message);
-  }
-}
-
-// Rejects a second row with the same key, naming where the first one was.
-template <typename Key>
-void RejectDuplicate(std::map<Key, std::string>& seen, const Key& key, const std::string& pointer,
-                     const std::string& shown) {
-  auto [it, inserted] = seen.emplace(key, pointer);
-  if (!inserted) Fail(pointer, "duplicate " + shown + " (first at " + it->second + ")");
 }
 
 struct NvidiaGpu {
@@ -268,7 +109,7 @@ core::Expected<std::string> GenerateNvidiaGpus(std::string_view data_text,
               [](const NvidiaGpu& a, const NvidiaGpu& b) { return a.pci_id < b.pci_id; });
 
     std::ostringstream out;
-    out << Banner(data_file, data_text)
+    out << Banner(std::array{InputFile{data_file, data_text}})
         << "// NVIDIA PCI device id (vendor 0x10de) -> compute capability, doubtful flag,\n"
         << "// architecture, name: " << rows.size() << " rows sorted by id. Read only by\n"
         << "// installer/detect/hardware_table.cc, which defines NvidiaGpuRow.\n"
@@ -334,7 +175,7 @@ core::Expected<std::string> GenerateIntelXpuDevices(std::string_view data_text,
         [](const IntelPlatform& a, const IntelPlatform& b) { return a.platform < b.platform; });
 
     std::ostringstream out;
-    out << Banner(data_file, data_text)
+    out << Banner(std::array{InputFile{data_file, data_text}})
         << "// Intel GPU platforms and whether PyTorch XPU wheels support them: "
         << platforms.size() << " rows sorted by name.\n"
         << "// Intel GPU PCI device id (vendor 0x8086) -> required class prefix (0: any display\n"
@@ -405,7 +246,7 @@ core::Expected<std::string> GenerateNvidiaDriverCuda(std::string_view data_text,
     }
 
     std::ostringstream out;
-    out << Banner(data_file, data_text)
+    out << Banner(std::array{InputFile{data_file, data_text}})
         << "// CUDA release -> first Linux and Windows driver that supports it ({0, 0, 0}: none\n"
         << "// published): " << releases.size() << " rows sorted by CUDA version. Read only by\n"
         << "// installer/detect/hardware_table.cc, which defines CudaDriverRow.\n"
@@ -421,12 +262,52 @@ core::Expected<std::string> GenerateNvidiaDriverCuda(std::string_view data_text,
   });
 }
 
+namespace {
+
+// Adapts a single-input generator to the TableSpec interface.
+template <core::Expected<std::string> (*Generate)(std::string_view, std::string_view)>
+core::Expected<std::vector<OutputFile>> SingleOutput(std::span<const InputFile> inputs,
+                                                     std::string_view output) {
+  core::Expected<std::string> text = Generate(inputs[0].text, inputs[0].path);
+  if (!text) return text.error();
+  return std::vector<OutputFile>{{std::string(output), std::move(*text)}};
+}
+
+core::Expected<std::vector<OutputFile>> NvidiaGpusTable(std::span<const InputFile> inputs) {
+  return SingleOutput<&GenerateNvidiaGpus>(inputs, "generated/nvidia_gpus.inc");
+}
+core::Expected<std::vector<OutputFile>> IntelXpuTable(std::span<const InputFile> inputs) {
+  return SingleOutput<&GenerateIntelXpuDevices>(inputs, "generated/intel_xpu_devices.inc");
+}
+core::Expected<std::vector<OutputFile>> DriverCudaTable(std::span<const InputFile> inputs) {
+  return SingleOutput<&GenerateNvidiaDriverCuda>(inputs, "generated/nvidia_driver_cuda.inc");
+}
+
+size_t CountUsed(std::span<const std::string_view> names) {
+  size_t count = 0;
+  while (count < names.size() && !names[count].empty()) ++count;
+  return count;
+}
+
+}  // namespace
+
+std::span<const std::string_view> TableSpec::Inputs() const {
+  return std::span(inputs).first(CountUsed(inputs));
+}
+std::span<const std::string_view> TableSpec::Outputs() const {
+  return std::span(outputs).first(CountUsed(outputs));
+}
+
 std::span<const TableSpec> AllTables() {
   static constexpr TableSpec kTables[] = {
-      {"data/nvidia-gpus.json", "generated/nvidia_gpus.inc", &GenerateNvidiaGpus},
-      {"data/intel-xpu-devices.json", "generated/intel_xpu_devices.inc", &GenerateIntelXpuDevices},
-      {"data/nvidia-driver-cuda.json", "generated/nvidia_driver_cuda.inc",
-       &GenerateNvidiaDriverCuda},
+      {{"data/nvidia-gpus.json"}, {"generated/nvidia_gpus.inc"}, &NvidiaGpusTable},
+      {{"data/intel-xpu-devices.json"}, {"generated/intel_xpu_devices.inc"}, &IntelXpuTable},
+      {{"data/cuda-drivers.json"}, {"generated/nvidia_driver_cuda.inc"}, &DriverCudaTable},
+      {{"generated/catalogue.json", "data/cuda-drivers.json", "data/cuda-archs.json",
+        "data/rocm-archs.json"},
+       {"generated/catalogue_table.inc", "docs/reference/packages.md",
+        "docs/reference/backends.md"},
+       &GenerateCatalogueTable},
   };
   return kTables;
 }

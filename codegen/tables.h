@@ -1,30 +1,50 @@
-// The generated tables: each is a data file in data/ turned into a sorted constexpr array under
-// generated/ by a pure function from text to text. To add a table (the package catalogue, a
-// driver floor table), write its Generate function and add a row to AllTables().
+// The generated tables: each is a pure function from the text of its input files (data/*.json,
+// generated/catalogue.json) to the text of its output files (generated/*.inc, docs/reference/).
+// To add a table, write its Generate function and add a row to AllTables().
 #ifndef TORCHDEX_CODEGEN_TABLES_H_
 #define TORCHDEX_CODEGEN_TABLES_H_
 
+#include <array>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/expected.h"
 
 namespace torchdex::codegen {
 
-// `data_file` is the name to put in error messages and in the banner ("data/nvidia-gpus.json").
-// The result is the whole generated file, or an error naming data_file and a JSON pointer.
-using GenerateFunction = core::Expected<std::string> (*)(std::string_view data_text,
-                                                         std::string_view data_file);
+// One input of a generator: its path relative to the repository root (as errors and banners
+// name it) and its bytes.
+struct InputFile {
+  std::string_view path;
+  std::string_view text;
+};
+
+// One output: its path relative to the repository root and the whole content.
+struct OutputFile {
+  std::string path;
+  std::string content;
+};
+
+// The result is every output file, or an error naming an input file and a JSON pointer.
+using GenerateFunction = core::Expected<std::vector<OutputFile>> (*)(
+    std::span<const InputFile> inputs);
 
 struct TableSpec {
-  std::string_view data_file;       // relative to the repository root
-  std::string_view generated_file;  // relative to the repository root
+  std::array<std::string_view, 4> inputs;   // relative to the repository root; "" unused
+  std::array<std::string_view, 3> outputs;  // what `generate` writes, in order; "" unused
   GenerateFunction generate;
+
+  std::span<const std::string_view> Inputs() const;
+  std::span<const std::string_view> Outputs() const;
 };
 
 // Every table torchdex-codegen writes, in a fixed order.
 std::span<const TableSpec> AllTables();
+
+// Single-input generators: the text of one data file in, the text of one .inc out.
+// `data_file` is the name to put in error messages and in the banner ("data/nvidia-gpus.json").
 
 // NVIDIA PCI device id -> name, architecture, compute capability (data/nvidia-gpus.json).
 core::Expected<std::string> GenerateNvidiaGpus(std::string_view data_text,
@@ -32,9 +52,23 @@ core::Expected<std::string> GenerateNvidiaGpus(std::string_view data_text,
 // Intel GPU PCI device id -> platform and PyTorch XPU support (data/intel-xpu-devices.json).
 core::Expected<std::string> GenerateIntelXpuDevices(std::string_view data_text,
                                                     std::string_view data_file);
-// CUDA release -> first Linux and Windows driver that supports it (data/nvidia-driver-cuda.json).
+// CUDA release -> first Linux and Windows driver that supports it (data/cuda-drivers.json).
 core::Expected<std::string> GenerateNvidiaDriverCuda(std::string_view data_text,
                                                      std::string_view data_file);
+
+// The package table: inputs in this order: the catalogue (generated/catalogue.json),
+// data/cuda-drivers.json, data/cuda-archs.json, data/rocm-archs.json. Outputs:
+// generated/catalogue_table.inc, docs/reference/packages.md, docs/reference/backends.md.
+core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const InputFile> inputs);
+
+// Checks a data file against its JSON Schema (the subset described in data/schema/*.json) and
+// that it is in canonical form: parsing it and writing it back with sorted keys, a one-space
+// indent and a trailing newline gives the same bytes. Errors: "data/x.json: /pointer: what".
+core::Status CheckDataFile(const InputFile& data, const InputFile& schema);
+
+// The canonical form of a JSON text (what CheckDataFile compares against); an error when the
+// text is not JSON.
+core::Expected<std::string> CanonicalJson(std::string_view text, std::string_view file);
 
 }  // namespace torchdex::codegen
 

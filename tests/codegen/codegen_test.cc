@@ -99,10 +99,10 @@ TEST(GenerateNvidiaDriverCuda, DriverMinimumsMustRise) {
   const std::string json = R"({"sources": [{"id": "t3"}], "releases": [
     {"cuda": "12.4", "linux_min_driver": "550.54.14", "windows_min_driver": "551.61", "source": ["t3"]},
     {"cuda": "12.5", "linux_min_driver": "525.60.13", "windows_min_driver": null, "source": ["t3"]}]})";
-  auto generated = GenerateNvidiaDriverCuda(json, "data/nvidia-driver-cuda.json");
+  auto generated = GenerateNvidiaDriverCuda(json, "data/cuda-drivers.json");
   ASSERT_FALSE(generated);
   EXPECT_EQ(generated.error().message,
-            "data/nvidia-driver-cuda.json: /releases/1/linux_min_driver: not above the driver of "
+            "data/cuda-drivers.json: /releases/1/linux_min_driver: not above the driver of "
             "the previous CUDA release");
 }
 
@@ -112,9 +112,16 @@ class TempRepository {
     std::string pattern =
         (std::filesystem::temp_directory_path() / "torchdex-codegen-XXXXXX").string();
     root_ = ::mkdtemp(pattern.data());
-    std::filesystem::create_directories(root_ / "data");
+    std::filesystem::create_directories(root_ / "data" / "schema");
+    std::filesystem::create_directories(root_ / "generated");
     for (const TableSpec& table : AllTables()) {
-      std::filesystem::copy_file(kSource / table.data_file, root_ / table.data_file);
+      for (std::string_view input : table.Inputs()) {
+        std::filesystem::copy_file(kSource / input, root_ / input,
+                                   std::filesystem::copy_options::skip_existing);
+      }
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(kSource / "data" / "schema")) {
+      std::filesystem::copy_file(entry.path(), root_ / "data" / "schema" / entry.path().filename());
     }
   }
   ~TempRepository() { std::filesystem::remove_all(root_); }

@@ -1,0 +1,811 @@
+// GenerateCatalogueTable: generated/catalogue.json + the curated driver and arch data ->
+// generated/catalogue_table.inc (sorted constexpr arrays, interned strings) and the reference
+// pages docs/reference/packages.md and backends.md. The row types are defined by the one
+// consumer, installer/table/catalogue_table.h; the layout is described there.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "catalogue/catalogue.h"
+#include "codegen/located.h"
+#include "codegen/tables.h"
+#include "core/name.h"
+#include "core/version.h"
+
+namespace torchdex::codegen {
+namespace {
+
+using namespace detail;  // NOLINT: the helpers of codegen/located.h
+
+constexpr const char* kKinds[] = {"cpu", "cuda", "rocm", "xpu", "other"};
+constexpr const char* kKindEnums[] = {"kCpu", "kCuda", "kRocm", "kXpu", "kOther"};
+constexpr const char* kClasses[] = {"routed", "companion", "mirror", "stale"};
+constexpr const char* kClassEnums[] = {"kRouted", "kCompanion", "kMirror", "kStale"};
+
+using Driver = std::array<unsigned, 3>;  // {0, 0, 0}: unknown
+
+struct BackendOut {
+  std::string name;
+  size_t kind = 0;
+  std::string toolkit;
+  bool legacy = false;
+  std::string state;
+  Driver linux_floor{}, windows_floor{}, linux_toolkit{}, windows_toolkit{};
+};
+
+struct VersionOut {
+  core::Version parsed;
+  std::string text;
+  size_t wheel_set = 0;
+};
+
+struct BuildOut {
+  size_t backend = 0;
+  std::vector<VersionOut> versions;  // PEP 440 order
+};
+
+struct ProjectOut {
+  std::string name;
+  size_t cls = 0;
+  std::string reason;
+  std::vector<BuildOut> builds;  // by backend index
+};
+
+// A torch release as a number: 2.8 -> 2008000, 2.11.1 -> 2011001. kOpen: no upper bound.
+constexpr std::uint32_t kOpen = 0xffffffff;
+
+struct ArchRange {
+  size_t backend = 0;
+  std::string cpu_arch;  // "x86_64", "aarch64"
+  std::string ptx;       // "no", "yes", "linux"
+  std::uint32_t torch_min = 0, torch_below = kOpen;
+  std::string torch_min_text, torch_below_text;
+  std::vector<std::string> targets;  // "sm_50", "gfx90a"
+  bool cuda = false;
+};
+
+std::uint32_t TorchKey(const std::string& text, const std::string& pointer) {
+  const std::vector<unsigned> parts = ParseDotted(text, pointer, 2, 3, "torch release");
+  if (parts[0] > 999 || parts[1] > 999 || (parts.size() > 2 && parts[2] > 999)) {
+    Fail(pointer, "torch release out of range");
+  }
+  return parts[0] * 1000000 + parts[1] * 1000 + (parts.size() > 2 ? parts[2] : 0);
+}
+
+std::string DriverText(const Driver& driver) {
+  if (driver == Driver{}) return "—";
+  std::string text = std::to_string(driver[0]);
+  if (driver[1] != 0 || driver[2] != 0) {
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, ".%02u", driver[1]);
+    text += buffer;
+  }
+  if (driver[2] != 0) {
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, ".%02u", driver[2]);
+    text += buffer;
+  }
+  return text;
+}
+
+std::string DriverInit(const Driver& driver) {
+  std::string text = "{";
+  text += std::to_string(driver[0]);
+  text += ", ";
+  text += std::to_string(driver[1]);
+  text += ", ";
+  text += std::to_string(driver[2]);
+  text += "}";
+  return text;
+}
+
+Driver ToDriver(const std::vector<unsigned>& parts) {
+  Driver driver{};
+  for (size_t i = 0; i < parts.size() && i < 3; ++i) driver[i] = parts[i];
+  return driver;
+}
+
+// Toolkit versions compare as numbers ("12.10" after "12.9"); non-numeric ones sort first.
+std::vector<unsigned> ToolkitKey(const std::string& toolkit) {
+  std::vector<unsigned> key;
+  size_t start = 0;
+  while (start <= toolkit.size() && !toolkit.empty()) {
+    const size_t end = toolkit.find('.', start);
+    const std::string part = toolkit.substr(start, end == std::string::npos ? end : end - start);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return {};
+    key.push_back(static_cast<unsigned>(std::stoul(part)));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return key;
+}
+
+// Markdown table cell: no raw '|' or line breaks.
+std::string Cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
+std::string RangeText(const ArchRange& range) {
+  return range.torch_below == kOpen ? ">= " + range.torch_min_text
+                                    : range.torch_min_text + " to < " + range.torch_below_text;
+}
+
+// Splits "cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64" into its tags (the compressed
+// tag set of PEP 425: every combination of the dotted parts).
+std::vector<std::array<std::string, 3>> ExpandTags(const std::string& spelled,
+                                                    const std::string& pointer) {
+  std::vector<std::vector<std::string>> parts;
+  size_t start = 0;
+  for (int i = 0; i < 3; ++i) {
+    const size_t end = spelled.find('-', start);
+    if ((i < 2) == (end == std::string::npos)) {
+      Fail(pointer, "expected wheel tags PYTHON-ABI-PLATFORM, got \"" + spelled + "\"");
+    }
+    const std::string field = spelled.substr(start, end == std::string::npos ? end : end - start);
+    std::vector<std::string> alternatives;
+    size_t dot_start = 0;
+    while (true) {
+      const size_t dot = field.find('.', dot_start);
+      alternatives.push_back(field.substr(dot_start, dot == std::string::npos ? dot : dot - dot_start));
+      if (alternatives.back().empty()) Fail(pointer, "empty tag in \"" + spelled + "\"");
+      if (dot == std::string::npos) break;
+      dot_start = dot + 1;
+    }
+    parts.push_back(std::move(alternatives));
+    start = end + 1;
+  }
+  std::vector<std::array<std::string, 3>> tags;
+  for (const std::string& python : parts[0]) {
+    for (const std::string& abi : parts[1]) {
+      for (const std::string& platform : parts[2]) tags.push_back({python, abi, platform});
+    }
+  }
+  return tags;
+}
+
+// Reads data/cuda-drivers.json: per CUDA release the Table 3 drivers, per major the MVC floor.
+struct CudaDrivers {
+  std::map<std::vector<unsigned>, std::pair<Driver, Driver>> releases;  // {12, 8} -> linux, windows
+  std::map<unsigned, std::pair<Driver, Driver>> majors;
+};
+
+CudaDrivers ReadCudaDrivers(const InputFile& input) {
+  try {
+    const json document = ParseDocument(input.text);
+    const std::set<std::string> ids = ReadSourceIds(document);
+    CudaDrivers drivers;
+    const json& releases = RequireArray(document, "", "releases");
+    std::vector<unsigned> previous;
+    for (size_t i = 0; i < releases.size(); ++i) {
+      const std::string pointer = Child("/releases", i);
+      const std::vector<unsigned> cuda = ParseDotted(RequireString(releases[i], pointer, "cuda"),
+                                                     Child(pointer, "cuda"), 2, 2, "CUDA version");
+      if (!previous.empty() && cuda <= previous) {
+        Fail(Child(pointer, "cuda"), "not above the previous row (rows sorted by CUDA version)");
+      }
+      previous = cuda;
+      const Driver linux_min = ToDriver(ParseDotted(RequireString(releases[i], pointer, "linux_min_driver"),
+                                                    Child(pointer, "linux_min_driver"), 1, 3, "driver version"));
+      Driver windows_min{};
+      if (!Require(releases[i], pointer, "windows_min_driver").is_null()) {
+        windows_min = ToDriver(ParseDotted(RequireString(releases[i], pointer, "windows_min_driver"),
+                                           Child(pointer, "windows_min_driver"), 1, 3, "driver version"));
+      }
+      RequireSource(releases[i], pointer, ids);
+      drivers.releases[cuda] = {linux_min, windows_min};
+    }
+    const json& majors = RequireArray(document, "", "majors");
+    for (size_t i = 0; i < majors.size(); ++i) {
+      const std::string pointer = Child("/majors", i);
+      const json& major = Require(majors[i], pointer, "cuda_major");
+      if (!major.is_number_unsigned()) Fail(Child(pointer, "cuda_major"), "expected a CUDA major version");
+      const unsigned value = major.get<unsigned>();
+      if (!drivers.majors.empty() && value <= drivers.majors.rbegin()->first) {
+        Fail(Child(pointer, "cuda_major"), "not above the previous row (rows sorted by cuda_major)");
+      }
+      drivers.majors[value] = {
+          ToDriver(ParseDotted(RequireString(majors[i], pointer, "linux_min_driver"),
+                               Child(pointer, "linux_min_driver"), 1, 3, "driver version")),
+          ToDriver(ParseDotted(RequireString(majors[i], pointer, "windows_min_driver"),
+                               Child(pointer, "windows_min_driver"), 1, 3, "driver version"))};
+      RequireSource(majors[i], pointer, ids);
+    }
+    return drivers;
+  } catch (LocatedError& error) {
+    if (error.file.empty()) error.file = std::string(input.path);
+    throw;
+  }
+}
+
+// Reads data/cuda-archs.json or data/rocm-archs.json, checking every backend against the
+// catalogue and the ranges for order and overlap.
+std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
+                                      const std::map<std::string, size_t>& backend_index,
+                                      const std::vector<BackendOut>& backends) {
+  try {
+    const json document = ParseDocument(input.text);
+    const std::set<std::string> ids = ReadSourceIds(document);
+    const json& rows = RequireArray(document, "", "builds");
+    std::vector<ArchRange> ranges;
+    const char* const kind = cuda ? "cuda" : "rocm";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const std::string pointer = Child("/builds", i);
+      const json& row = rows[i];
+      ArchRange range;
+      range.cuda = cuda;
+      const std::string backend = RequireString(row, pointer, "backend");
+      auto found = backend_index.find(backend);
+      if (found == backend_index.end()) {
+        Fail(Child(pointer, "backend"), "backend \"" + backend + "\" is not in the catalogue");
+      }
+      range.backend = found->second;
+      if (kKinds[backends[range.backend].kind] != std::string_view(kind)) {
+        Fail(Child(pointer, "backend"), "backend \"" + backend + "\" is a " +
+                                            kKinds[backends[range.backend].kind] +
+                                            " backend in the catalogue, not " + kind);
+      }
+      range.cpu_arch = RequireString(row, pointer, "cpu_arch");
+      if (range.cpu_arch != "x86_64" && range.cpu_arch != "aarch64") {
+        Fail(Child(pointer, "cpu_arch"), "expected x86_64 or aarch64");
+      }
+      range.torch_min_text = RequireString(row, pointer, "torch_min");
+      range.torch_min = TorchKey(range.torch_min_text, Child(pointer, "torch_min"));
+      if (!Require(row, pointer, "torch_below").is_null()) {
+        range.torch_below_text = RequireString(row, pointer, "torch_below");
+        range.torch_below = TorchKey(range.torch_below_text, Child(pointer, "torch_below"));
+        if (range.torch_below <= range.torch_min) {
+          Fail(Child(pointer, "torch_below"), "empty range: not above torch_min");
+        }
+      }
+      if (cuda) {
+        range.ptx = RequireString(row, pointer, "ptx");
+        if (range.ptx != "no" && range.ptx != "yes" && range.ptx != "linux") {
+          Fail(Child(pointer, "ptx"), "expected \"no\", \"yes\" or \"linux\"");
+        }
+        const json& cubins = RequireArray(row, pointer, "cubin");
+        std::vector<unsigned> previous;
+        for (size_t k = 0; k < cubins.size(); ++k) {
+          const std::string at = Child(Child(pointer, "cubin"), k);
+          if (!cubins[k].is_string()) Fail(at, "expected a compute capability such as \"8.6\"");
+          const std::vector<unsigned> cc =
+              ParseDotted(cubins[k].get<std::string>(), at, 2, 2, "compute capability");
+          if (cc[1] > 9) Fail(at, "compute capability minor out of range");
+          if (!previous.empty() && cc <= previous) Fail(at, "not above the previous entry (ascending, unique)");
+          previous = cc;
+          range.targets.push_back("sm_" + std::to_string(cc[0]) + std::to_string(cc[1]));
+        }
+        if (range.targets.empty()) Fail(Child(pointer, "cubin"), "expected at least one compute capability");
+      } else {
+        range.ptx = "no";
+        const json& gfx = RequireArray(row, pointer, "gfx");
+        std::set<std::string> seen;
+        for (size_t k = 0; k < gfx.size(); ++k) {
+          const std::string at = Child(Child(pointer, "gfx"), k);
+          if (!gfx[k].is_string() || gfx[k].get<std::string>().rfind("gfx", 0) != 0) {
+            Fail(at, "expected a gfx target such as \"gfx90a\"");
+          }
+          if (!seen.insert(gfx[k].get<std::string>()).second) Fail(at, "duplicate gfx target");
+          range.targets.push_back(gfx[k].get<std::string>());
+        }
+        if (range.targets.empty()) Fail(Child(pointer, "gfx"), "expected at least one gfx target");
+      }
+      RequireSource(row, pointer, ids);
+      if (!ranges.empty()) {
+        const ArchRange& previous = ranges.back();
+        const std::string previous_pointer = Child("/builds", i - 1);
+        const auto key = [&](const ArchRange& r) {
+          return std::tuple(backends[r.backend].name, r.cpu_arch, r.torch_min);
+        };
+        if (key(range) <= key(previous)) {
+          if (key(range) == key(previous)) Fail(pointer, "duplicate of " + previous_pointer);
+          Fail(pointer, "out of order: rows are sorted by backend, cpu_arch, torch_min, and this "
+                        "one sorts before " + previous_pointer);
+        }
+        if (previous.backend == range.backend && previous.cpu_arch == range.cpu_arch &&
+            previous.torch_below > range.torch_min) {
+          Fail(Child(pointer, "torch_min"), "torch range " + RangeText(range) + " overlaps " +
+                                                previous_pointer + " (" + RangeText(previous) + ")");
+        }
+      }
+      ranges.push_back(std::move(range));
+    }
+    return ranges;
+  } catch (LocatedError& error) {
+    if (error.file.empty()) error.file = std::string(input.path);
+    throw;
+  }
+}
+
+std::string Pointer(std::initializer_list<std::string_view> keys) {
+  std::string pointer;
+  for (std::string_view key : keys) pointer = Child(pointer, key);
+  return pointer;
+}
+
+}  // namespace
+
+core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const InputFile> inputs) {
+  if (inputs.size() != 4) return core::MakeError("GenerateCatalogueTable: expected 4 inputs");
+  core::Expected<catalogue::Catalogue> parsed =
+      catalogue::ParseCatalogueJson(inputs[0].text, inputs[0].path);
+  if (!parsed) return parsed.error();
+  const catalogue::Catalogue& catalogue = *parsed;
+
+  return Located(inputs[0].path, [&]() -> std::vector<OutputFile> {
+    // Backends, sorted by name (the catalogue's map order).
+    std::vector<BackendOut> backends;
+    std::map<std::string, size_t> backend_index;
+    const CudaDrivers drivers = ReadCudaDrivers(inputs[1]);
+    for (const auto& [name, backend] : catalogue.backends) {
+      BackendOut out;
+      out.name = name;
+      const auto kind = std::find(std::begin(kKinds), std::end(kKinds), backend.kind);
+      if (kind == std::end(kKinds)) {
+        Fail(Pointer({"backends", name, "kind"}), "unknown backend kind \"" + backend.kind + "\"");
+      }
+      out.kind = static_cast<size_t>(kind - std::begin(kKinds));
+      out.toolkit = backend.toolkit;
+      out.legacy = backend.legacy;
+      out.state = backend.state;
+      if (backend.kind == "cuda") {
+        const std::vector<unsigned> toolkit =
+            ParseDotted(backend.toolkit, Pointer({"backends", name, "toolkit"}), 2, 2,
+                        "CUDA toolkit version (expected MAJOR.MINOR)");
+        if (auto release = drivers.releases.find(toolkit); release != drivers.releases.end()) {
+          out.linux_toolkit = release->second.first;
+          out.windows_toolkit = release->second.second;
+        }
+        // Within a major a build runs on the major's MVC floor (NVIDIA Table 2); before CUDA 11
+        // there was no minor-version compatibility, so the floor is the toolkit's own driver.
+        if (auto major = drivers.majors.find(toolkit[0]); major != drivers.majors.end()) {
+          out.linux_floor = major->second.first;
+          out.windows_floor = major->second.second;
+        } else {
+          out.linux_floor = out.linux_toolkit;
+          out.windows_floor = out.windows_toolkit;
+        }
+      }
+      backend_index[name] = backends.size();
+      backends.push_back(std::move(out));
+    }
+    if (backends.size() > 0xffff) Fail("/backends", "too many backends for the table");
+
+    // Projects, their builds, versions and interned wheel tags.
+    std::vector<ProjectOut> projects;
+    std::map<std::string, std::string> normalized_seen;
+    std::map<std::array<std::string, 3>, size_t> tag_ids;            // filled below, sorted
+    std::map<std::string, std::vector<std::array<std::string, 3>>> wheel_tags;  // spelled -> tags
+    for (const auto& [name, project] : catalogue.projects) {
+      const std::string pointer = Pointer({"projects", name});
+      if (core::NormalizeName(name) != name) {
+        Fail(pointer, "project name \"" + name + "\" is not in PEP 503 normal form (\"" +
+                          core::NormalizeName(name) + "\")");
+      }
+      ProjectOut out;
+      out.name = name;
+      const auto cls = std::find(std::begin(kClasses), std::end(kClasses), project.cls);
+      if (cls == std::end(kClasses)) Fail(Child(pointer, "class"), "unknown class \"" + project.cls + "\"");
+      out.cls = static_cast<size_t>(cls - std::begin(kClasses));
+      out.reason = project.reason;
+      if (out.reason.empty()) Fail(Child(pointer, "reason"), "every project needs a reason");
+      for (const std::string& listed : project.listed_in) {
+        if (!backend_index.contains(listed)) {
+          Fail(Child(pointer, "listed_in"), "unknown backend \"" + listed + "\"");
+        }
+      }
+      for (const auto& [backend, versions] : project.builds) {
+        const std::string build_pointer = Child(Child(pointer, "builds"), backend);
+        auto found = backend_index.find(backend);
+        if (found == backend_index.end()) Fail(build_pointer, "unknown backend \"" + backend + "\"");
+        BuildOut build;
+        build.backend = found->second;
+        for (const auto& [version, tags] : versions) {
+          const std::string version_pointer = Child(build_pointer, version);
+          core::Expected<core::Version> parsed_version = core::Version::Parse(version);
+          if (!parsed_version) Fail(version_pointer, "not a PEP 440 version");
+          if (tags.empty()) Fail(version_pointer, "a version without wheels");
+          for (size_t i = 0; i < tags.size(); ++i) {
+            if (!wheel_tags.contains(tags[i])) {
+              wheel_tags[tags[i]] = ExpandTags(tags[i], Child(version_pointer, i));
+            }
+          }
+          build.versions.push_back({*parsed_version, version, 0});
+        }
+        std::sort(build.versions.begin(), build.versions.end(),
+                  [](const VersionOut& a, const VersionOut& b) {
+                    return std::tie(a.parsed, a.text) < std::tie(b.parsed, b.text);
+                  });
+        for (size_t k = 1; k < build.versions.size(); ++k) {
+          if (build.versions[k].parsed == build.versions[k - 1].parsed) {
+            Fail(Child(build_pointer, build.versions[k].text),
+                 "the same version as \"" + build.versions[k - 1].text + "\"");
+          }
+        }
+        out.builds.push_back(std::move(build));
+      }
+      if (!out.builds.empty() && out.cls >= 2) {
+        Fail(Child(pointer, "builds"), "only routed and companion projects carry builds");
+      }
+      projects.push_back(std::move(out));
+    }
+
+    // Interning: every distinct tag, every distinct wheel tag spelling, every distinct set of
+    // wheel spellings a version offers. All sorted, so the output is byte-stable.
+    for (const auto& [spelled, tags] : wheel_tags) {
+      for (const auto& tag : tags) tag_ids.emplace(tag, 0);
+    }
+    {
+      size_t next = 0;
+      for (auto& [tag, id] : tag_ids) id = next++;
+    }
+    std::map<std::string, size_t> wheel_ids;
+    {
+      size_t next = 0;
+      for (const auto& [spelled, tags] : wheel_tags) wheel_ids[spelled] = next++;
+    }
+    std::map<std::vector<size_t>, size_t> set_ids;
+    for (const auto& [name, project] : catalogue.projects) {
+      for (const auto& [backend, versions] : project.builds) {
+        for (const auto& [version, tags] : versions) {
+          std::vector<size_t> set;
+          for (const std::string& spelled : tags) set.push_back(wheel_ids.at(spelled));
+          std::sort(set.begin(), set.end());
+          set.erase(std::unique(set.begin(), set.end()), set.end());
+          set_ids.emplace(set, 0);
+        }
+      }
+    }
+    {
+      size_t next = 0;
+      for (auto& [set, id] : set_ids) id = next++;
+    }
+    for (ProjectOut& project : projects) {
+      const catalogue::CatalogueProject& source = catalogue.projects.at(project.name);
+      for (BuildOut& build : project.builds) {
+        const auto& versions = source.builds.at(backends[build.backend].name);
+        for (VersionOut& version : build.versions) {
+          std::vector<size_t> set;
+          for (const std::string& spelled : versions.at(version.text)) set.push_back(wheel_ids.at(spelled));
+          std::sort(set.begin(), set.end());
+          set.erase(std::unique(set.begin(), set.end()), set.end());
+          version.wheel_set = set_ids.at(set);
+        }
+      }
+    }
+    if (tag_ids.size() > 0xffff || wheel_ids.size() > 0xffff || set_ids.size() > 0xffff) {
+      Fail("/projects", "too many distinct wheel tags for the table's 16-bit indexes");
+    }
+
+    const std::vector<ArchRange> cuda_ranges = ReadArchRanges(inputs[2], true, backend_index, backends);
+    const std::vector<ArchRange> rocm_ranges = ReadArchRanges(inputs[3], false, backend_index, backends);
+    std::vector<ArchRange> ranges = cuda_ranges;
+    ranges.insert(ranges.end(), rocm_ranges.begin(), rocm_ranges.end());
+    // The table's order: backend index, CpuArch enum (x86_64 = 0, aarch64 = 1), torch_min.
+    std::sort(ranges.begin(), ranges.end(), [](const ArchRange& a, const ArchRange& b) {
+      return std::tuple(a.backend, a.cpu_arch != "x86_64", a.torch_min) <
+             std::tuple(b.backend, b.cpu_arch != "x86_64", b.torch_min);
+    });
+    std::map<std::string, size_t> target_ids;
+    for (const ArchRange& range : ranges) {
+      for (const std::string& target : range.targets) target_ids.emplace(target, 0);
+    }
+    {
+      // "sm_100" after "sm_90": sorted by length, then text, so lists read in numeric order.
+      std::vector<std::string> names;
+      for (const auto& [name, id] : target_ids) names.push_back(name);
+      std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+        return std::tuple(a.substr(0, 3), a.size(), a) < std::tuple(b.substr(0, 3), b.size(), b);
+      });
+      for (size_t i = 0; i < names.size(); ++i) target_ids[names[i]] = i;
+    }
+
+    // ---- generated/catalogue_table.inc ----
+    std::ostringstream inc;
+    inc << Banner(inputs)
+        << "// The package table: " << backends.size() << " backends, " << projects.size()
+        << " projects, " << tag_ids.size() << " distinct wheel tags. Read only by\n"
+        << "// installer/table/catalogue_table.cc, which defines the row types and explains the layout.\n\n"
+        << "inline constexpr std::string_view kCatalogueFamily = " << Literal(catalogue.family) << ";\n"
+        << "inline constexpr std::string_view kCatalogueChannel = " << Literal(catalogue.channel) << ";\n"
+        << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue.note) << ";\n\n";
+    inc << "// name, kind, toolkit, legacy, state, MVC driver floor Linux/Windows, toolkit driver\n"
+        << "// Linux/Windows ({0, 0, 0}: unknown). Sorted by name.\n"
+        << "inline constexpr BackendRow kBackendRows[] = {\n";
+    for (const BackendOut& backend : backends) {
+      inc << "    {" << Literal(backend.name) << ", BackendKind::" << kKindEnums[backend.kind] << ", "
+          << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
+          << Literal(backend.state) << ", " << DriverInit(backend.linux_floor) << ", "
+          << DriverInit(backend.windows_floor) << ", " << DriverInit(backend.linux_toolkit) << ", "
+          << DriverInit(backend.windows_toolkit) << "},\n";
+    }
+    inc << "};\n\n";
+
+    inc << "// Every distinct tag of every wheel: python, abi, platform. Sorted.\n"
+        << "inline constexpr TagRow kTagRows[] = {\n";
+    for (const auto& [tag, id] : tag_ids) {
+      inc << "    {" << Literal(tag[0]) << ", " << Literal(tag[1]) << ", " << Literal(tag[2]) << "},\n";
+    }
+    inc << "};\n\n";
+
+    inc << "// Wheel tag spellings as filenames carry them; each expands to kWheelTagItems[first..+count).\n"
+        << "inline constexpr WheelTagsRow kWheelTagsRows[] = {\n";
+    std::vector<size_t> wheel_items;
+    for (const auto& [spelled, tags] : wheel_tags) {
+      std::vector<size_t> ids;
+      for (const auto& tag : tags) ids.push_back(tag_ids.at(tag));
+      std::sort(ids.begin(), ids.end());
+      inc << "    {" << Literal(spelled) << ", " << wheel_items.size() << ", " << ids.size() << "},\n";
+      wheel_items.insert(wheel_items.end(), ids.begin(), ids.end());
+    }
+    inc << "};\n\ninline constexpr std::uint16_t kWheelTagItems[] = {";
+    for (size_t i = 0; i < wheel_items.size(); ++i) inc << (i % 16 == 0 ? "\n    " : " ") << wheel_items[i] << ",";
+    inc << "\n};\n\n";
+
+    inc << "// Sets of wheels (indexes into kWheelTagsRows) one version offers.\n"
+        << "inline constexpr WheelSetRow kWheelSetRows[] = {\n";
+    std::vector<size_t> set_items;
+    std::vector<std::vector<size_t>> sets_in_order(set_ids.size());
+    for (const auto& [set, id] : set_ids) sets_in_order[id] = set;
+    for (const auto& set : sets_in_order) {
+      inc << "    {" << set_items.size() << ", " << set.size() << "},\n";
+      set_items.insert(set_items.end(), set.begin(), set.end());
+    }
+    inc << "};\n\ninline constexpr std::uint16_t kWheelSetItems[] = {";
+    for (size_t i = 0; i < set_items.size(); ++i) inc << (i % 16 == 0 ? "\n    " : " ") << set_items[i] << ",";
+    inc << "\n};\n\n";
+
+    // Versions per build: PEP 440 order in kVersionRows, and a by-text permutation for lookups.
+    std::ostringstream versions_out, by_text_out, builds_out, projects_out;
+    size_t version_count = 0, build_count = 0, by_text_count = 0;
+    for (const ProjectOut& project : projects) {
+      projects_out << "    {" << Literal(project.name) << ", ProjectClass::" << kClassEnums[project.cls]
+                   << ", " << build_count << ", " << project.builds.size() << ",\n     "
+                   << Literal(project.reason) << "},\n";
+      for (const BuildOut& build : project.builds) {
+        builds_out << "    {" << build.backend << ", " << build.versions.size() << ", "
+                   << version_count << "},  // " << project.name << " " << backends[build.backend].name << "\n";
+        std::vector<size_t> order(build.versions.size());
+        for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+        const auto public_part = [](const std::string& text) { return text.substr(0, text.find('+')); };
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+          return std::pair(public_part(build.versions[a].text), build.versions[a].text) <
+                 std::pair(public_part(build.versions[b].text), build.versions[b].text);
+        });
+        for (const VersionOut& version : build.versions) {
+          versions_out << "    {" << Literal(version.text) << ", " << version.wheel_set << ", "
+                       << (version.parsed.IsPrerelease() ? "true" : "false") << "},\n";
+        }
+        for (size_t k : order) {
+          by_text_out << (by_text_count % 16 == 0 ? "\n    " : " ") << k << ",";
+          ++by_text_count;
+        }
+        version_count += build.versions.size();
+        ++build_count;
+      }
+    }
+    inc << "// Per routed or companion project and backend (sorted by backend index): its versions\n"
+        << "// kVersionRows[first..+count), in PEP 440 order.\n"
+        << "inline constexpr BuildRow kBuildRows[] = {\n" << builds_out.str() << "};\n\n"
+        << "// version (as the index spells it), wheel set, pre-release.\n"
+        << "inline constexpr VersionRow kVersionRows[] = {\n" << versions_out.str() << "};\n\n"
+        << "// Per build, the offsets of its versions sorted by (public version, version) text.\n"
+        << "inline constexpr std::uint16_t kVersionsByText[] = {" << by_text_out.str() << "\n};\n\n"
+        << "// Every project of the catalogue, sorted by (PEP 503 normal) name: class, builds\n"
+        << "// kBuildRows[first..+count), reason.\n"
+        << "inline constexpr ProjectRow kProjectRows[] = {\n" << projects_out.str() << "};\n\n";
+
+    inc << "// GPU targets of the arch lists: CUDA sm_XY (cubins), ROCm gfx targets.\n"
+        << "inline constexpr std::string_view kArchTargets[] = {";
+    {
+      std::vector<std::string> names(target_ids.size());
+      for (const auto& [name, id] : target_ids) names[id] = name;
+      for (size_t i = 0; i < names.size(); ++i) inc << (i % 8 == 0 ? "\n    " : " ") << Literal(names[i]) << ",";
+    }
+    inc << "\n};\n\n"
+        << "// backend index, cpu arch, PTX, torch [min, below) (major*1000000 + minor*1000 + patch;\n"
+        << "// 0xffffffff: open), targets kArchTargetItems[first..+count). Sorted by backend, arch, min.\n"
+        << "inline constexpr ArchRangeRow kArchRangeRows[] = {\n";
+    std::vector<size_t> arch_items;
+    for (const ArchRange& range : ranges) {
+      std::vector<size_t> ids;
+      for (const std::string& target : range.targets) ids.push_back(target_ids.at(target));
+      std::sort(ids.begin(), ids.end());
+      inc << "    {" << range.backend << ", CpuArch::" << (range.cpu_arch == "x86_64" ? "kX86_64" : "kAarch64")
+          << ", Ptx::" << (range.ptx == "no" ? "kNone" : range.ptx == "yes" ? "kAll" : "kLinuxOnly")
+          << ", " << range.torch_min << ", " << (range.torch_below == kOpen ? std::string("0xffffffff") : std::to_string(range.torch_below))
+          << ", " << arch_items.size() << ", " << ids.size() << "},  // " << backends[range.backend].name
+          << " " << RangeText(range) << "\n";
+      arch_items.insert(arch_items.end(), ids.begin(), ids.end());
+    }
+    inc << "};\n\ninline constexpr std::uint16_t kArchTargetItems[] = {";
+    for (size_t i = 0; i < arch_items.size(); ++i) inc << (i % 16 == 0 ? "\n    " : " ") << arch_items[i] << ",";
+    inc << "\n};\n";
+
+    // ---- docs/reference/packages.md ----
+    const auto version_span = [&](const ProjectOut& project) {
+      size_t count = 0;
+      for (const BuildOut& build : project.builds) count += build.versions.size();
+      return count;
+    };
+    std::ostringstream packages;
+    packages << Banner(inputs, true) << "\n# Packages torchdex routes\n\n"
+             << "torchdex installs a **routed** package only from the PyTorch index, from the one backend it\n"
+             << "chose for the machine (cu128, rocm6.4, cpu...), never from the default index: the builds differ\n"
+             << "by backend, and a name that only the PyTorch index should serve must not be resolvable\n"
+             << "elsewhere (the dependency-confusion hole of `--extra-index-url`). **Companions** are pinned by\n"
+             << "routed packages and hosted by PyTorch only; they come from the same backend. Everything else\n"
+             << "stays with the default index.\n\n"
+             << "This page is generated by `torchdex-codegen` from `generated/catalogue.json` (family "
+             << catalogue.family << ", channel " << catalogue.channel << "; " << Cell(catalogue.note)
+             << "). The reasons are the crawler's classification; see `data/routing-policy.json` for the\n"
+             << "policy entries. Regenerate with `torchdex-codegen` (docs/codegen.md).\n";
+    for (size_t cls = 0; cls < 2; ++cls) {
+      size_t count = 0;
+      for (const ProjectOut& project : projects) count += project.cls == cls;
+      packages << "\n## " << (cls == 0 ? "Routed" : "Companions") << " (" << count << ")\n\n"
+               << "| package | backends | versions | why |\n|---|---:|---:|---|\n";
+      for (const ProjectOut& project : projects) {
+        if (project.cls != cls) continue;
+        packages << "| `" << project.name << "` | " << project.builds.size() << " | "
+                 << version_span(project) << " | " << Cell(project.reason) << " |\n";
+      }
+    }
+    {
+      size_t count = 0;
+      for (const ProjectOut& project : projects) count += project.cls >= 2;
+      packages << "\n## Not routed (" << count << ")\n\n"
+               << "The index also serves these projects, but identically on every backend (copies of PyPI\n"
+               << "packages) or no longer; torchdex leaves them to the default index.\n\n"
+               << "<details><summary>" << count << " projects and why each is not routed</summary>\n\n"
+               << "| package | class | why |\n|---|---|---|\n";
+      for (const ProjectOut& project : projects) {
+        if (project.cls < 2) continue;
+        packages << "| `" << project.name << "` | " << kClasses[project.cls] << " | " << Cell(project.reason) << " |\n";
+      }
+      packages << "\n</details>\n";
+    }
+
+    // ---- docs/reference/backends.md ----
+    std::vector<size_t> backend_order(backends.size());
+    for (size_t i = 0; i < backend_order.size(); ++i) backend_order[i] = i;
+    std::sort(backend_order.begin(), backend_order.end(), [&](size_t a, size_t b) {
+      return std::tuple(backends[a].kind, ToolkitKey(backends[a].toolkit), backends[a].name) <
+             std::tuple(backends[b].kind, ToolkitKey(backends[b].toolkit), backends[b].name);
+    });
+    const ProjectOut* torch = nullptr;
+    for (const ProjectOut& project : projects) {
+      if (project.name == "torch") torch = &project;
+    }
+    const auto torch_build = [&](size_t backend) -> const BuildOut* {
+      if (torch == nullptr) return nullptr;
+      for (const BuildOut& build : torch->builds) {
+        if (build.backend == backend) return &build;
+      }
+      return nullptr;
+    };
+    std::ostringstream backends_md;
+    backends_md << Banner(inputs, true) << "\n# Backends\n\n"
+                << "The builds of the PyTorch index (family " << catalogue.family << ", channel "
+                << catalogue.channel << "), with what a machine needs to run them. Generated by\n"
+                << "`torchdex-codegen` from `generated/catalogue.json`, `data/cuda-drivers.json`,\n"
+                << "`data/cuda-archs.json` and `data/rocm-archs.json`, where every number has its source.\n\n"
+                << "- **Driver floor**: the oldest NVIDIA driver that runs the backend's cubins. From CUDA 11 on\n"
+                << "  this is the minor-version-compatibility floor of the toolkit's major (NVIDIA's Table 2);\n"
+                << "  before, the toolkit's own driver.\n"
+                << "- **Toolkit driver**: the driver the toolkit shipped with (Table 3). A GPU newer than every\n"
+                << "  cubin runs only the PTX, which an older driver cannot JIT-compile: it needs this one.\n"
+                << "- **torch**: the oldest and newest torch release the backend offers.\n"
+                << "- `—`: not known (no row in the data).\n\n"
+                << "| backend | kind | toolkit | state | driver floor Linux | Windows | toolkit driver Linux | Windows | torch |\n"
+                << "|---|---|---|---|---|---|---|---|---|\n";
+    for (size_t index : backend_order) {
+      const BackendOut& backend = backends[index];
+      std::string torch_range = "—";
+      if (const BuildOut* build = torch_build(index); build != nullptr && !build->versions.empty()) {
+        torch_range = build->versions.front().parsed.Public().ToString() + " – " +
+                      build->versions.back().parsed.Public().ToString();
+      }
+      const bool cuda = backend.kind == 1;
+      backends_md << "| `" << backend.name << "` | " << kKinds[backend.kind] << " | "
+                  << (backend.toolkit.empty() ? "—" : backend.toolkit) << " | " << Cell(backend.state) << " | "
+                  << (cuda ? DriverText(backend.linux_floor) : "") << " | "
+                  << (cuda ? DriverText(backend.windows_floor) : "") << " | "
+                  << (cuda ? DriverText(backend.linux_toolkit) : "") << " | "
+                  << (cuda ? DriverText(backend.windows_toolkit) : "") << " | " << torch_range << " |\n";
+    }
+    const auto arch_section = [&](bool cuda) {
+      backends_md << "\n## " << (cuda ? "CUDA compute capabilities" : "ROCm gfx targets") << "\n\n"
+                  << (cuda ? "Cubins run on the same major with an equal or higher minor (sm_86 runs on sm_89);\n"
+                             "PTX runs on any later GPU once the driver JIT-compiles it.\n\n"
+                           : "A GPU whose gfx target is not in the list gets no kernels.\n\n");
+      for (size_t index : backend_order) {
+        std::vector<const ArchRange*> rows;
+        for (const ArchRange& range : ranges) {
+          if (range.backend == index && range.cuda == cuda) rows.push_back(&range);
+        }
+        if (rows.empty()) continue;
+        backends_md << "<details><summary><code>" << backends[index].name << "</code>: "
+                    << rows.size() << " torch range" << (rows.size() > 1 ? "s" : "") << "</summary>\n\n"
+                    << "| torch | CPU | " << (cuda ? "cubins | PTX" : "gfx targets") << " |\n|---|---|---|"
+                    << (cuda ? "---|" : "") << "\n";
+        for (const ArchRange* range : rows) {
+          std::vector<std::string> sorted;
+          std::vector<size_t> ids;
+          for (const std::string& target : range->targets) ids.push_back(target_ids.at(target));
+          std::sort(ids.begin(), ids.end());
+          for (size_t id : ids) {
+            for (const auto& [name, value] : target_ids) {
+              if (value == id) sorted.push_back(name);
+            }
+          }
+          backends_md << "| " << RangeText(*range) << " | " << range->cpu_arch << " | " << Join(sorted, " ");
+          if (cuda) {
+            backends_md << " | " << (range->ptx == "no" ? "no" : range->ptx == "yes" ? "yes" : "Linux only");
+          }
+          backends_md << " |\n";
+        }
+        backends_md << "\n</details>\n\n";
+      }
+    };
+    arch_section(true);
+    arch_section(false);
+    // Coverage: torch releases the index offers on a CUDA or ROCm backend that no arch row covers.
+    backends_md << "## Torch releases without an arch list\n\n"
+                << "For these the lookup answers \"unknown\"; a row in `data/cuda-archs.json` or\n"
+                << "`data/rocm-archs.json` (with its source) fills the gap.\n\n"
+                << "<details><summary>Backends and releases not covered</summary>\n\n"
+                << "| backend | torch releases |\n|---|---|\n";
+    for (size_t index : backend_order) {
+      if (backends[index].kind != 1 && backends[index].kind != 2) continue;
+      const BuildOut* build = torch_build(index);
+      if (build == nullptr) continue;
+      std::vector<std::string> missing;
+      for (const VersionOut& version : build->versions) {
+        const auto& release = version.parsed.release();
+        const std::uint32_t key = static_cast<std::uint32_t>(
+            (release.size() > 0 ? release[0] : 0) * 1000000 + (release.size() > 1 ? release[1] : 0) * 1000 +
+            (release.size() > 2 ? release[2] : 0));
+        bool covered = false;
+        for (const ArchRange& range : ranges) {
+          covered = covered || (range.backend == index && range.torch_min <= key && key < range.torch_below);
+        }
+        const std::string text = version.parsed.Public().ToString();
+        if (!covered && (missing.empty() || missing.back() != text)) missing.push_back(text);
+      }
+      if (!missing.empty()) backends_md << "| `" << backends[index].name << "` | " << Join(missing, ", ") << " |\n";
+    }
+    backends_md << "\n</details>\n";
+
+    return {{"generated/catalogue_table.inc", inc.str()},
+            {"docs/reference/packages.md", packages.str()},
+            {"docs/reference/backends.md", backends_md.str()}};
+  });
+}
+
+}  // namespace torchdex::codegen

@@ -1,0 +1,281 @@
+// The one hand-written consumer of generated/catalogue_table.inc: typed lookups over sorted
+// constexpr arrays. The layout: strings are string_views into literals, every repeated thing is
+// interned once and referenced by a 16-bit index (tags, wheel tag spellings, sets of wheels a
+// version offers, GPU targets), and rows of one parent are contiguous ranges of a flat array.
+#include "installer/table/catalogue_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <string_view>
+#include <tuple>
+
+#include "core/tags.h"
+
+namespace torchdex::installer::table {
+namespace {
+
+#include "generated/catalogue_table.inc"
+
+constexpr std::uint32_t kNoRank = std::numeric_limits<std::uint32_t>::max();
+
+char NormalChar(char c) {
+  if (c >= 'A' && c <= 'Z') return static_cast<char>(c - 'A' + 'a');
+  return c;
+}
+bool IsSeparator(char c) { return c == '-' || c == '_' || c == '.'; }
+
+// Compares a table name (already PEP 503 normal) with a query as if the query were normalised:
+// lower-case, every run of '-', '_', '.' one '-'. No allocation.
+int CompareNormalized(std::string_view normal, std::string_view query) {
+  size_t i = 0, j = 0;
+  while (i < normal.size() && j < query.size()) {
+    char q = query[j];
+    if (IsSeparator(q)) {
+      while (j < query.size() && IsSeparator(query[j])) ++j;
+      q = '-';
+    } else {
+      q = NormalChar(q);
+      ++j;
+    }
+    const char n = normal[i++];
+    if (n != q) return n < q ? -1 : 1;
+  }
+  if (i < normal.size()) return 1;
+  if (j < query.size()) return -1;
+  return 0;
+}
+
+template <typename Row>
+const Row* FindByName(std::span<const Row> rows, std::string_view name) {
+  auto it = std::lower_bound(rows.begin(), rows.end(), name,
+                             [](const Row& row, std::string_view key) { return row.name < key; });
+  if (it == rows.end() || it->name != name) return nullptr;
+  return &*it;
+}
+
+std::string_view PublicPart(std::string_view version) {
+  return version.substr(0, version.find('+'));
+}
+
+const BuildRow* FindBuild(const ProjectRow& project, std::uint16_t backend) {
+  const std::span<const BuildRow> builds = BuildsOf(project);
+  auto it = std::lower_bound(builds.begin(), builds.end(), backend,
+                             [](const BuildRow& row, std::uint16_t key) { return row.backend < key; });
+  if (it == builds.end() || it->backend != backend) return nullptr;
+  return &*it;
+}
+
+const BuildRow* FindBuild(std::string_view project, std::string_view backend) {
+  const ProjectRow* project_row = FindProject(project);
+  const BackendRow* backend_row = FindBackend(backend);
+  if (project_row == nullptr || backend_row == nullptr) return nullptr;
+  return FindBuild(*project_row, static_cast<std::uint16_t>(backend_row - kBackendRows));
+}
+
+// "sm_86" -> 86 (major 8, minor 6); "sm_100" -> 100. nullopt when not sm_<digits>.
+std::optional<unsigned> SmNumber(std::string_view target) {
+  if (target.size() < 4 || target.substr(0, 3) != "sm_") return std::nullopt;
+  unsigned value = 0;
+  auto [end, error] = std::from_chars(target.data() + 3, target.data() + target.size(), value);
+  if (error != std::errc() || end != target.data() + target.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::string_view CatalogueChannel() { return kCatalogueChannel; }
+
+std::span<const BackendRow> Backends() { return kBackendRows; }
+std::span<const BackendRow> Backends(std::string_view channel) {
+  if (channel != kCatalogueChannel) return {};
+  return kBackendRows;
+}
+const BackendRow* FindBackend(std::string_view name) {
+  return FindByName(Backends(), name);
+}
+
+std::span<const ProjectRow> Projects() { return kProjectRows; }
+const ProjectRow* FindProject(std::string_view name) {
+  const std::span<const ProjectRow> rows = Projects();
+  auto it = std::lower_bound(rows.begin(), rows.end(), name,
+                             [](const ProjectRow& row, std::string_view key) {
+                               return CompareNormalized(row.name, key) < 0;
+                             });
+  if (it == rows.end() || CompareNormalized(it->name, name) != 0) return nullptr;
+  return &*it;
+}
+bool IsRouted(std::string_view name) {
+  const ProjectRow* row = FindProject(name);
+  return row != nullptr && (row->project_class == ProjectClass::kRouted ||
+                            row->project_class == ProjectClass::kCompanion);
+}
+std::optional<ProjectClass> ClassOfProject(std::string_view name) {
+  const ProjectRow* row = FindProject(name);
+  if (row == nullptr) return std::nullopt;
+  return row->project_class;
+}
+
+std::span<const BuildRow> BuildsOf(const ProjectRow& project) {
+  return std::span<const BuildRow>(kBuildRows).subspan(project.first_build, project.build_count);
+}
+std::span<const VersionRow> VersionsOf(const BuildRow& build) {
+  return std::span<const VersionRow>(kVersionRows).subspan(build.first_version, build.version_count);
+}
+
+std::span<const VersionRow> Versions(std::string_view project, std::string_view backend) {
+  const BuildRow* build = FindBuild(project, backend);
+  if (build == nullptr) return {};
+  return VersionsOf(*build);
+}
+
+const VersionRow* FindVersion(std::string_view project, std::string_view backend,
+                              std::string_view version) {
+  const BuildRow* build = FindBuild(project, backend);
+  if (build == nullptr) return nullptr;
+  const std::span<const VersionRow> versions = VersionsOf(*build);
+  const std::span<const std::uint16_t> by_text =
+      std::span<const std::uint16_t>(kVersionsByText).subspan(build->first_version, build->version_count);
+  const std::string_view wanted = PublicPart(version);
+  auto it = std::lower_bound(by_text.begin(), by_text.end(), wanted,
+                             [&](std::uint16_t offset, std::string_view key) {
+                               return PublicPart(versions[offset].version) < key;
+                             });
+  for (; it != by_text.end() && PublicPart(versions[*it].version) == wanted; ++it) {
+    if (wanted.size() == version.size() || versions[*it].version == version) return &versions[*it];
+  }
+  return nullptr;
+}
+
+std::span<const TagRow> Tags() { return kTagRows; }
+std::span<const WheelTagsRow> WheelTags() { return kWheelTagsRows; }
+std::span<const std::uint16_t> TagsOf(const WheelTagsRow& wheel) {
+  return std::span<const std::uint16_t>(kWheelTagItems).subspan(wheel.first_tag, wheel.tag_count);
+}
+std::span<const std::uint16_t> WheelsOf(const VersionRow& version) {
+  const WheelSetRow& set = kWheelSetRows[version.wheel_set];
+  return std::span<const std::uint16_t>(kWheelSetItems).subspan(set.first, set.count);
+}
+
+TargetTags::TargetTags(std::span<const core::Tag> supported) : rank_(Tags().size(), kNoRank) {
+  const core::TagRanking ranking(supported);
+  core::Tag probe;
+  for (size_t i = 0; i < Tags().size(); ++i) {
+    probe.interpreter = Tags()[i].interpreter;
+    probe.abi = Tags()[i].abi;
+    probe.platform = Tags()[i].platform;
+    if (std::optional<std::size_t> rank = ranking.Rank(probe)) {
+      rank_[i] = static_cast<std::uint32_t>(*rank);
+    }
+  }
+}
+
+std::optional<std::uint32_t> TargetTags::Rank(std::uint16_t tag_index) const {
+  if (tag_index >= rank_.size() || rank_[tag_index] == kNoRank) return std::nullopt;
+  return rank_[tag_index];
+}
+
+std::optional<WheelMatch> WheelFits(const VersionRow& version, const TargetTags& target) {
+  std::optional<WheelMatch> best;
+  for (std::uint16_t wheel : WheelsOf(version)) {
+    for (std::uint16_t tag : TagsOf(kWheelTagsRows[wheel])) {
+      const std::optional<std::uint32_t> rank = target.Rank(tag);
+      if (rank && (!best || *rank < best->rank)) {
+        best = WheelMatch{&version, kWheelTagsRows[wheel].spelled, *rank};
+      }
+    }
+  }
+  return best;
+}
+
+std::optional<WheelMatch> WheelFits(std::string_view project, std::string_view backend,
+                                    std::string_view version, const TargetTags& target) {
+  const VersionRow* row = FindVersion(project, backend, version);
+  if (row == nullptr) return std::nullopt;
+  return WheelFits(*row, target);
+}
+
+std::optional<WheelMatch> BestWheel(std::string_view project, std::string_view backend,
+                                    const TargetTags& target, bool allow_prereleases) {
+  const std::span<const VersionRow> versions = Versions(project, backend);
+  for (auto it = versions.rbegin(); it != versions.rend(); ++it) {  // newest first
+    if (it->prerelease && !allow_prereleases) continue;
+    if (std::optional<WheelMatch> match = WheelFits(*it, target)) return match;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint32_t> TorchReleaseKey(std::string_view version) {
+  std::uint32_t parts[3] = {0, 0, 0};
+  const char* at = version.data();
+  const char* const end = version.data() + version.size();
+  int count = 0;
+  while (count < 3) {
+    auto [next, error] = std::from_chars(at, end, parts[count]);
+    if (error != std::errc() || parts[count] > 999) break;
+    ++count;
+    at = next;
+    if (at == end || *at != '.') break;
+    ++at;
+  }
+  if (count < 2) return std::nullopt;
+  return parts[0] * 1000000 + parts[1] * 1000 + parts[2];
+}
+
+std::span<const ArchRangeRow> ArchRanges() { return kArchRangeRows; }
+std::span<const std::string_view> ArchTargetNames() { return kArchTargets; }
+std::span<const std::uint16_t> TargetsOf(const ArchRangeRow& row) {
+  return std::span<const std::uint16_t>(kArchTargetItems).subspan(row.first_target, row.target_count);
+}
+
+std::string_view ArchTargets::Name(size_t i) const { return kArchTargets[targets[i]]; }
+bool ArchTargets::Contains(std::string_view target) const {
+  for (std::uint16_t id : targets) {
+    if (kArchTargets[id] == target) return true;
+  }
+  return false;
+}
+
+std::optional<ArchTargets> ArchList(std::string_view backend, std::string_view torch_version,
+                                    CpuArch cpu_arch) {
+  const BackendRow* backend_row = FindBackend(backend);
+  const std::optional<std::uint32_t> key = TorchReleaseKey(torch_version);
+  if (backend_row == nullptr || !key) return std::nullopt;
+  const auto index = static_cast<std::uint16_t>(backend_row - kBackendRows);
+  const std::span<const ArchRangeRow> rows = kArchRangeRows;
+  // Rows are sorted by (backend, cpu arch, torch_min) and do not overlap: the candidate is the
+  // last row with torch_min <= key.
+  auto it = std::upper_bound(rows.begin(), rows.end(), std::tuple(index, cpu_arch, *key),
+                             [](const auto& wanted, const ArchRangeRow& row) {
+                               return wanted < std::tuple(row.backend, row.cpu_arch, row.torch_min);
+                             });
+  if (it == rows.begin()) return std::nullopt;
+  --it;
+  if (it->backend != index || it->cpu_arch != cpu_arch || *key >= it->torch_below) return std::nullopt;
+  return ArchTargets{TargetsOf(*it), it->ptx};
+}
+
+bool Covers(const ArchTargets& list, std::string_view gpu_target, TargetOs os) {
+  const std::optional<unsigned> gpu = SmNumber(gpu_target);
+  if (!gpu) return list.Contains(gpu_target);  // ROCm: the exact gfx target
+  unsigned newest = 0;
+  for (std::uint16_t id : list.targets) {
+    const std::optional<unsigned> cubin = SmNumber(kArchTargets[id]);
+    if (!cubin) continue;
+    newest = std::max(newest, *cubin);
+    // Same major, minor at least the cubin's (sm_86 runs sm_80 cubins; desktop rule).
+    if (*cubin / 10 == *gpu / 10 && *cubin <= *gpu) return true;
+  }
+  const bool ptx = list.ptx == Ptx::kAll || (list.ptx == Ptx::kLinuxOnly && os == TargetOs::kLinux);
+  return ptx && newest != 0 && *gpu > newest;
+}
+
+std::optional<DriverVersion> DriverFloor(std::string_view backend, TargetOs os) {
+  const BackendRow* row = FindBackend(backend);
+  if (row == nullptr || row->kind != BackendKind::kCuda) return std::nullopt;
+  const DriverVersion floor = os == TargetOs::kLinux ? row->linux_floor : row->windows_floor;
+  if (!floor.known()) return std::nullopt;
+  return floor;
+}
+
+}  // namespace torchdex::installer::table

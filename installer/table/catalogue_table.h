@@ -1,0 +1,187 @@
+// Typed lookups in the compiled package table (generated/catalogue_table.inc, made by
+// torchdex-codegen from generated/catalogue.json and data/cuda-drivers.json, cuda-archs.json,
+// rocm-archs.json). Only catalogue_table.cc includes the generated file.
+//
+// Everything here reads constexpr arrays in the binary: no start-up cost, no allocation (except
+// building a TargetTags once per target interpreter), binary searches over sorted rows.
+#ifndef TORCHDEX_INSTALLER_TABLE_CATALOGUE_TABLE_H_
+#define TORCHDEX_INSTALLER_TABLE_CATALOGUE_TABLE_H_
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace torchdex::core {
+struct Tag;
+}
+
+namespace torchdex::installer::table {
+
+enum class BackendKind : std::uint8_t { kCpu, kCuda, kRocm, kXpu, kOther };
+enum class ProjectClass : std::uint8_t { kRouted, kCompanion, kMirror, kStale };
+enum class CpuArch : std::uint8_t { kX86_64, kAarch64 };
+enum class TargetOs : std::uint8_t { kLinux, kWindows };
+// Whether a CUDA build carries PTX for its newest architecture (JIT on later GPUs).
+enum class Ptx : std::uint8_t { kNone, kAll, kLinuxOnly };
+
+// An NVIDIA driver version, {550, 54, 14}; {0, 0, 0}: unknown.
+struct DriverVersion {
+  std::uint16_t major = 0;
+  std::uint16_t minor = 0;
+  std::uint16_t patch = 0;
+  bool known() const { return major != 0; }
+  friend auto operator<=>(const DriverVersion&, const DriverVersion&) = default;
+};
+
+// ---- Row types of the generated arrays (plain aggregates, so the tables are constexpr) ----
+
+struct BackendRow {
+  std::string_view name;  // "cu128"
+  BackendKind kind;
+  std::string_view toolkit;  // "12.8", "6.4", "" for cpu and xpu
+  bool legacy;               // *-full, *-pypi-*, cpu-cxx11-abi: recorded, never chosen
+  std::string_view state;    // "ok", "empty", "skipped (legacy)"
+  // The oldest driver that runs the build's cubins: the minor-version-compatibility floor of
+  // the toolkit's major (NVIDIA Table 2), or before CUDA 11 the toolkit's own driver.
+  DriverVersion linux_floor;
+  DriverVersion windows_floor;
+  // The driver the toolkit shipped with (NVIDIA Table 3): needed to JIT the build's PTX.
+  DriverVersion linux_toolkit_driver;
+  DriverVersion windows_toolkit_driver;
+};
+
+struct ProjectRow {
+  std::string_view name;  // PEP 503 normal form
+  ProjectClass project_class;
+  std::uint16_t first_build;  // kBuildRows[first_build, first_build + build_count)
+  std::uint16_t build_count;
+  std::string_view reason;
+};
+
+struct BuildRow {
+  std::uint16_t backend;        // index into Backends()
+  std::uint16_t version_count;  // kVersionRows[first_version, + version_count), PEP 440 order
+  std::uint32_t first_version;
+};
+
+struct VersionRow {
+  std::string_view version;  // as the index spells it, with its local label: "2.3.1+cu121"
+  std::uint16_t wheel_set;   // index into the wheel sets
+  bool prerelease;           // PEP 440 pre- or dev-release
+};
+
+struct TagRow {
+  std::string_view interpreter;  // "cp312"
+  std::string_view abi;          // "cp312"
+  std::string_view platform;     // "manylinux_2_28_x86_64"
+};
+
+struct WheelTagsRow {
+  std::string_view spelled;  // as filenames carry it: "cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64"
+  std::uint16_t first_tag;   // its expanded tags: indexes into Tags()
+  std::uint16_t tag_count;
+};
+
+struct WheelSetRow {
+  std::uint16_t first;  // indexes into WheelTags(): the wheels one version offers
+  std::uint16_t count;
+};
+
+struct ArchRangeRow {
+  std::uint16_t backend;
+  CpuArch cpu_arch;
+  Ptx ptx;
+  std::uint32_t torch_min;    // 2.8 -> 2008000 (major * 1000000 + minor * 1000 + patch)
+  std::uint32_t torch_below;  // exclusive; 0xffffffff: open
+  std::uint16_t first_target;
+  std::uint16_t target_count;
+};
+
+// ---- Lookups ----
+
+// The catalogue the table was built from: "stable".
+std::string_view CatalogueChannel();
+
+// Every backend of the catalogue, sorted by name. Backends(channel) is empty for a channel the
+// table was not built from (the live index serves those).
+std::span<const BackendRow> Backends();
+std::span<const BackendRow> Backends(std::string_view channel);
+const BackendRow* FindBackend(std::string_view name);
+
+// Every project of the catalogue, sorted by name. Names are matched PEP 503 style
+// ("Torch_Vision" is torchvision) without allocating.
+std::span<const ProjectRow> Projects();
+const ProjectRow* FindProject(std::string_view name);
+bool IsRouted(std::string_view name);  // routed or companion: never from the default index
+std::optional<ProjectClass> ClassOfProject(std::string_view name);
+
+// The versions a routed project offers on a backend, oldest first (PEP 440 order); empty when
+// it offers none there.
+std::span<const VersionRow> Versions(std::string_view project, std::string_view backend);
+// One version: "2.3.1+cu121" exactly, or "2.3.1" matching any local label.
+const VersionRow* FindVersion(std::string_view project, std::string_view backend,
+                              std::string_view version);
+
+// The supported tags of one target interpreter (core::SupportedTags), ranked once against the
+// table's tags so that fit checks are array reads.
+class TargetTags {
+ public:
+  explicit TargetTags(std::span<const core::Tag> supported);
+  // Rank (0 = most preferred) of the table's tag `tag_index`, or nullopt when it does not fit.
+  std::optional<std::uint32_t> Rank(std::uint16_t tag_index) const;
+
+ private:
+  std::vector<std::uint32_t> rank_;  // per Tags() row; kNoRank when it does not fit
+};
+
+struct WheelMatch {
+  const VersionRow* version;
+  std::string_view wheel_tags;  // the spelling of the best-fitting wheel
+  std::uint32_t rank;           // its rank for the target (0 = best)
+};
+// The best wheel of `version` for the target, or nullopt when none fits.
+std::optional<WheelMatch> WheelFits(std::string_view project, std::string_view backend,
+                                    std::string_view version, const TargetTags& target);
+std::optional<WheelMatch> WheelFits(const VersionRow& version, const TargetTags& target);
+// The newest version (final releases before pre-releases) with a wheel for the target.
+std::optional<WheelMatch> BestWheel(std::string_view project, std::string_view backend,
+                                    const TargetTags& target, bool allow_prereleases = false);
+
+// The GPU targets a build of `backend` for torch `torch_version` ("2.8.0+cu128", "2.8") and a
+// CPU architecture carries: CUDA "sm_XY" cubins, ROCm "gfx..." targets. nullopt: not known.
+struct ArchTargets {
+  std::span<const std::uint16_t> targets;  // indexes into ArchTargetNames()
+  Ptx ptx;
+  std::string_view Name(size_t i) const;
+  bool Contains(std::string_view target) const;
+};
+std::optional<ArchTargets> ArchList(std::string_view backend, std::string_view torch_version,
+                                    CpuArch cpu_arch);
+// Whether a GPU runs the build: CUDA "sm_86" by a cubin of the same major with a minor <= 6,
+// or by PTX (on `os`) when it is newer than every cubin; ROCm "gfx1100" when listed.
+bool Covers(const ArchTargets& list, std::string_view gpu_target, TargetOs os);
+
+// The oldest driver that runs `backend` on `os` (see BackendRow); nullopt for a non-CUDA
+// backend or when the data does not know.
+std::optional<DriverVersion> DriverFloor(std::string_view backend, TargetOs os);
+
+// Raw rows, for tests and the benchmarks.
+std::span<const TagRow> Tags();
+std::span<const WheelTagsRow> WheelTags();
+std::span<const std::uint16_t> TagsOf(const WheelTagsRow& wheel);
+std::span<const std::uint16_t> WheelsOf(const VersionRow& version);  // indexes into WheelTags()
+std::span<const BuildRow> BuildsOf(const ProjectRow& project);
+std::span<const VersionRow> VersionsOf(const BuildRow& build);
+std::span<const ArchRangeRow> ArchRanges();
+std::span<const std::string_view> ArchTargetNames();
+std::span<const std::uint16_t> TargetsOf(const ArchRangeRow& row);
+
+// "2.8.0+cu128" -> 2008000; nullopt when it does not start with MAJOR.MINOR.
+std::optional<std::uint32_t> TorchReleaseKey(std::string_view version);
+
+}  // namespace torchdex::installer::table
+
+#endif  // TORCHDEX_INSTALLER_TABLE_CATALOGUE_TABLE_H_
