@@ -16,6 +16,8 @@
 //    only differs for backslashes.
 #include "core/requirement.h"
 
+#include "core/spelling.h"
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -114,21 +116,6 @@ std::optional<std::string_view> CanonicalVariable(std::string_view word) {
     if (spelling == word) return canonical;
   }
   return std::nullopt;
-}
-
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 // "did you mean" for a misspelt variable: the closest canonical name within two edits.

@@ -14,6 +14,7 @@
 #include "catalogue/catalogue.h"
 #include "catalogue/diff.h"
 #include "catalogue/store.h"
+#include "core/spelling.h"
 
 #ifndef TORCHDEX_VERSION
 #define TORCHDEX_VERSION "0.0.0"
@@ -370,14 +371,8 @@ int RunCrawlCli(const std::vector<std::string>& args, std::ostream& out, std::os
   if (command == "crawl") return RunCrawl(rest, out, err, deps);
   if (command == "export") return RunExport(rest, out, err);
   if (command == "diff") return RunDiff(rest, out, err);
-  err << "torchdex-crawl: unknown command '" << command << "'";
-  for (const char* known : {"crawl", "export", "diff"}) {
-    if (command.size() > 1 && std::string(known).find(command.substr(0, 2)) == 0) {
-      err << " (did you mean '" << known << "'?)";
-      break;
-    }
-  }
-  err << "\n" << kUsage;
+  err << "torchdex-crawl: unknown command '" << command << "'"
+      << core::DidYouMean(command, {"crawl", "export", "diff"}) << "\n" << kUsage;
   return kExitUsage;
 }
 

@@ -18,6 +18,8 @@ struct Subcommand {
   const char* summary;  // one line for the global help
   const char* details;  // paragraphs after the options in `torchdex NAME --help`
   void (*add_options)(boost::program_options::options_description& description, Options& options);
+  // The option that takes the positional arguments ("requirement"), or nullptr for none.
+  const char* positional;
   // Checks the values once parsed; an error is a usage error.
   core::Expected<bool> (*validate)(const Options& options);
   int (*run)(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
@@ -30,6 +32,16 @@ void AddDetectOptions(boost::program_options::options_description& description, 
 core::Expected<bool> ValidateDetectOptions(const Options& options);
 int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 extern const char* const kDetectDetails;
+
+// select_command.cc
+void AddSelectOptions(boost::program_options::options_description& description, Options& options);
+core::Expected<bool> ValidateSelectOptions(const Options& options);
+int RunSelect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+extern const char* const kSelectDetails;
+// The options and checks `select` shares with `install`.
+void AddSelectionOptions(boost::program_options::options_description& description,
+                         SelectionOptions& options);
+core::Expected<bool> ValidateSelectionOptions(const SelectionOptions& options);
 
 }  // namespace torchdex::installer
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/spelling.h"
 #include "installer/cli/commands.h"
 
 #ifndef TORCHDEX_VERSION
@@ -16,12 +17,19 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kExitCodes =
-    "exit codes: 0 ok, 1 unexpected failure, 2 usage error, 3 malformed override variable\n";
+    "exit codes: 0 ok, 1 failure (the message says what), 2 usage error, 3 malformed override\n"
+    "variable, 4 no backend offers what was asked\n";
 
 const Subcommand kSubcommands[] = {
     {"detect", "torchdex detect [--json] [--root DIR] [--probe-timeout SECONDS]",
      "report the accelerator: NVIDIA driver and GPUs, AMD gfx, Intel XPU, WSL, containers, Jetson",
-     kDetectDetails, &AddDetectOptions, &ValidateDetectOptions, &RunDetect},
+     kDetectDetails, &AddDetectOptions, nullptr, &ValidateDetectOptions, &RunDetect},
+    {"select",
+     "torchdex select [REQUIREMENT...] [--torch-backend=auto|cpu|cuXYZ|rocmX.Y|xpu] "
+     "[--channel stable|test|nightly] [--python-version X.Y | --python PATH] [--platform TAG] "
+     "[--root DIR] [--catalogue FILE]... [--explain] [--json]",
+     "choose the backend for this machine (or another) and say why",
+     kSelectDetails, &AddSelectOptions, "requirement", &ValidateSelectOptions, &RunSelect},
 };
 
 const Subcommand* FindSubcommand(std::string_view name) {
@@ -31,30 +39,11 @@ const Subcommand* FindSubcommand(std::string_view name) {
   return nullptr;
 }
 
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string UnknownCommand(std::string_view name) {
-  std::string message = "unknown command \"" + std::string(name) + "\"";
-  for (const Subcommand& command : kSubcommands) {
-    if (EditDistance(name, command.name) <= 2) {
-      message += " (did you mean \"" + std::string(command.name) + "\"?)";
-      break;
-    }
-  }
-  return message + "; see torchdex --help";
+  std::vector<std::string> names;
+  for (const Subcommand& command : kSubcommands) names.emplace_back(command.name);
+  return "unknown command \"" + std::string(name) + "\"" + core::DidYouMean(name, names) +
+         "; see torchdex --help";
 }
 
 po::options_description GlobalOptions(Options& options) {
@@ -135,7 +124,10 @@ core::Expected<Options> ParseCommandLine(const std::vector<std::string>& args) {
     po::options_description description(std::string(command->name) + " options");
     command->add_options(description, options);
     po::variables_map command_values;
-    po::store(po::command_line_parser(rest).options(description).run(), command_values);
+    po::positional_options_description command_positional;
+    if (command->positional != nullptr) command_positional.add(command->positional, -1);
+    po::store(po::command_line_parser(rest).options(description).positional(command_positional).run(),
+              command_values);
     po::notify(command_values);
     if (!options.help) {
       core::Expected<bool> valid = command->validate(options);

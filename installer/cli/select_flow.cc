@@ -237,7 +237,7 @@ core::Expected<SelectionOutcome> DecideBackend(const SelectionOptions& o, Deps& 
       torch.name = "torch";
       asked.push_back(torch);
     }
-    Candidate c{forced, AcceleratorKind::kOther, "", {"named by " + out.forced_by}};
+    Candidate c{forced, AcceleratorKind::kOther, "", true, {"named by " + out.forced_by}};
     for (const BackendView& b : source->view->Backends("stable")) {
       if (b.name == forced) c.kind = b.kind;
     }

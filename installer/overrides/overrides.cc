@@ -7,41 +7,12 @@
 #include <sstream>
 
 #include "core/name.h"
+#include "core/spelling.h"
 
 namespace torchdex::installer {
 namespace {
 
 using nlohmann::json;
-
-// Optimal string alignment distance: a swap of two neighbours counts as one edit ("cdua").
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
-std::string DidYouMean(std::string_view word, const std::vector<std::string>& known) {
-  std::string best;
-  std::size_t best_distance = 3;  // more than two edits away is no suggestion
-  for (const std::string& k : known) {
-    const std::size_t d = EditDistance(word, k);
-    if (d < best_distance) {
-      best_distance = d;
-      best = k;
-    }
-  }
-  return best.empty() ? "" : " (did you mean \"" + best + "\"?)";
-}
 
 // JSON pointer escaping (RFC 6901) for keys in messages.
 std::string Escape(const std::string& key) {
@@ -69,7 +40,7 @@ class Checker {
         std::string list;
         for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
         return Fail(pointer + "/" + Escape(key),
-                    "unknown key \"" + key + "\"" + DidYouMean(key, allowed) + "; expected one of " + list);
+                    "unknown key \"" + key + "\"" + core::DidYouMean(key, allowed) + "; expected one of " + list);
       }
     }
     return std::nullopt;
@@ -121,7 +92,7 @@ std::optional<core::Error> ParseBackends(const json& backends, const Checker& c,
     if (auto e = c.String(entry["kind"], at + "/kind", &b.kind)) return e;
     const std::vector<std::string> kinds = {"cpu", "cuda", "rocm", "xpu"};
     if (std::find(kinds.begin(), kinds.end(), b.kind) == kinds.end()) {
-      return c.Fail(at + "/kind", "\"" + b.kind + "\" is not one of cpu, cuda, rocm, xpu" + DidYouMean(b.kind, kinds));
+      return c.Fail(at + "/kind", "\"" + b.kind + "\" is not one of cpu, cuda, rocm, xpu" + core::DidYouMean(b.kind, kinds));
     }
     if (!entry.contains("url")) return c.Fail(at, "a custom backend needs \"url\", its index");
     if (auto e = c.Url(entry["url"], at + "/url", &b.index_url)) return e;

@@ -168,7 +168,7 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
 
   for (const BackendView& backend : catalogue.Backends(request.channel)) {
     Rejection rejection{backend.name, {}};
-    Candidate candidate{backend.name, backend.kind, "", {}};
+    Candidate candidate{backend.name, backend.kind, "", true, {}};
     std::string driver;
     std::string release_driver;
 
@@ -202,7 +202,7 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
           rejection.reasons.push_back("the NVIDIA driver version is unknown");
           break;
         }
-        const std::string floor = catalogue.DriverFloor(backend.toolkit, column);
+        const std::string floor = catalogue.DriverFloor(backend.name, column);
         if (floor.empty()) {
           rejection.reasons.push_back("no driver floor known for CUDA " + backend.toolkit);
           break;
@@ -212,7 +212,7 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
                                       backend.toolkit + " builds on " + OsTitle(column));
           break;
         }
-        release_driver = catalogue.ReleaseDriver(backend.toolkit, column);
+        release_driver = catalogue.ReleaseDriver(backend.name, column);
         candidate.notes.push_back("driver " + driver + " >= " + floor + " (" + OsTitle(column) + ")");
         break;
       }
@@ -288,11 +288,22 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
     for (const core::Version& v : primary_versions) {
       const std::string torch_version = v.Public().ToString();
       bool all_covered = true;
+      bool verified = true;
       std::vector<std::string> how;
       if (backend.kind == AcceleratorKind::kCuda || backend.kind == AcceleratorKind::kRocm) {
         const std::optional<ArchView> arch = catalogue.Arch(backend.name, torch_version, target.arch);
-        if (!arch) {
-          how.push_back("arch list of " + torch_version + " unknown, not checked");
+        if (!arch && backend.kind == AcceleratorKind::kRocm) {
+          // ROCm support is sparse: a gfx target not known to be built gets no kernels.
+          all_covered = false;
+          if (first_gap.empty()) {
+            first_gap = "the gfx list of " + backend.name + " for " + primary + " " + torch_version +
+                        " is not known, so " + Join(facts.amd->gfx) + " cannot be checked";
+          }
+        } else if (!arch) {
+          // CUDA builds of every era covered the mainstream archs: usable, but ranked after
+          // the builds whose list is known to cover these GPUs.
+          verified = false;
+          how.push_back("arch list of " + primary + " " + torch_version + " unknown, GPUs not checked");
         } else if (backend.kind == AcceleratorKind::kCuda) {
           for (const NvidiaGpu& gpu : gpus) {
             const Coverage c = CudaCoverage(gpu.compute_capability, *arch, driver, release_driver);
@@ -319,6 +330,7 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
       }
       if (all_covered) {
         candidate.primary_version = v.ToString();
+        candidate.arch_verified = verified;
         for (std::string& h : how) candidate.notes.push_back(std::move(h));
         break;
       }
@@ -338,6 +350,7 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
     const bool a_acc = a.kind != AcceleratorKind::kCpu;
     const bool b_acc = b.kind != AcceleratorKind::kCpu;
     if (a_acc != b_acc) return a_acc;
+    if (a.arch_verified != b.arch_verified) return a.arch_verified;
     const core::Version va = core::Version::Parse(a.primary_version)->Public();
     const core::Version vb = core::Version::Parse(b.primary_version)->Public();
     if (va != vb) return va > vb;

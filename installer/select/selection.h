@@ -44,11 +44,12 @@ class CatalogueView {
   /// What the build contains; nullopt when the catalogue does not know (then it is not checked).
   virtual std::optional<ArchView> Arch(const std::string& backend, const std::string& torch_version,
                                        const std::string& cpu_arch) const = 0;
-  /// The minimum driver that runs builds of `toolkit` at all (NVIDIA's minor-version
-  /// compatibility floor of its major), per target OS ("linux", "windows"); "" when unknown.
-  virtual std::string DriverFloor(const std::string& toolkit, const std::string& os) const = 0;
-  /// The driver `toolkit` shipped with (needed to JIT its PTX); "" when unknown.
-  virtual std::string ReleaseDriver(const std::string& toolkit, const std::string& os) const = 0;
+  /// The minimum driver that runs the CUDA builds of `backend` at all (NVIDIA's minor-version
+  /// compatibility floor of its toolkit's major), per target OS ("linux", "windows"); "" when
+  /// unknown.
+  virtual std::string DriverFloor(const std::string& backend, const std::string& os) const = 0;
+  /// The driver the backend's toolkit shipped with (needed to JIT its PTX); "" when unknown.
+  virtual std::string ReleaseDriver(const std::string& backend, const std::string& os) const = 0;
 };
 
 struct SelectionTarget {
@@ -70,6 +71,7 @@ struct Candidate {
   std::string backend;
   AcceleratorKind kind = AcceleratorKind::kCpu;
   std::string primary_version;  // the highest version of the primary package that fits
+  bool arch_verified = true;    // false: the build's arch list is not known, GPUs not checked
   std::vector<std::string> notes;  // why it fits ("driver 550.144.03 >= 525.60.13 (Linux)")
 };
 

@@ -377,7 +377,7 @@ TEST_F(CrawlFaultTest, AMissingRootFallsBackToDiscoveryPages) {
 TEST(CrawlCliTest, ReportsBadUsageAndUnknownCommands) {
   CliResult r = RunCli({"crwal"});
   EXPECT_EQ(r.code, kExitUsage);
-  EXPECT_NE(r.err.find("did you mean 'crawl'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown command 'crwal' (did you mean \"crawl\"?)"), std::string::npos) << r.err;
   r = RunCli({"crawl", "--channel", "weekly", "--store", "/nonexistent/x.sqlite"});
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_NE(r.err.find("unknown channel 'weekly'; known: stable test nightly"), std::string::npos) << r.err;

@@ -86,14 +86,22 @@ class FakeCatalogue : public CatalogueView {
     }
     return std::nullopt;
   }
-  std::string DriverFloor(const std::string& toolkit, const std::string& os) const override {
+  std::string Toolkit(const std::string& backend) const {
+    for (const FakeBackend& b : backends_) {
+      if (b.view.name == backend) return b.view.toolkit;
+    }
+    return "";
+  }
+  std::string DriverFloor(const std::string& backend, const std::string& os) const override {
+    const std::string toolkit = Toolkit(backend);
     const bool win = os == "windows";
     if (toolkit.starts_with("11.")) return win ? "452.39" : "450.80.02";
     if (toolkit.starts_with("12.")) return win ? "528.33" : "525.60.13";
     if (toolkit.starts_with("13.")) return win ? "580.00" : "580.65.06";
     return "";
   }
-  std::string ReleaseDriver(const std::string& toolkit, const std::string& os) const override {
+  std::string ReleaseDriver(const std::string& backend, const std::string& os) const override {
+    const std::string toolkit = Toolkit(backend);
     static const std::map<std::string, std::pair<std::string, std::string>> kDrivers = {
         {"11.8", {"520.61.05", "520.06"}}, {"12.1", {"530.30.02", "531.14"}},
         {"12.4", {"550.54.14", "551.61"}}, {"12.6", {"560.28.03", "560.76"}},

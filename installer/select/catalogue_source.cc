@@ -1,0 +1,266 @@
+#include "installer/select/catalogue_source.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "catalogue/catalogue.h"
+#include "core/name.h"
+#include "core/spelling.h"
+#include "core/version.h"
+#include "core/wheel.h"
+#include "installer/table/catalogue_table.h"
+
+namespace torchdex::installer {
+namespace {
+
+AcceleratorKind FromTable(table::BackendKind kind) {
+  switch (kind) {
+    case table::BackendKind::kCpu:
+      return AcceleratorKind::kCpu;
+    case table::BackendKind::kCuda:
+      return AcceleratorKind::kCuda;
+    case table::BackendKind::kRocm:
+      return AcceleratorKind::kRocm;
+    case table::BackendKind::kXpu:
+      return AcceleratorKind::kXpu;
+    case table::BackendKind::kOther:
+      return AcceleratorKind::kOther;
+  }
+  return AcceleratorKind::kOther;
+}
+
+AcceleratorKind FromName(const std::string& kind) {
+  if (kind == "cpu") return AcceleratorKind::kCpu;
+  if (kind == "cuda") return AcceleratorKind::kCuda;
+  if (kind == "rocm") return AcceleratorKind::kRocm;
+  if (kind == "xpu") return AcceleratorKind::kXpu;
+  return AcceleratorKind::kOther;
+}
+
+std::string DriverText(const table::DriverVersion& v) {
+  if (!v.known()) return "";
+  char text[32];
+  if (v.patch != 0) {
+    std::snprintf(text, sizeof(text), "%u.%02u.%02u", v.major, v.minor, v.patch);
+  } else {
+    std::snprintf(text, sizeof(text), "%u.%02u", v.major, v.minor);
+  }
+  return text;
+}
+
+// "sm_86" -> "8.6", "sm_120" -> "12.0"; other names (gfx targets) as they are.
+std::string ArchName(std::string_view target) {
+  if (!target.starts_with("sm_") || target.size() < 5) return std::string(target);
+  std::string out(target.substr(3, target.size() - 4));
+  out.push_back('.');
+  out.push_back(target.back());
+  return out;
+}
+
+// What every view shares: backends, driver floors and arch lists from the compiled table, and
+// the custom backends of the override files.
+class ViewBase : public CatalogueView {
+ public:
+  explicit ViewBase(const EffectiveOverrides& overrides) {
+    for (const auto& [name, sourced] : overrides.custom_backends) custom_[name] = sourced.value;
+  }
+
+  std::vector<BackendView> Backends(const std::string&) const override {
+    std::vector<BackendView> out;
+    for (const table::BackendRow& b : table::Backends()) {
+      if (b.legacy || b.state != "ok") continue;  // recorded, never chosen
+      out.push_back({std::string(b.name), FromTable(b.kind), std::string(b.toolkit)});
+    }
+    for (const auto& [name, c] : custom_) out.push_back({name, FromName(c.kind), c.toolkit});
+    return out;
+  }
+
+  std::optional<ArchView> Arch(const std::string& backend, const std::string& torch_version,
+                               const std::string& cpu_arch) const override {
+    if (auto it = custom_.find(backend); it != custom_.end()) {
+      if (it->second.arch.empty()) return std::nullopt;
+      return ArchView{it->second.arch, it->second.ptx};
+    }
+    const table::CpuArch arch = cpu_arch == "aarch64" || cpu_arch == "arm64" ? table::CpuArch::kAarch64
+                                                                              : table::CpuArch::kX86_64;
+    const std::optional<table::ArchTargets> targets = table::ArchList(backend, torch_version, arch);
+    if (!targets) return std::nullopt;
+    ArchView view;
+    for (std::size_t i = 0; i < targets->targets.size(); ++i) view.cubins.push_back(ArchName(targets->Name(i)));
+    // PTX is embedded for the newest architecture of the list (TORCH_CUDA_ARCH_LIST "+PTX").
+    // kLinuxOnly counts here: torch's Windows builds are not chosen by this table.
+    if (targets->ptx != table::Ptx::kNone && !view.cubins.empty()) {
+      std::string newest;
+      double best = -1;
+      for (const std::string& c : view.cubins) {
+        try {
+          const double v = std::stod(c);
+          if (v > best) {
+            best = v;
+            newest = c;
+          }
+        } catch (...) {
+        }
+      }
+      view.ptx = newest;
+    }
+    return view;
+  }
+
+  std::string DriverFloor(const std::string& backend, const std::string& os) const override {
+    if (auto it = custom_.find(backend); it != custom_.end()) {
+      auto floor = it->second.driver_floor.find(os);
+      return floor == it->second.driver_floor.end() ? "" : floor->second;
+    }
+    const auto floor = table::DriverFloor(backend, os == "windows" ? table::TargetOs::kWindows : table::TargetOs::kLinux);
+    return floor ? DriverText(*floor) : "";
+  }
+
+  std::string ReleaseDriver(const std::string& backend, const std::string& os) const override {
+    const table::BackendRow* row = table::FindBackend(backend);
+    if (row == nullptr) return "";
+    return DriverText(os == "windows" ? row->windows_toolkit_driver : row->linux_toolkit_driver);
+  }
+
+ protected:
+  std::map<std::string, CustomBackend> custom_;
+};
+
+// The table compiled into torchdex.
+class TableView : public ViewBase {
+ public:
+  using ViewBase::ViewBase;
+
+  std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
+    std::vector<std::string> out;
+    for (const table::VersionRow& v : table::Versions(project, backend)) out.emplace_back(v.version);
+    return out;
+  }
+
+  bool HasWheelFor(const std::string& project, const std::string& backend, const std::string& version,
+                   const std::vector<core::Tag>& supported) const override {
+    // Ranking the table's tags for a target is the costly part: done once per target.
+    if (supported.empty()) return true;
+    if (cached_for_ != &supported || cached_size_ != supported.size()) {
+      tags_ = std::make_unique<table::TargetTags>(supported);
+      cached_for_ = &supported;
+      cached_size_ = supported.size();
+    }
+    return table::WheelFits(project, backend, version, *tags_).has_value();
+  }
+
+ private:
+  mutable std::unique_ptr<table::TargetTags> tags_;
+  mutable const std::vector<core::Tag>* cached_for_ = nullptr;
+  mutable std::size_t cached_size_ = 0;
+};
+
+// A newer catalogue.json named by an override file: its versions and wheel tags replace the
+// table's; backends of the table it lacks are left out.
+class JsonView : public ViewBase {
+ public:
+  JsonView(const EffectiveOverrides& overrides, catalogue::Catalogue cat)
+      : ViewBase(overrides), cat_(std::move(cat)) {}
+
+  std::vector<BackendView> Backends(const std::string& channel) const override {
+    std::vector<BackendView> out;
+    for (const BackendView& b : ViewBase::Backends(channel)) {
+      if (custom_.count(b.name) != 0 || cat_.backends.count(b.name) != 0) out.push_back(b);
+    }
+    for (const auto& [name, b] : cat_.backends) {
+      if (b.legacy || b.state != "ok" || table::FindBackend(name) != nullptr) continue;
+      out.push_back({name, FromName(b.kind), b.toolkit});  // new in the newer catalogue
+    }
+    return out;
+  }
+
+  std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
+    std::vector<std::string> out;
+    auto p = cat_.projects.find(project);
+    if (p == cat_.projects.end()) return out;
+    auto b = p->second.builds.find(backend);
+    if (b == p->second.builds.end()) return out;
+    for (const auto& [version, tags] : b->second) out.push_back(version);
+    return out;
+  }
+
+  bool HasWheelFor(const std::string& project, const std::string& backend, const std::string& version,
+                   const std::vector<core::Tag>& supported) const override {
+    if (supported.empty()) return true;
+    auto p = cat_.projects.find(project);
+    if (p == cat_.projects.end()) return false;
+    auto b = p->second.builds.find(backend);
+    if (b == p->second.builds.end()) return false;
+    auto v = b->second.find(version);
+    if (v == b->second.end()) return false;
+    const std::set<core::Tag> accepted(supported.begin(), supported.end());
+    for (const std::string& spelled : v->second) {
+      auto wheel = core::ParseWheelFilename("x-0-" + spelled + ".whl");
+      if (!wheel) continue;
+      for (const core::Tag& t : wheel->Tags()) {
+        if (accepted.count(t) != 0) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  catalogue::Catalogue cat_;
+};
+
+}  // namespace
+
+bool CatalogueSource::IsRouted(const std::string& normalized_name) const {
+  return std::binary_search(routed.begin(), routed.end(), normalized_name);
+}
+
+std::vector<std::string> CatalogueSource::BackendNames(const std::string& channel) const {
+  std::vector<std::string> out;
+  for (const BackendView& b : view->Backends(channel)) out.push_back(b.name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+core::Expected<CatalogueSource> LoadCatalogueSource(const EffectiveOverrides& overrides) {
+  CatalogueSource source;
+  std::map<std::string, std::pair<std::string, std::string>> routed;  // name -> reason, origin
+  if (overrides.catalogue) {
+    auto cat = catalogue::LoadCatalogueJson(overrides.catalogue->value);
+    if (!cat) return core::MakeError(cat.error().message + " (named by " + overrides.catalogue->origin + ")");
+    for (const auto& [name, p] : cat->projects) {
+      if (p.cls == "routed" || p.cls == "companion") routed[name] = {p.reason, overrides.catalogue->value};
+    }
+    source.description = overrides.catalogue->value + " (" + cat->channel + " channel, updated " +
+                         cat->updated_at + "), named by " + overrides.catalogue->origin;
+    source.view = std::make_unique<JsonView>(overrides, std::move(cat).value());
+  } else {
+    for (const table::ProjectRow& p : table::Projects()) {
+      if (p.project_class == table::ProjectClass::kRouted || p.project_class == table::ProjectClass::kCompanion) {
+        routed[std::string(p.name)] = {std::string(p.reason), "embedded"};
+      }
+    }
+    source.description = "embedded table (" + std::string(table::CatalogueChannel()) + " channel)";
+    source.view = std::make_unique<TableView>(overrides);
+  }
+  for (const auto& [name, sourced] : overrides.routed_add) routed[name] = {sourced.value, sourced.origin};
+  for (const auto& [name, sourced] : overrides.routed_remove) routed.erase(name);
+  for (const auto& [name, why] : routed) {
+    source.routed.push_back(name);
+    source.routed_reasons.emplace_back(name, why.first);
+    source.routed_origins.emplace_back(name, why.second);
+  }
+  if (!overrides.files.empty()) {
+    source.description += "; overrides: ";
+    for (std::size_t i = 0; i < overrides.files.size(); ++i) source.description += (i ? ", " : "") + overrides.files[i];
+  }
+  return source;
+}
+
+std::string ClosestBackend(const std::string& name, const std::vector<std::string>& known) {
+  return core::DidYouMean(name, known, /*quote=*/false);
+}
+
+}  // namespace torchdex::installer
