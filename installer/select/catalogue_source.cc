@@ -45,6 +45,8 @@ std::string DriverText(const table::DriverVersion& v) {
   char text[32];
   if (v.patch != 0) {
     std::snprintf(text, sizeof(text), "%u.%02u.%02u", v.major, v.minor, v.patch);
+  } else if (v.minor == 0) {
+    std::snprintf(text, sizeof(text), "%u", v.major);  // NVIDIA's table says ">= 580"
   } else {
     std::snprintf(text, sizeof(text), "%u.%02u", v.major, v.minor);
   }

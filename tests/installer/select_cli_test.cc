@@ -1,0 +1,176 @@
+// `torchdex select` end to end, in process, over the captured hosts of the detection corpus and
+// the embedded table of the real 2026-03-15 catalogue.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "installer/cli/run.h"
+#include "installer/detect/clock.h"
+
+namespace torchdex::installer {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kHosts = fs::path(TORCHDEX_FIXTURES_DIR) / "hosts";
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result Select(std::vector<std::string> args, Environment env = {}) {
+  // The real runner: captured hosts such as WSL answer through their fake tools and libraries.
+  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  const SteadyClock clock;
+  Deps deps{env, *runner, clock};
+  args.insert(args.begin(), "select");
+  std::ostringstream out, err;
+  const int code = Main(args, deps, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string BackendFor(const std::string& host, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--root", (kHosts / host).string(), "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const Result r = Select(args);
+  EXPECT_TRUE(r.code == kExitOk || r.code == kExitNoBackend) << host << ": " << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  if (doc.is_discarded() || doc["backend"].is_null()) return "(none)";
+  return doc["backend"].get<std::string>();
+}
+
+TEST(SelectCliTest, ChoosesForEveryCapturedHost) {
+  // The newest torch of the embedded catalogue is 2.10.0; cu128 and cu126 cover sm_50-sm_120
+  // between them at 2.10, cu130 starts at sm_75 and needs a 580 driver.
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"linux-no-gpu", "cpu"},
+      {"linux-rtx3090-driver550-proprietary", "cu128"},
+      {"linux-h100-driver570-open", "cu128"},
+      {"linux-v100-rtx4090-driver580-mixed", "cu128"},  // cu130 has no sm_70
+      {"laptop-rtx4060-driver560-intel-iris-xe", "cu128"},
+      {"linux-r470-nvidia-smi-without-compute-cap", "cu118"},  // 470 is below every CUDA 12 floor
+      {"wsl2-two-gpus-572.60", "cu128"},                          // Windows 572.60 < 580 for cu130
+      {"container-no-devices-driver550", "cpu"},
+      {"container-with-devices-a100-driver535", "cu128"},
+      {"jetson-orin-r36", "cpu"},
+      {"jetson-xavier-r35", "cpu"},
+      {"amd-rx7900xtx-gfx1100-rocm6.4", "rocm6.4"},
+      {"amd-apu-gfx1036-unsupported", "cpu"},
+      {"intel-arc-a770-xpu-plus-uhd770", "xpu"},
+      {"intel-uhd770-igpu-only-no-xpu", "cpu"},
+  };
+  for (const auto& [host, backend] : expected) {
+    EXPECT_EQ(BackendFor(host), backend) << host;
+  }
+}
+
+TEST(SelectCliTest, TheJsonKeepsTheDocumentedNames) {
+  const Result r = Select({"--root", (kHosts / "linux-v100-rtx4090-driver580-mixed").string(), "--json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  for (const char* key : {"backend", "index_url", "channel", "candidates", "rejected", "facts"}) {
+    EXPECT_TRUE(doc.contains(key)) << key;
+  }
+  EXPECT_EQ(doc["index_url"], "https://download.pytorch.org/whl/cu128/");
+  EXPECT_EQ(doc["channel"], "stable");
+  EXPECT_EQ(doc["facts"]["nvidia"]["driver_version"], "580.95.05");
+  bool cu130_explained = false;
+  for (const auto& r : doc["rejected"]) {
+    if (r["backend"] == "cu130") {
+      cu130_explained = r["reasons"][0].get<std::string>().find("GPU sm_70 is not in this build's arch list") == 0;
+    }
+  }
+  EXPECT_TRUE(cu130_explained) << doc["rejected"].dump();
+}
+
+TEST(SelectCliTest, ExplainSaysWhyAndListsTheRunnersUp) {
+  const Result r = Select({"--root", (kHosts / "linux-rtx3090-driver550-proprietary").string(), "--explain",
+                           "--python-version", "3.12"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("cu128  https://download.pytorch.org/whl/cu128/"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("chose cu128 (CUDA): torch 2.10.0+cu128 is the newest that fits; driver 550.144.03 >= 525.60.13 (Linux); sm_86 by cubin sm_80"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("runners-up:"), std::string::npos);
+  EXPECT_NE(r.out.find("cu130     driver 550.144.03 is below 580, the minimum for CUDA 13.0 builds on Linux"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("target: CPython 3.12 on linux x86_64"), std::string::npos);
+}
+
+TEST(SelectCliTest, OldTorchVersionsAndTargets) {
+  // torch 2.3.1 is in cu121 and cu118 but not cu124 (2.4.0-2.6.0): the newer toolkit wins.
+  EXPECT_EQ(BackendFor("linux-h100-driver570-open", {"torch==2.3.1"}), "cu121");
+  EXPECT_EQ(BackendFor("linux-v100-rtx4090-driver580-mixed", {"torch==2.3.1"}), "cu121");
+  // Only the CPU build has macOS wheels on the index; the macOS target gets the default index.
+  const Result mac = Select({"--root", (kHosts / "linux-no-gpu").string(), "--platform", "macosx_11_0_arm64"});
+  EXPECT_EQ(mac.code, kExitOk) << mac.err;
+  EXPECT_NE(mac.out.find("default index  https://pypi.org/simple/"), std::string::npos) << mac.out;
+}
+
+TEST(SelectCliTest, ANamedBackendSkipsDetectionAndIsChecked) {
+  Result r = Select({"--torch-backend", "cu126"});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(r.out, "cu126  https://download.pytorch.org/whl/cu126/\n");
+  r = Select({}, {{"TORCHDEX_TORCH_BACKEND", "xpu"}});
+  EXPECT_EQ(r.out, "xpu  https://download.pytorch.org/whl/xpu/\n");
+  r = Select({}, {{"UV_TORCH_BACKEND", "cu118"}});
+  EXPECT_EQ(r.out, "cu118  https://download.pytorch.org/whl/cu118/\n");
+  r = Select({"--torch-backend", "cu12"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("unknown backend 'cu12' (from --torch-backend) (did you mean cu129?); known backends: cpu, "),
+            std::string::npos) << r.err;
+  r = Select({"--torch-backend", "cu126", "torch==2.3.1"});
+  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_NE(r.err.find("torch==2.3.1 is not offered on cu126 (named by --torch-backend)"), std::string::npos) << r.err;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/torchdex-select-XXXXXX";
+    path_ = mkdtemp(pattern);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    const fs::path p = path_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+TEST(SelectCliTest, OverrideFilesPinMirrorAndFail) {
+  TempDir t;
+  const std::string file = t.Write("o.json", R"({"format": 1,
+    // our Artifactory mirrors the whole index
+    "mirror": "https://artifactory.example.com/api/pypi/pytorch/whl/",
+    "pin": {"torch": "cu126"}})");
+  Result r = Select({"--root", (kHosts / "linux-rtx3090-driver550-proprietary").string(), "--catalogue", file});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(r.out, "cu126  https://artifactory.example.com/api/pypi/pytorch/whl/cu126/\n");
+  // The same file found through the environment and through the config folder.
+  r = Select({"--root", (kHosts / "linux-no-gpu").string()}, {{"TORCHDEX_CATALOGUE", file}});
+  EXPECT_EQ(r.out, "cu126  https://artifactory.example.com/api/pypi/pytorch/whl/cu126/\n");
+  t.Write("config/torchdex/catalogue.d/10-mirror.json", R"({"format": 1, "mirror": "https://nexus.example.com/whl/"})");
+  r = Select({"--root", (kHosts / "linux-no-gpu").string()}, {{"XDG_CONFIG_HOME", (t.path() / "config").string()}});
+  EXPECT_EQ(r.out, "cpu  https://nexus.example.com/whl/cpu/\n");
+  // A bad file stops everything, naming the file and where.
+  const std::string bad = t.Write("bad.json", R"({"format": 1, "pin": {"torch": "cu12"}})");
+  r = Select({"--catalogue", bad});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("unknown backend 'cu12' (from pin of torch in " + bad + ")"), std::string::npos) << r.err;
+  const std::string broken = t.Write("broken.json", "{\"format\": 1,\n  \"mirror\": }");
+  r = Select({"--catalogue", broken});
+  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_NE(r.err.find(broken + ":2:"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace torchdex::installer
