@@ -2,10 +2,13 @@
 # Helpers shared by the benchmark scripts: a loopback nginx over a document root, and timing of
 # whole processes (wall, CPU, peak RSS) with GNU time.
 
-# bench_nginx_start ROOT: serves ROOT on 127.0.0.1 with the settings of the tests' nginx
-# (ETag, gzip, /dir -> /dir/index.html); sets BENCH_NGINX_PORT and BENCH_NGINX_DIR.
+# bench_nginx_start ROOT [DIRECTIVES]: serves ROOT on 127.0.0.1 with the settings of the tests'
+# nginx (ETag, gzip, /dir -> /dir/index.html); sets BENCH_NGINX_PORT and BENCH_NGINX_DIR.
+# DIRECTIVES go into the server block, before the catch-all location: a crafted outage such as
+# 'location ^~ /whl/cu128/ { return 403; }'.
 bench_nginx_start() {
   local root=$1
+  local directives=${2:-}
   BENCH_NGINX_DIR=$(mktemp -d /tmp/torchdex-bench-nginx-XXXXXX)
   BENCH_NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   local d=$BENCH_NGINX_DIR
@@ -32,6 +35,7 @@ http {
     listen 127.0.0.1:$BENCH_NGINX_PORT;
     root $root;
     index index.html;
+    $directives
     location / { try_files \$uri \$uri/index.html \$uri/ =404; }
   }
 }
