@@ -74,6 +74,26 @@ void SortByVersion(std::vector<std::string>& versions) {
                    });
 }
 
+// New wheels of a version already in the catalogue (a platform added to a release): the diff
+// lists versions, not tags.
+bool TagsAddedToKnownVersions(const CatalogueProject& before, const CatalogueProject& after) {
+  for (const auto& [backend, versions] : after.builds) {
+    auto old_backend = before.builds.find(backend);
+    if (old_backend == before.builds.end()) continue;
+    for (const auto& [version, tags] : versions) {
+      auto old_version = old_backend->second.find(version);
+      if (old_version == old_backend->second.end()) continue;
+      for (const std::string& tag : tags) {
+        if (std::find(old_version->second.begin(), old_version->second.end(), tag) ==
+            old_version->second.end()) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 // What changed beyond what the diff reports: a backend's record (state, project count ...),
 // a project's reason or listing. Not dangerous, but it changes catalogue.json.
 void OtherChanges(const Catalogue& before, const Catalogue& after, GuardReport& r) {
@@ -101,7 +121,7 @@ void OtherChanges(const Catalogue& before, const Catalogue& after, GuardReport& 
     if (it == before.projects.end() || it->second.cls != a.cls) continue;  // in the diff already
     if (it->second.reason != a.reason) reasons.push_back(name);
     if (it->second.listed_in != a.listed_in) listings.push_back(name);
-    if (it->second.builds != a.builds) tags.push_back(name);
+    if (TagsAddedToKnownVersions(it->second, a)) tags.push_back(name);
   }
   auto summarise = [&](const std::vector<std::string>& names, const std::string& what) {
     if (names.empty()) return;
@@ -111,7 +131,7 @@ void OtherChanges(const Catalogue& before, const Catalogue& after, GuardReport& 
     if (shown < names.size()) line += " ...";
     r.other_changes.push_back(line);
   };
-  summarise(tags, "whose builds changed");
+  summarise(tags, "with new wheel tags for versions they already had");
   summarise(reasons, "with a new classification reason");
   summarise(listings, "listed by other backends than before");
 }

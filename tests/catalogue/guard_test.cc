@@ -101,11 +101,22 @@ TEST(GuardTest, ANewBackendAndNewTorchVersionsAreCalledOutAndAllowed) {
       Has(r.callouts, "new torch version(s) on cu130 (new backend): 2.9.0+cu130, 2.10.0+cu130"))
       << Lines(r.callouts);
   EXPECT_TRUE(r.removals.empty()) << Lines(r.removals);
+  EXPECT_TRUE(r.other_changes.empty()) << Lines(r.other_changes);  // versions are in the diff
   const std::string text = GuardReportToText(r, DiffCatalogues(Base(), after));
   EXPECT_EQ(text.rfind("**Verdict: changed**", 0), 0u) << text;
   // Call-outs come before the guard's findings and the diff.
   EXPECT_LT(text.find("new backend: cu130"), text.find("### Guard")) << text;
   EXPECT_LT(text.find("### Guard"), text.find("backends added: cu130")) << text;
+}
+
+TEST(GuardTest, ANewWheelTagOfAKnownVersionIsAChange) {
+  Catalogue after = Base();
+  after.projects["torch"].builds["cpu"]["2.9.0+cpu"].push_back("cp313-cp313-manylinux_2_28_x86_64");
+  const GuardReport r = Check(Base(), after);
+  EXPECT_EQ(r.verdict, GuardVerdict::kChanged);
+  EXPECT_TRUE(
+      Has(r.other_changes, "1 project(s) with new wheel tags for versions they already had: torch"))
+      << Lines(r.other_changes);
 }
 
 TEST(GuardTest, AReclassifiedPackageIsCalledOut) {
