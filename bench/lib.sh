@@ -42,7 +42,9 @@ http {
 CONF
   /usr/sbin/nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log"
   for _ in $(seq 50); do
-    if curl -s -o /dev/null "http://127.0.0.1:$BENCH_NGINX_PORT/"; then return 0; fi
+    # python3, not curl: the tests use this too, and scripts/setup.sh installs no curl.
+    if python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' \
+      "$BENCH_NGINX_PORT" 2>/dev/null; then return 0; fi
     sleep 0.1
   done
   echo "bench: nginx did not start: $(cat "$d/error.log")" >&2
