@@ -13,6 +13,7 @@
 
 #include "catalogue/catalogue.h"
 #include "catalogue/diff.h"
+#include "catalogue/guard.h"
 #include "catalogue/store.h"
 #include "core/spelling.h"
 
@@ -40,7 +41,8 @@ constexpr const char* kUsage =
     "  diff     compare two catalogue JSON files (backends, classes, versions)\n"
     "\n"
     "exit codes: 0 ok; 1 the crawl had failures (the store is as it was); 2 bad usage or input;\n"
-    "            3 the store is locked by another crawl, or cannot be used\n"
+    "            3 the store is locked by another crawl, or cannot be used;\n"
+    "            diff --guard: 0 no change, 10 changed (allowed), 20 refused\n"
     "\n"
     "`torchdex-crawl <command> --help` describes each command's options.\n";
 
@@ -101,6 +103,12 @@ po::options_description DiffOptionsDescription() {
   d.add_options()
     ("help,h", "show this help")
     ("json", "print the difference as JSON")
+    ("guard", "judge the change as the sync job does: call out what a reviewer must see, refuse "
+              "removals; exit 0 no change, 10 changed, 20 refused")
+    ("max-wheel-loss", po::value<double>()->default_value(0.10, "0.10"),
+     "with --guard: refuse when more than this share of the old wheels would be removed")
+    ("allow-removed", po::value<std::vector<std::string>>(),
+     "with --guard: a backend or project whose removal was reviewed and is accepted; repeatable")
     ("old", po::value<std::string>(), "the older catalogue")
     ("new", po::value<std::string>(), "the newer catalogue");
   // clang-format on
@@ -336,8 +344,31 @@ int RunDiff(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitUsage;
   }
   const catalogue::CatalogueDiff diff = catalogue::DiffCatalogues(*before, *after);
-  out << (vm.count("json") ? catalogue::DiffToJson(diff) : catalogue::DiffToText(diff));
-  return kExitOk;
+  if (vm.count("guard") == 0) {
+    out << (vm.count("json") ? catalogue::DiffToJson(diff) : catalogue::DiffToText(diff));
+    return kExitOk;
+  }
+  catalogue::GuardOptions options;
+  options.max_wheel_loss = vm["max-wheel-loss"].as<double>();
+  if (!(options.max_wheel_loss >= 0 && options.max_wheel_loss <= 1)) {
+    err << "torchdex-crawl: --max-wheel-loss must be a share between 0 and 1 (0.10 is 10%)\n";
+    return kExitUsage;
+  }
+  if (vm.count("allow-removed")) {
+    options.allow_removed = vm["allow-removed"].as<std::vector<std::string>>();
+  }
+  const catalogue::GuardReport report = catalogue::CheckCatalogueChange(*before, *after, diff, options);
+  out << (vm.count("json") ? catalogue::GuardReportToJson(report, diff)
+                           : catalogue::GuardReportToText(report, diff));
+  switch (report.verdict) {
+    case catalogue::GuardVerdict::kNoChange:
+      return kExitNoChange;
+    case catalogue::GuardVerdict::kChanged:
+      return kExitChanged;
+    case catalogue::GuardVerdict::kRefused:
+      return kExitRefused;
+  }
+  return kExitRefused;
 }
 
 }  // namespace

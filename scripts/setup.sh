@@ -51,8 +51,11 @@ torchdex_build() {
 # torchdex_nginx_start ROOT: serves ROOT (readable by nginx's unprivileged workers) on
 # 127.0.0.1 with the settings of the tests' nginx (ETag, gzip, /dir -> /dir/index.html), in the
 # background; sets TORCHDEX_NGINX_PORT and TORCHDEX_NGINX_DIR. torchdex_nginx_stop ends it.
+# DIRECTIVES (optional) go into the server block before the catch-all location: a crafted
+# outage such as 'location ^~ /whl/cu128/ { return 403; }'.
 torchdex_nginx_start() {
   local root=$1
+  local directives=${2:-}
   TORCHDEX_NGINX_DIR=$(mktemp -d /tmp/torchdex-nginx-XXXXXX)
   TORCHDEX_NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   local d=$TORCHDEX_NGINX_DIR
@@ -79,13 +82,15 @@ http {
     listen 127.0.0.1:$TORCHDEX_NGINX_PORT;
     root $root;
     index index.html;
+    $directives
     location / { try_files \$uri \$uri/index.html \$uri/ =404; }
   }
 }
 CONF
   /usr/sbin/nginx -c "$d/nginx.conf" -p "$d" -e "$d/error.log"
   for _ in $(seq 50); do
-    if curl -s -o /dev/null "http://127.0.0.1:$TORCHDEX_NGINX_PORT/"; then return 0; fi
+    if python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' \
+      "$TORCHDEX_NGINX_PORT" 2>/dev/null; then return 0; fi
     sleep 0.1
   done
   echo "torchdex: nginx did not start: $(cat "$d/error.log")" >&2
