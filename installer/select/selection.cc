@@ -89,13 +89,18 @@ Coverage CudaCoverage(const std::string& gpu_cc, const ArchView& arch, const std
                       const std::string& release_driver) {
   const std::optional<Cc> gpu = ParseCc(gpu_cc);
   if (!gpu) return {true, "compute capability unknown, not checked"};
+  // A cubin runs on the same major with an equal or higher minor (6.0 covers 6.1); the
+  // closest one is what the CUDA runtime loads (8.6 rather than 8.0 for an 8.9 GPU).
+  std::optional<std::string> best;
+  int best_minor = -1;
   for (const std::string& cubin : arch.cubins) {
     const std::optional<Cc> c = ParseCc(cubin);
-    // A cubin runs on the same major with an equal or higher minor (6.0 covers 6.1).
-    if (c && c->major == gpu->major && gpu->minor >= c->minor) {
-      return {true, Sm(gpu_cc) + " by cubin " + Sm(cubin)};
+    if (c && c->major == gpu->major && gpu->minor >= c->minor && c->minor > best_minor) {
+      best = cubin;
+      best_minor = c->minor;
     }
   }
+  if (best) return {true, Sm(gpu_cc) + " by cubin " + Sm(*best)};
   if (!arch.ptx.empty()) {
     const std::optional<Cc> p = ParseCc(arch.ptx);
     const bool later = p && (gpu->major > p->major || (gpu->major == p->major && gpu->minor >= p->minor));

@@ -92,7 +92,7 @@ TEST(SelectCliTest, ExplainSaysWhyAndListsTheRunnersUp) {
                            "--python-version", "3.12"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("cu128  https://download.pytorch.org/whl/cu128/"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("chose cu128 (CUDA): torch 2.10.0+cu128 is the newest that fits; driver 550.144.03 >= 525.60.13 (Linux); sm_86 by cubin sm_80"),
+  EXPECT_NE(r.out.find("chose cu128 (CUDA): torch 2.10.0+cu128 is the newest that fits; driver 550.144.03 >= 525.60.13 (Linux); sm_86 by cubin sm_86"),
             std::string::npos) << r.out;
   EXPECT_NE(r.out.find("runners-up:"), std::string::npos);
   EXPECT_NE(r.out.find("cu130     driver 550.144.03 is below 580, the minimum for CUDA 13.0 builds on Linux"),
