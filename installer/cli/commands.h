@@ -38,6 +38,12 @@ void AddSelectOptions(boost::program_options::options_description& description, 
 core::Expected<bool> ValidateSelectOptions(const Options& options);
 int RunSelect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 extern const char* const kSelectDetails;
+// catalogue_command.cc
+void AddCatalogueOptions(boost::program_options::options_description& description, Options& options);
+core::Expected<bool> ValidateCatalogueOptions(const Options& options);
+int RunCatalogue(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+extern const char* const kCatalogueDetails;
+
 // The options and checks `select` shares with `install`.
 void AddSelectionOptions(boost::program_options::options_description& description,
                          SelectionOptions& options);

@@ -30,6 +30,9 @@ const Subcommand kSubcommands[] = {
      "[--root DIR] [--catalogue FILE]... [--explain] [--json]",
      "choose the backend for this machine (or another) and say why",
      kSelectDetails, &AddSelectOptions, "requirement", &ValidateSelectOptions, &RunSelect},
+    {"catalogue", "torchdex catalogue show [--json] [--catalogue FILE]... | torchdex catalogue check FILE",
+     "show the effective catalogue and where each entry came from; check an override file",
+     kCatalogueDetails, &AddCatalogueOptions, "action", &ValidateCatalogueOptions, &RunCatalogue},
 };
 
 const Subcommand* FindSubcommand(std::string_view name) {

@@ -45,6 +45,12 @@ struct SelectionOptions {
   bool json = false;
 };
 
+struct CatalogueCommandOptions {
+  std::vector<std::string> args;   // "show" | "check" FILE
+  std::vector<std::string> files;  // --catalogue
+  bool json = false;
+};
+
 // The whole command line as plain data. Each subcommand has its own member.
 struct Options {
   std::string command;  // "detect"; "" with --help or --version alone
@@ -52,6 +58,7 @@ struct Options {
   bool version = false;
   DetectCommandOptions detect;
   SelectionOptions select;
+  CatalogueCommandOptions catalogue;
 };
 
 struct Deps {

@@ -174,3 +174,66 @@ TEST(SelectCliTest, OverrideFilesPinMirrorAndFail) {
 
 }  // namespace
 }  // namespace torchdex::installer
+
+namespace torchdex::installer {
+namespace {
+
+Result Catalogue(std::vector<std::string> args, Environment env = {}) {
+  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  const SteadyClock clock;
+  Deps deps{env, *runner, clock};
+  args.insert(args.begin(), "catalogue");
+  std::ostringstream out, err;
+  const int code = Main(args, deps, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(CatalogueCliTest, ShowsWhereEachEntryCameFrom) {
+  TempDir t;
+  const std::string file = t.Write("site.json", R"({"format": 1, "mirror": "https://nexus.example.com/whl/",
+    "routed": {"add": {"my-ext": "built per CUDA version by our CI"}, "remove": {"torchdata": "we take it from PyPI"}},
+    "pin": {"torchvision": "cu126"}})");
+  Result r = Catalogue({"show", "--json", "--catalogue", file});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["mirror"]["from"], file);
+  std::map<std::string, std::string> routed_from;
+  for (const auto& entry : doc["routed"]) routed_from[entry["name"]] = entry["from"];
+  EXPECT_EQ(routed_from.at("torch"), "embedded");
+  EXPECT_EQ(routed_from.at("my-ext"), file);
+  EXPECT_EQ(routed_from.count("torchdata"), 0u);
+  EXPECT_EQ(doc["removed"][0]["name"], "torchdata");
+  bool cu128 = false;
+  for (const auto& b : doc["backends"]) {
+    if (b["name"] == "cu128") {
+      cu128 = true;
+      EXPECT_EQ(b["index_url"], "https://nexus.example.com/whl/cu128/");
+      EXPECT_EQ(b["from"], file);
+    }
+  }
+  EXPECT_TRUE(cu128);
+  EXPECT_EQ(doc["pins"][0]["backend"], "cu126");
+  // Plain text says the same.
+  r = Catalogue({"show", "--catalogue", file});
+  EXPECT_NE(r.out.find("  my-ext  [" + file + "]  built per CUDA version by our CI"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pin: torchvision -> cu126  [" + file + "]"), std::string::npos);
+}
+
+TEST(CatalogueCliTest, ChecksOneFile) {
+  TempDir t;
+  Result r = Catalogue({"check", t.Write("good.json", R"({"format": 1, "pin": {"torch": "cu126"}})")});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find(": ok: 1 pin(s)"), std::string::npos);
+  const std::string bad = t.Write("bad.json", R"({"format": 1, "pin": {"torch": "cu12"}})");
+  r = Catalogue({"check", bad});
+  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_EQ(r.err, "torchdex catalogue check: " + bad + ": /pin/torch: unknown backend 'cu12' (did you mean cu129?)\n");
+  const std::string typo = t.Write("typo.json", R"({"format": 1, "pins": {}})");
+  r = Catalogue({"check", typo});
+  EXPECT_NE(r.err.find(typo + ": /pins: unknown key \"pins\" (did you mean \"pin\"?)"), std::string::npos) << r.err;
+  r = Catalogue({"frobnicate"});
+  EXPECT_EQ(r.code, kExitUsage);
+}
+
+}  // namespace
+}  // namespace torchdex::installer
