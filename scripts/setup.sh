@@ -59,7 +59,14 @@ torchdex_nginx_start() {
   TORCHDEX_NGINX_DIR=$(mktemp -d /tmp/torchdex-nginx-XXXXXX)
   TORCHDEX_NGINX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   local d=$TORCHDEX_NGINX_DIR
+  # As root, the workers stay root: a clone or temporary folder under a private (0700) parent
+  # must still be readable by them.
+  local user_line=""
+  if [ "$(id -u)" = 0 ]; then
+    user_line="user root;"
+  fi
   cat >"$d/nginx.conf" <<CONF
+$user_line
 daemon on;
 worker_processes 1;
 pid $d/nginx.pid;
