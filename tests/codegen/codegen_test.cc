@@ -160,7 +160,9 @@ TEST(RunCodegen, InvalidDataIsAnErrorAndWritesNothing) {
   options.root = repository.root();
   std::ostringstream out, err;
   EXPECT_EQ(RunCodegen(options, out, err), kExitInvalidData);
-  EXPECT_NE(err.str().find("data/nvidia-gpus.json: /devices: missing \"devices\""),
+  // The schema check comes first.
+  EXPECT_NE(err.str().find("data/nvidia-gpus.json: /about: missing \"about\" (required by "
+                           "data/schema/nvidia-gpus.schema.json)"),
             std::string::npos)
       << err.str();
   EXPECT_FALSE(std::filesystem::exists(repository.root() / "generated/nvidia_gpus.inc"));
