@@ -31,6 +31,12 @@ core::Expected<bool> ValidateDetectOptions(const Options& options);
 int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 extern const char* const kDetectDetails;
 
+// routed_command.cc
+void AddRoutedOptions(boost::program_options::options_description& description, Options& options);
+core::Expected<bool> ValidateRoutedOptions(const Options& options);
+int RunRouted(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+extern const char* const kRoutedDetails;
+
 }  // namespace torchdex::installer
 
 #endif  // TORCHDEX_INSTALLER_CLI_COMMANDS_H_

@@ -22,6 +22,9 @@ const Subcommand kSubcommands[] = {
     {"detect", "torchdex detect [--json] [--root DIR] [--probe-timeout SECONDS]",
      "report the accelerator: NVIDIA driver and GPUs, AMD gfx, Intel XPU, WSL, containers, Jetson",
      kDetectDetails, &AddDetectOptions, &ValidateDetectOptions, &RunDetect},
+    {"routed", "torchdex routed [--all]",
+     "list the packages installed only from the PyTorch index, and why (from the compiled table)",
+     kRoutedDetails, &AddRoutedOptions, &ValidateRoutedOptions, &RunRouted},
 };
 
 const Subcommand* FindSubcommand(std::string_view name) {

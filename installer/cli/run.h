@@ -29,12 +29,17 @@ struct DetectCommandOptions {
   double probe_timeout_seconds = 5.0;
 };
 
+struct RoutedCommandOptions {
+  bool all = false;
+};
+
 // The whole command line as plain data. Each subcommand has its own member.
 struct Options {
   std::string command;  // "detect"; "" with --help or --version alone
   bool help = false;
   bool version = false;
   DetectCommandOptions detect;
+  RoutedCommandOptions routed;
 };
 
 struct Deps {

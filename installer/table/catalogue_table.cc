@@ -96,8 +96,22 @@ const BackendRow* FindBackend(std::string_view name) {
 }
 
 std::span<const ProjectRow> Projects() { return kProjectRows; }
+// True when `name` is already PEP 503 normal: no upper case, no '_' or '.', no "--".
+bool IsNormal(std::string_view name) {
+  char previous = '\0';
+  for (char c : name) {
+    if ((c >= 'A' && c <= 'Z') || c == '_' || c == '.' || (c == '-' && previous == '-')) {
+      return false;
+    }
+    previous = c;
+  }
+  return true;
+}
+
 const ProjectRow* FindProject(std::string_view name) {
   const std::span<const ProjectRow> rows = Projects();
+  // The common case (a name as requirements and the catalogue spell it) compares bytes.
+  if (IsNormal(name)) return FindByName(rows, name);
   auto it = std::lower_bound(rows.begin(), rows.end(), name,
                              [](const ProjectRow& row, std::string_view key) {
                                return CompareNormalized(row.name, key) < 0;

@@ -57,6 +57,20 @@ TEST(Cli, DetectTextSaysWhatAndWhereFrom) {
   EXPECT_NE(result.out.find("AMD: none found"), std::string::npos);
 }
 
+TEST(Cli, RoutedListsTheRoutedPackagesWithTheirReasons) {
+  const Result result = RunCli({"routed"});
+  ASSERT_EQ(result.code, kExitOk) << result.err;
+  EXPECT_NE(result.out.find("catalogue: channel stable, "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("\ntorch (routed, 45 backends): builds differ by backend"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("\ntriton (companion, "), std::string::npos);
+  EXPECT_EQ(result.out.find("certifi"), std::string::npos);  // a mirror
+  const Result all = RunCli({"routed", "--all"});
+  ASSERT_EQ(all.code, kExitOk);
+  EXPECT_NE(all.out.find("\ncertifi (mirror): "), std::string::npos);
+}
+
 TEST(Cli, UsageErrorsExitTwo) {
   Result result = RunCli({"detcet"});
   EXPECT_EQ(result.code, kExitUsage);
