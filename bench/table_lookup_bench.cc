@@ -48,8 +48,8 @@ void BM_IsRoutedEveryRoutedName(benchmark::State& state) {
   }
   state.counters["names"] = static_cast<double>(names.size());
   state.counters["per_name"] = benchmark::Counter(
-      static_cast<double>(names.size()), benchmark::Counter::kIsIterationInvariantRate |
-                                             benchmark::Counter::kInvert);
+      static_cast<double>(names.size()),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_IsRoutedEveryRoutedName);
 
@@ -108,7 +108,8 @@ void BM_ArchListAndCovers(benchmark::State& state) {
 BENCHMARK(BM_ArchListAndCovers);
 
 void BM_DriverFloor(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(table::DriverFloor("cu128", table::TargetOs::kLinux));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(table::DriverFloor("cu128", table::TargetOs::kLinux));
 }
 BENCHMARK(BM_DriverFloor);
 

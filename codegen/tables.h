@@ -28,8 +28,8 @@ struct OutputFile {
 };
 
 // The result is every output file, or an error naming an input file and a JSON pointer.
-using GenerateFunction = core::Expected<std::vector<OutputFile>> (*)(
-    std::span<const InputFile> inputs);
+using GenerateFunction =
+    core::Expected<std::vector<OutputFile>> (*)(std::span<const InputFile> inputs);
 
 struct TableSpec {
   std::array<std::string_view, 4> inputs;   // relative to the repository root; "" unused

@@ -77,7 +77,8 @@ TEST(CatalogueTableInvariants, ProjectsRoundTripAndEveryRoutedProjectResolves) {
 TEST(CatalogueTableInvariants, EveryBuildVersionAndWheelMatchesTheCatalogue) {
   size_t versions_seen = 0;
   for (const ProjectRow& project : Projects()) {
-    const json& builds = RealCatalogue()["projects"][std::string(project.name)].value("builds", json::object());
+    const json& builds =
+        RealCatalogue()["projects"][std::string(project.name)].value("builds", json::object());
     ASSERT_EQ(BuildsOf(project).size(), builds.size()) << project.name;
     std::uint16_t previous_backend = 0;
     bool first = true;
@@ -98,7 +99,8 @@ TEST(CatalogueTableInvariants, EveryBuildVersionAndWheelMatchesTheCatalogue) {
         ++versions_seen;
         // Sorted by PEP 440, strictly.
         if (i > 0) {
-          EXPECT_TRUE(*core::Version::Parse(rows[i - 1].version) < *core::Version::Parse(row.version))
+          EXPECT_TRUE(*core::Version::Parse(rows[i - 1].version) <
+                      *core::Version::Parse(row.version))
               << project.name << " " << backend << " " << row.version;
         }
         EXPECT_EQ(row.prerelease, core::Version::Parse(row.version)->IsPrerelease());
@@ -110,7 +112,8 @@ TEST(CatalogueTableInvariants, EveryBuildVersionAndWheelMatchesTheCatalogue) {
         // The same wheels as the catalogue.
         ASSERT_TRUE(versions.contains(std::string(row.version)));
         std::set<std::string> expected;
-        for (const json& tags : versions[std::string(row.version)]) expected.insert(tags.get<std::string>());
+        for (const json& tags : versions[std::string(row.version)])
+          expected.insert(tags.get<std::string>());
         std::set<std::string> actual;
         for (std::uint16_t wheel : WheelsOf(row)) {
           ASSERT_LT(wheel, WheelTags().size());
@@ -129,7 +132,8 @@ TEST(CatalogueTableInvariants, TagsAreSortedUniqueAndSpellTheirWheels) {
     EXPECT_LT(std::tie(tags[i - 1].interpreter, tags[i - 1].abi, tags[i - 1].platform),
               std::tie(tags[i].interpreter, tags[i].abi, tags[i].platform));
   }
-  for (size_t i = 1; i < WheelTags().size(); ++i) EXPECT_LT(WheelTags()[i - 1].spelled, WheelTags()[i].spelled);
+  for (size_t i = 1; i < WheelTags().size(); ++i)
+    EXPECT_LT(WheelTags()[i - 1].spelled, WheelTags()[i].spelled);
   for (const WheelTagsRow& wheel : WheelTags()) {
     ASSERT_FALSE(TagsOf(wheel).empty());
     for (std::uint16_t tag : TagsOf(wheel)) {
@@ -194,8 +198,8 @@ TEST(CatalogueTableFacts, Cu128HasNoSm61From28AndCu126KeepsSm50ToSm90) {
   ASSERT_TRUE(cu128);
   EXPECT_FALSE(Covers(*cu128, "sm_61", TargetOs::kLinux));
   EXPECT_FALSE(Covers(*cu128, "sm_50", TargetOs::kLinux));
-  EXPECT_TRUE(Covers(*cu128, "sm_70", TargetOs::kLinux));   // Volta until 2.11
-  EXPECT_TRUE(Covers(*cu128, "sm_89", TargetOs::kLinux));   // by the sm_86 cubin
+  EXPECT_TRUE(Covers(*cu128, "sm_70", TargetOs::kLinux));  // Volta until 2.11
+  EXPECT_TRUE(Covers(*cu128, "sm_89", TargetOs::kLinux));  // by the sm_86 cubin
   EXPECT_TRUE(Covers(*cu128, "sm_120", TargetOs::kLinux));
   const auto cu128_211 = ArchList("cu128", "2.11.0", CpuArch::kX86_64);
   ASSERT_TRUE(cu128_211);
@@ -218,8 +222,8 @@ TEST(CatalogueTableFacts, Cu130StartsAtTuringWithPtxOnLinuxOnly) {
   ASSERT_TRUE(cu130);
   EXPECT_FALSE(Covers(*cu130, "sm_70", TargetOs::kLinux));
   EXPECT_TRUE(Covers(*cu130, "sm_75", TargetOs::kLinux));
-  EXPECT_TRUE(Covers(*cu130, "sm_121", TargetOs::kLinux));   // cubin sm_120
-  EXPECT_TRUE(Covers(*cu130, "sm_130", TargetOs::kLinux));   // PTX
+  EXPECT_TRUE(Covers(*cu130, "sm_121", TargetOs::kLinux));  // cubin sm_120
+  EXPECT_TRUE(Covers(*cu130, "sm_130", TargetOs::kLinux));  // PTX
   EXPECT_FALSE(Covers(*cu130, "sm_130", TargetOs::kWindows));
   EXPECT_FALSE(Covers(*cu130, "sm_110", TargetOs::kLinux));  // older than the PTX, no cubin
   const auto arm = ArchList("cu130", "2.10.0", CpuArch::kAarch64);
@@ -249,7 +253,8 @@ TEST(CatalogueTableFacts, DriverFloors) {
   EXPECT_EQ(DriverFloor("cu118", TargetOs::kLinux), (DriverVersion{450, 80, 2}));
   EXPECT_EQ(DriverFloor("cu118", TargetOs::kWindows), (DriverVersion{452, 39, 0}));
   EXPECT_EQ(DriverFloor("cu130", TargetOs::kLinux), (DriverVersion{580, 0, 0}));
-  EXPECT_EQ(DriverFloor("cu102", TargetOs::kLinux), (DriverVersion{440, 33, 0}));  // no MVC before 11
+  EXPECT_EQ(DriverFloor("cu102", TargetOs::kLinux),
+            (DriverVersion{440, 33, 0}));  // no MVC before 11
   EXPECT_EQ(FindBackend("cu128")->linux_toolkit_driver, (DriverVersion{570, 26, 0}));
   EXPECT_FALSE(DriverFloor("cu92", TargetOs::kLinux));  // not in the data
   EXPECT_FALSE(DriverFloor("rocm6.3", TargetOs::kLinux));
@@ -283,14 +288,16 @@ core::InterpreterInfo Cp312(core::OperatingSystem os) {
 }
 
 TEST(CatalogueTableFacts, WheelFitsAndBestWheel) {
-  const std::vector<core::Tag> linux_tags = core::SupportedTags(Cp312(core::OperatingSystem::kLinux));
+  const std::vector<core::Tag> linux_tags =
+      core::SupportedTags(Cp312(core::OperatingSystem::kLinux));
   const TargetTags linux_target(linux_tags);
   auto fit = WheelFits("torch", "cu128", "2.8.0", linux_target);
   ASSERT_TRUE(fit);
   EXPECT_EQ(fit->version->version, "2.8.0+cu128");
   EXPECT_EQ(fit->wheel_tags, "cp312-cp312-manylinux_2_28_x86_64");
 
-  const std::vector<core::Tag> windows_tags = core::SupportedTags(Cp312(core::OperatingSystem::kWindows));
+  const std::vector<core::Tag> windows_tags =
+      core::SupportedTags(Cp312(core::OperatingSystem::kWindows));
   const TargetTags windows_target(windows_tags);
   fit = WheelFits("torch", "cu128", "2.8.0", windows_target);
   ASSERT_TRUE(fit);
