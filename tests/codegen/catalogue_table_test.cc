@@ -284,6 +284,24 @@ TEST(CheckDataFile, EveryDataFileOfTheRepositoryPasses) {
   EXPECT_GE(checked, 5);
 }
 
+TEST(CheckDataFile, EveryDataFileHasASchemaAndPassesIt) {
+  // data/ files codegen reads are also canonical (above); the crawler's keep their hand layout.
+  const std::filesystem::path source = TORCHDEX_SOURCE_DIR;
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(source / "data")) {
+    if (entry.path().extension() != ".json") continue;
+    const std::string input = "data/" + entry.path().filename().string();
+    const std::string schema_path = "data/schema/" + entry.path().stem().string() + ".schema.json";
+    ASSERT_TRUE(std::filesystem::exists(source / schema_path)) << input << " has no schema";
+    core::Status status = CheckDataFile({input, ReadFile(entry.path())},
+                                        {schema_path, ReadFile(source / schema_path)},
+                                        /*canonical=*/false);
+    EXPECT_TRUE(status) << status.error().message;
+    ++checked;
+  }
+  EXPECT_GE(checked, 7);
+}
+
 TEST(RunCodegen, ADataFileWithoutASchemaIsAnError) {
   const std::filesystem::path root = std::filesystem::temp_directory_path() /
                                      ("torchdex-codegen-schema-" + std::to_string(::getpid()));
