@@ -266,6 +266,13 @@ TEST(CheckDataFile, AnUnsupportedSchemaKeywordNamesTheSchema) {
             "schema check");
 }
 
+TEST(CheckDataFile, AMalformedSchemaIsAnErrorNotACrash) {
+  core::Status status =
+      CheckDataFile({"data/x.json", "{}\n"}, {"data/schema/x.schema.json", R"({"type": 5})"});
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().message.rfind("data/x.json: ", 0), 0u) << status.error().message;
+}
+
 TEST(CheckDataFile, EveryDataFileOfTheRepositoryPasses) {
   const std::filesystem::path source = TORCHDEX_SOURCE_DIR;
   int checked = 0;
