@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -159,7 +160,7 @@ std::string RangeText(const ArchRange& range) {
 // Splits "cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64" into its tags (the compressed
 // tag set of PEP 425: every combination of the dotted parts).
 std::vector<std::array<std::string, 3>> ExpandTags(const std::string& spelled,
-                                                    const std::string& pointer) {
+                                                   const std::string& pointer) {
   std::vector<std::vector<std::string>> parts;
   size_t start = 0;
   for (int i = 0; i < 3; ++i) {
@@ -172,7 +173,8 @@ std::vector<std::array<std::string, 3>> ExpandTags(const std::string& spelled,
     size_t dot_start = 0;
     while (true) {
       const size_t dot = field.find('.', dot_start);
-      alternatives.push_back(field.substr(dot_start, dot == std::string::npos ? dot : dot - dot_start));
+      alternatives.push_back(
+          field.substr(dot_start, dot == std::string::npos ? dot : dot - dot_start));
       if (alternatives.back().empty()) Fail(pointer, "empty tag in \"" + spelled + "\"");
       if (dot == std::string::npos) break;
       dot_start = dot + 1;
@@ -210,12 +212,14 @@ CudaDrivers ReadCudaDrivers(const InputFile& input) {
         Fail(Child(pointer, "cuda"), "not above the previous row (rows sorted by CUDA version)");
       }
       previous = cuda;
-      const Driver linux_min = ToDriver(ParseDotted(RequireString(releases[i], pointer, "linux_min_driver"),
-                                                    Child(pointer, "linux_min_driver"), 1, 3, "driver version"));
+      const Driver linux_min =
+          ToDriver(ParseDotted(RequireString(releases[i], pointer, "linux_min_driver"),
+                               Child(pointer, "linux_min_driver"), 1, 3, "driver version"));
       Driver windows_min{};
       if (!Require(releases[i], pointer, "windows_min_driver").is_null()) {
-        windows_min = ToDriver(ParseDotted(RequireString(releases[i], pointer, "windows_min_driver"),
-                                           Child(pointer, "windows_min_driver"), 1, 3, "driver version"));
+        windows_min =
+            ToDriver(ParseDotted(RequireString(releases[i], pointer, "windows_min_driver"),
+                                 Child(pointer, "windows_min_driver"), 1, 3, "driver version"));
       }
       RequireSource(releases[i], pointer, ids);
       drivers.releases[cuda] = {linux_min, windows_min};
@@ -224,10 +228,12 @@ CudaDrivers ReadCudaDrivers(const InputFile& input) {
     for (size_t i = 0; i < majors.size(); ++i) {
       const std::string pointer = Child("/majors", i);
       const json& major = Require(majors[i], pointer, "cuda_major");
-      if (!major.is_number_unsigned()) Fail(Child(pointer, "cuda_major"), "expected a CUDA major version");
+      if (!major.is_number_unsigned())
+        Fail(Child(pointer, "cuda_major"), "expected a CUDA major version");
       const unsigned value = major.get<unsigned>();
       if (!drivers.majors.empty() && value <= drivers.majors.rbegin()->first) {
-        Fail(Child(pointer, "cuda_major"), "not above the previous row (rows sorted by cuda_major)");
+        Fail(Child(pointer, "cuda_major"),
+             "not above the previous row (rows sorted by cuda_major)");
       }
       drivers.majors[value] = {
           ToDriver(ParseDotted(RequireString(majors[i], pointer, "linux_min_driver"),
@@ -261,11 +267,16 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
       range.cuda = cuda;
       const std::string backend = RequireString(row, pointer, "backend");
       auto found = backend_index.find(backend);
-      if (found == backend_index.end()) {
-        Fail(Child(pointer, "backend"), "backend \"" + backend + "\" is not in the catalogue");
+      // Curated data may run ahead of the index (rows for cu132 before its first wheel), and a
+      // catalogue crawled from a partial mirror may lack a backend: such rows are checked, then
+      // left out of the table. A name that is no backend of this kind at all is an error.
+      const bool absent = found == backend_index.end();
+      if (absent && !std::regex_match(backend, std::regex(cuda ? "cu[0-9]+" : "rocm[0-9]+(\\.[0-9]+)+"))) {
+        Fail(Child(pointer, "backend"), "backend \"" + backend + "\" is not in the catalogue, nor a " +
+                                            kind + " backend name");
       }
-      range.backend = found->second;
-      if (kKinds[backends[range.backend].kind] != std::string_view(kind)) {
+      if (!absent) range.backend = found->second;
+      if (!absent && kKinds[backends[range.backend].kind] != std::string_view(kind)) {
         Fail(Child(pointer, "backend"), "backend \"" + backend + "\" is a " +
                                             kKinds[backends[range.backend].kind] +
                                             " backend in the catalogue, not " + kind);
@@ -296,11 +307,13 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
           const std::vector<unsigned> cc =
               ParseDotted(cubins[k].get<std::string>(), at, 2, 2, "compute capability");
           if (cc[1] > 9) Fail(at, "compute capability minor out of range");
-          if (!previous.empty() && cc <= previous) Fail(at, "not above the previous entry (ascending, unique)");
+          if (!previous.empty() && cc <= previous)
+            Fail(at, "not above the previous entry (ascending, unique)");
           previous = cc;
           range.targets.push_back("sm_" + std::to_string(cc[0]) + std::to_string(cc[1]));
         }
-        if (range.targets.empty()) Fail(Child(pointer, "cubin"), "expected at least one compute capability");
+        if (range.targets.empty())
+          Fail(Child(pointer, "cubin"), "expected at least one compute capability");
       } else {
         range.ptx = "no";
         const json& gfx = RequireArray(row, pointer, "gfx");
@@ -316,6 +329,7 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
         if (range.targets.empty()) Fail(Child(pointer, "gfx"), "expected at least one gfx target");
       }
       RequireSource(row, pointer, ids);
+      if (absent) continue;
       if (!ranges.empty()) {
         const ArchRange& previous = ranges.back();
         const std::string previous_pointer = Child("/builds", i - 1);
@@ -324,13 +338,16 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
         };
         if (key(range) <= key(previous)) {
           if (key(range) == key(previous)) Fail(pointer, "duplicate of " + previous_pointer);
-          Fail(pointer, "out of order: rows are sorted by backend, cpu_arch, torch_min, and this "
-                        "one sorts before " + previous_pointer);
+          Fail(pointer,
+               "out of order: rows are sorted by backend, cpu_arch, torch_min, and this "
+               "one sorts before " +
+                   previous_pointer);
         }
         if (previous.backend == range.backend && previous.cpu_arch == range.cpu_arch &&
             previous.torch_below > range.torch_min) {
           Fail(Child(pointer, "torch_min"), "torch range " + RangeText(range) + " overlaps " +
-                                                previous_pointer + " (" + RangeText(previous) + ")");
+                                                previous_pointer + " (" + RangeText(previous) +
+                                                ")");
         }
       }
       ranges.push_back(std::move(range));
@@ -399,7 +416,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     // Projects, their builds, versions and interned wheel tags.
     std::vector<ProjectOut> projects;
     std::map<std::string, std::string> normalized_seen;
-    std::map<std::array<std::string, 3>, size_t> tag_ids;            // filled below, sorted
+    std::map<std::array<std::string, 3>, size_t> tag_ids;  // filled below, sorted
     std::map<std::string, std::vector<std::array<std::string, 3>>> wheel_tags;  // spelled -> tags
     for (const auto& [name, project] : catalogue.projects) {
       const std::string pointer = Pointer({"projects", name});
@@ -410,7 +427,8 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       ProjectOut out;
       out.name = name;
       const auto cls = std::find(std::begin(kClasses), std::end(kClasses), project.cls);
-      if (cls == std::end(kClasses)) Fail(Child(pointer, "class"), "unknown class \"" + project.cls + "\"");
+      if (cls == std::end(kClasses))
+        Fail(Child(pointer, "class"), "unknown class \"" + project.cls + "\"");
       out.cls = static_cast<size_t>(cls - std::begin(kClasses));
       out.reason = project.reason;
       if (out.reason.empty()) Fail(Child(pointer, "reason"), "every project needs a reason");
@@ -422,7 +440,8 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       for (const auto& [backend, versions] : project.builds) {
         const std::string build_pointer = Child(Child(pointer, "builds"), backend);
         auto found = backend_index.find(backend);
-        if (found == backend_index.end()) Fail(build_pointer, "unknown backend \"" + backend + "\"");
+        if (found == backend_index.end())
+          Fail(build_pointer, "unknown backend \"" + backend + "\"");
         BuildOut build;
         build.backend = found->second;
         for (const auto& [version, tags] : versions) {
@@ -491,7 +510,8 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         const auto& versions = source.builds.at(backends[build.backend].name);
         for (VersionOut& version : build.versions) {
           std::vector<size_t> set;
-          for (const std::string& spelled : versions.at(version.text)) set.push_back(wheel_ids.at(spelled));
+          for (const std::string& spelled : versions.at(version.text))
+            set.push_back(wheel_ids.at(spelled));
           std::sort(set.begin(), set.end());
           set.erase(std::unique(set.begin(), set.end()), set.end());
           version.wheel_set = set_ids.at(set);
@@ -502,8 +522,10 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       Fail("/projects", "too many distinct wheel tags for the table's 16-bit indexes");
     }
 
-    const std::vector<ArchRange> cuda_ranges = ReadArchRanges(inputs[2], true, backend_index, backends);
-    const std::vector<ArchRange> rocm_ranges = ReadArchRanges(inputs[3], false, backend_index, backends);
+    const std::vector<ArchRange> cuda_ranges =
+        ReadArchRanges(inputs[2], true, backend_index, backends);
+    const std::vector<ArchRange> rocm_ranges =
+        ReadArchRanges(inputs[3], false, backend_index, backends);
     std::vector<ArchRange> ranges = cuda_ranges;
     ranges.insert(ranges.end(), rocm_ranges.begin(), rocm_ranges.end());
     // The table's order: backend index, CpuArch enum (x86_64 = 0, aarch64 = 1), torch_min.
@@ -527,19 +549,23 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
 
     // ---- generated/catalogue_table.inc ----
     std::ostringstream inc;
-    inc << Banner(inputs)
-        << "// The package table: " << backends.size() << " backends, " << projects.size()
-        << " projects, " << tag_ids.size() << " distinct wheel tags. Read only by\n"
-        << "// installer/table/catalogue_table.cc, which defines the row types and explains the layout.\n\n"
-        << "inline constexpr std::string_view kCatalogueFamily = " << Literal(catalogue.family) << ";\n"
-        << "inline constexpr std::string_view kCatalogueChannel = " << Literal(catalogue.channel) << ";\n"
-        << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue.note) << ";\n\n";
+    inc << Banner(inputs) << "// The package table: " << backends.size() << " backends, "
+        << projects.size() << " projects, " << tag_ids.size()
+        << " distinct wheel tags. Read only by\n"
+        << "// installer/table/catalogue_table.cc, which defines the row types and explains the "
+           "layout.\n\n"
+        << "inline constexpr std::string_view kCatalogueFamily = " << Literal(catalogue.family)
+        << ";\n"
+        << "inline constexpr std::string_view kCatalogueChannel = " << Literal(catalogue.channel)
+        << ";\n"
+        << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue.note)
+        << ";\n\n";
     inc << "// name, kind, toolkit, legacy, state, MVC driver floor Linux/Windows, toolkit driver\n"
         << "// Linux/Windows ({0, 0, 0}: unknown). Sorted by name.\n"
         << "inline constexpr BackendRow kBackendRows[] = {\n";
     for (const BackendOut& backend : backends) {
-      inc << "    {" << Literal(backend.name) << ", BackendKind::" << kKindEnums[backend.kind] << ", "
-          << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
+      inc << "    {" << Literal(backend.name) << ", BackendKind::" << kKindEnums[backend.kind]
+          << ", " << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
           << Literal(backend.state) << ", " << DriverInit(backend.linux_floor) << ", "
           << DriverInit(backend.windows_floor) << ", " << DriverInit(backend.linux_toolkit) << ", "
           << DriverInit(backend.windows_toolkit) << "},\n";
@@ -549,22 +575,26 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     inc << "// Every distinct tag of every wheel: python, abi, platform. Sorted.\n"
         << "inline constexpr TagRow kTagRows[] = {\n";
     for (const auto& [tag, id] : tag_ids) {
-      inc << "    {" << Literal(tag[0]) << ", " << Literal(tag[1]) << ", " << Literal(tag[2]) << "},\n";
+      inc << "    {" << Literal(tag[0]) << ", " << Literal(tag[1]) << ", " << Literal(tag[2])
+          << "},\n";
     }
     inc << "};\n\n";
 
-    inc << "// Wheel tag spellings as filenames carry them; each expands to kWheelTagItems[first..+count).\n"
+    inc << "// Wheel tag spellings as filenames carry them; each expands to "
+           "kWheelTagItems[first..+count).\n"
         << "inline constexpr WheelTagsRow kWheelTagsRows[] = {\n";
     std::vector<size_t> wheel_items;
     for (const auto& [spelled, tags] : wheel_tags) {
       std::vector<size_t> ids;
       for (const auto& tag : tags) ids.push_back(tag_ids.at(tag));
       std::sort(ids.begin(), ids.end());
-      inc << "    {" << Literal(spelled) << ", " << wheel_items.size() << ", " << ids.size() << "},\n";
+      inc << "    {" << Literal(spelled) << ", " << wheel_items.size() << ", " << ids.size()
+          << "},\n";
       wheel_items.insert(wheel_items.end(), ids.begin(), ids.end());
     }
     inc << "};\n\ninline constexpr std::uint16_t kWheelTagItems[] = {";
-    for (size_t i = 0; i < wheel_items.size(); ++i) inc << (i % 16 == 0 ? "\n    " : " ") << wheel_items[i] << ",";
+    for (size_t i = 0; i < wheel_items.size(); ++i)
+      inc << (i % 16 == 0 ? "\n    " : " ") << wheel_items[i] << ",";
     inc << "\n};\n\n";
 
     inc << "// Sets of wheels (indexes into kWheelTagsRows) one version offers.\n"
@@ -577,22 +607,26 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       set_items.insert(set_items.end(), set.begin(), set.end());
     }
     inc << "};\n\ninline constexpr std::uint16_t kWheelSetItems[] = {";
-    for (size_t i = 0; i < set_items.size(); ++i) inc << (i % 16 == 0 ? "\n    " : " ") << set_items[i] << ",";
+    for (size_t i = 0; i < set_items.size(); ++i)
+      inc << (i % 16 == 0 ? "\n    " : " ") << set_items[i] << ",";
     inc << "\n};\n\n";
 
     // Versions per build: PEP 440 order in kVersionRows, and a by-text permutation for lookups.
     std::ostringstream versions_out, by_text_out, builds_out, projects_out;
     size_t version_count = 0, build_count = 0, by_text_count = 0;
     for (const ProjectOut& project : projects) {
-      projects_out << "    {" << Literal(project.name) << ", ProjectClass::" << kClassEnums[project.cls]
-                   << ", " << build_count << ", " << project.builds.size() << ",\n     "
-                   << Literal(project.reason) << "},\n";
+      projects_out << "    {" << Literal(project.name)
+                   << ", ProjectClass::" << kClassEnums[project.cls] << ", " << build_count << ", "
+                   << project.builds.size() << ",\n     " << Literal(project.reason) << "},\n";
       for (const BuildOut& build : project.builds) {
         builds_out << "    {" << build.backend << ", " << build.versions.size() << ", "
-                   << version_count << "},  // " << project.name << " " << backends[build.backend].name << "\n";
+                   << version_count << "},  // " << project.name << " "
+                   << backends[build.backend].name << "\n";
         std::vector<size_t> order(build.versions.size());
         for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-        const auto public_part = [](const std::string& text) { return text.substr(0, text.find('+')); };
+        const auto public_part = [](const std::string& text) {
+          return text.substr(0, text.find('+'));
+        };
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
           return std::pair(public_part(build.versions[a].text), build.versions[a].text) <
                  std::pair(public_part(build.versions[b].text), build.versions[b].text);
@@ -609,42 +643,55 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         ++build_count;
       }
     }
-    inc << "// Per routed or companion project and backend (sorted by backend index): its versions\n"
+    inc << "// Per routed or companion project and backend (sorted by backend index): its "
+           "versions\n"
         << "// kVersionRows[first..+count), in PEP 440 order.\n"
-        << "inline constexpr BuildRow kBuildRows[] = {\n" << builds_out.str() << "};\n\n"
+        << "inline constexpr BuildRow kBuildRows[] = {\n"
+        << builds_out.str() << "};\n\n"
         << "// version (as the index spells it), wheel set, pre-release.\n"
-        << "inline constexpr VersionRow kVersionRows[] = {\n" << versions_out.str() << "};\n\n"
+        << "inline constexpr VersionRow kVersionRows[] = {\n"
+        << versions_out.str() << "};\n\n"
         << "// Per build, the offsets of its versions sorted by (public version, version) text.\n"
         << "inline constexpr std::uint16_t kVersionsByText[] = {" << by_text_out.str() << "\n};\n\n"
         << "// Every project of the catalogue, sorted by (PEP 503 normal) name: class, builds\n"
         << "// kBuildRows[first..+count), reason.\n"
-        << "inline constexpr ProjectRow kProjectRows[] = {\n" << projects_out.str() << "};\n\n";
+        << "inline constexpr ProjectRow kProjectRows[] = {\n"
+        << projects_out.str() << "};\n\n";
 
     inc << "// GPU targets of the arch lists: CUDA sm_XY (cubins), ROCm gfx targets.\n"
         << "inline constexpr std::string_view kArchTargets[] = {";
     {
       std::vector<std::string> names(target_ids.size());
       for (const auto& [name, id] : target_ids) names[id] = name;
-      for (size_t i = 0; i < names.size(); ++i) inc << (i % 8 == 0 ? "\n    " : " ") << Literal(names[i]) << ",";
+      for (size_t i = 0; i < names.size(); ++i)
+        inc << (i % 8 == 0 ? "\n    " : " ") << Literal(names[i]) << ",";
     }
     inc << "\n};\n\n"
-        << "// backend index, cpu arch, PTX, torch [min, below) (major*1000000 + minor*1000 + patch;\n"
-        << "// 0xffffffff: open), targets kArchTargetItems[first..+count). Sorted by backend, arch, min.\n"
+        << "// backend index, cpu arch, PTX, torch [min, below) (major*1000000 + minor*1000 + "
+           "patch;\n"
+        << "// 0xffffffff: open), targets kArchTargetItems[first..+count). Sorted by backend, "
+           "arch, min.\n"
         << "inline constexpr ArchRangeRow kArchRangeRows[] = {\n";
     std::vector<size_t> arch_items;
     for (const ArchRange& range : ranges) {
       std::vector<size_t> ids;
       for (const std::string& target : range.targets) ids.push_back(target_ids.at(target));
       std::sort(ids.begin(), ids.end());
-      inc << "    {" << range.backend << ", CpuArch::" << (range.cpu_arch == "x86_64" ? "kX86_64" : "kAarch64")
-          << ", Ptx::" << (range.ptx == "no" ? "kNone" : range.ptx == "yes" ? "kAll" : "kLinuxOnly")
-          << ", " << range.torch_min << ", " << (range.torch_below == kOpen ? std::string("0xffffffff") : std::to_string(range.torch_below))
-          << ", " << arch_items.size() << ", " << ids.size() << "},  // " << backends[range.backend].name
-          << " " << RangeText(range) << "\n";
+      inc << "    {" << range.backend
+          << ", CpuArch::" << (range.cpu_arch == "x86_64" ? "kX86_64" : "kAarch64") << ", Ptx::"
+          << (range.ptx == "no"    ? "kNone"
+              : range.ptx == "yes" ? "kAll"
+                                   : "kLinuxOnly")
+          << ", " << range.torch_min << ", "
+          << (range.torch_below == kOpen ? std::string("0xffffffff")
+                                         : std::to_string(range.torch_below))
+          << ", " << arch_items.size() << ", " << ids.size() << "},  // "
+          << backends[range.backend].name << " " << RangeText(range) << "\n";
       arch_items.insert(arch_items.end(), ids.begin(), ids.end());
     }
     inc << "};\n\ninline constexpr std::uint16_t kArchTargetItems[] = {";
-    for (size_t i = 0; i < arch_items.size(); ++i) inc << (i % 16 == 0 ? "\n    " : " ") << arch_items[i] << ",";
+    for (size_t i = 0; i < arch_items.size(); ++i)
+      inc << (i % 16 == 0 ? "\n    " : " ") << arch_items[i] << ",";
     inc << "\n};\n";
 
     // ---- docs/reference/packages.md ----
@@ -653,40 +700,67 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       for (const BuildOut& build : project.builds) count += build.versions.size();
       return count;
     };
+    // The newest final release a project offers on any backend (a pre-release when it has only
+    // those), without its local label.
+    const auto newest = [&](const ProjectOut& project) -> std::string {
+      const core::Version* best = nullptr;
+      for (const BuildOut& build : project.builds) {
+        for (const VersionOut& version : build.versions) {
+          const bool better =
+              best == nullptr || (best->IsPrerelease() && !version.parsed.IsPrerelease()) ||
+              (best->IsPrerelease() == version.parsed.IsPrerelease() && *best < version.parsed);
+          if (better) best = &version.parsed;
+        }
+      }
+      return best == nullptr ? "—" : best->Public().ToString();
+    };
     std::ostringstream packages;
-    packages << Banner(inputs, true) << "\n# Packages torchdex routes\n\n"
-             << "torchdex installs a **routed** package only from the PyTorch index, from the one backend it\n"
-             << "chose for the machine (cu128, rocm6.4, cpu...), never from the default index: the builds differ\n"
-             << "by backend, and a name that only the PyTorch index should serve must not be resolvable\n"
-             << "elsewhere (the dependency-confusion hole of `--extra-index-url`). **Companions** are pinned by\n"
-             << "routed packages and hosted by PyTorch only; they come from the same backend. Everything else\n"
-             << "stays with the default index.\n\n"
-             << "This page is generated by `torchdex-codegen` from `generated/catalogue.json` (family "
-             << catalogue.family << ", channel " << catalogue.channel << "; " << Cell(catalogue.note)
-             << "). The reasons are the crawler's classification; see `data/routing-policy.json` for the\n"
-             << "policy entries. Regenerate with `torchdex-codegen` (docs/codegen.md).\n";
+    packages
+        << Banner(inputs, true) << "\n# Packages torchdex routes\n\n"
+        << "torchdex installs a **routed** package only from the PyTorch index, from the one "
+           "backend it\n"
+        << "chose for the machine (cu128, rocm6.4, cpu...), never from the default index: the "
+           "builds differ\n"
+        << "by backend, and a name that only the PyTorch index should serve must not be "
+           "resolvable\n"
+        << "elsewhere (the dependency-confusion hole of `--extra-index-url`). **Companions** are "
+           "pinned by\n"
+        << "routed packages and hosted by PyTorch only; they come from the same backend. "
+           "Everything else\n"
+        << "stays with the default index.\n\n"
+        << "This page is generated by `torchdex-codegen` from `generated/catalogue.json` (family "
+        << catalogue.family << ",\nchannel " << catalogue.channel << "; " << Cell(catalogue.note)
+        << ").\nThe reasons are the crawler's classification; see `data/routing-policy.json` for "
+           "the\n"
+        << "policy entries. Regenerate with `torchdex-codegen` (docs/codegen.md). **backends**: "
+           "how many\n"
+        << "backends offer the package; **builds**: its versions summed over those backends.\n";
     for (size_t cls = 0; cls < 2; ++cls) {
       size_t count = 0;
       for (const ProjectOut& project : projects) count += project.cls == cls;
       packages << "\n## " << (cls == 0 ? "Routed" : "Companions") << " (" << count << ")\n\n"
-               << "| package | backends | versions | why |\n|---|---:|---:|---|\n";
+               << "| package | backends | builds | newest | why |\n|---|---:|---:|---|---|\n";
       for (const ProjectOut& project : projects) {
         if (project.cls != cls) continue;
         packages << "| `" << project.name << "` | " << project.builds.size() << " | "
-                 << version_span(project) << " | " << Cell(project.reason) << " |\n";
+                 << version_span(project) << " | " << newest(project) << " | "
+                 << Cell(project.reason) << " |\n";
       }
     }
     {
       size_t count = 0;
       for (const ProjectOut& project : projects) count += project.cls >= 2;
       packages << "\n## Not routed (" << count << ")\n\n"
-               << "The index also serves these projects, but identically on every backend (copies of PyPI\n"
+               << "The index also serves these projects, but identically on every backend (copies "
+                  "of PyPI\n"
                << "packages) or no longer; torchdex leaves them to the default index.\n\n"
-               << "<details><summary>" << count << " projects and why each is not routed</summary>\n\n"
+               << "<details><summary>The " << count
+               << " projects that are not routed, and why</summary>\n\n"
                << "| package | class | why |\n|---|---|---|\n";
       for (const ProjectOut& project : projects) {
         if (project.cls < 2) continue;
-        packages << "| `" << project.name << "` | " << kClasses[project.cls] << " | " << Cell(project.reason) << " |\n";
+        packages << "| `" << project.name << "` | " << kClasses[project.cls] << " | "
+                 << Cell(project.reason) << " |\n";
       }
       packages << "\n</details>\n";
     }
@@ -714,34 +788,43 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
                 << "The builds of the PyTorch index (family " << catalogue.family << ", channel "
                 << catalogue.channel << "), with what a machine needs to run them. Generated by\n"
                 << "`torchdex-codegen` from `generated/catalogue.json`, `data/cuda-drivers.json`,\n"
-                << "`data/cuda-archs.json` and `data/rocm-archs.json`, where every number has its source.\n\n"
-                << "- **Driver floor**: the oldest NVIDIA driver that runs the backend's cubins. From CUDA 11 on\n"
-                << "  this is the minor-version-compatibility floor of the toolkit's major (NVIDIA's Table 2);\n"
+                << "`data/cuda-archs.json` and `data/rocm-archs.json`, where every number has its "
+                   "source.\n\n"
+                << "- **Driver floor**: the oldest NVIDIA driver that runs the backend's cubins. "
+                   "From CUDA 11 on\n"
+                << "  this is the minor-version-compatibility floor of the toolkit's major "
+                   "(NVIDIA's Table 2);\n"
                 << "  before, the toolkit's own driver.\n"
-                << "- **Toolkit driver**: the driver the toolkit shipped with (Table 3). A GPU newer than every\n"
-                << "  cubin runs only the PTX, which an older driver cannot JIT-compile: it needs this one.\n"
+                << "- **Toolkit driver**: the driver the toolkit shipped with (Table 3). A GPU "
+                   "newer than every\n"
+                << "  cubin runs only the PTX, which an older driver cannot JIT-compile: it needs "
+                   "this one.\n"
                 << "- **torch**: the oldest and newest torch release the backend offers.\n"
                 << "- `—`: not known (no row in the data).\n\n"
-                << "| backend | kind | toolkit | state | driver floor Linux | Windows | toolkit driver Linux | Windows | torch |\n"
+                << "| backend | kind | toolkit | state | driver floor Linux | Windows | toolkit "
+                   "driver Linux | Windows | torch |\n"
                 << "|---|---|---|---|---|---|---|---|---|\n";
     for (size_t index : backend_order) {
       const BackendOut& backend = backends[index];
       std::string torch_range = "—";
-      if (const BuildOut* build = torch_build(index); build != nullptr && !build->versions.empty()) {
+      if (const BuildOut* build = torch_build(index);
+          build != nullptr && !build->versions.empty()) {
         torch_range = build->versions.front().parsed.Public().ToString() + " – " +
                       build->versions.back().parsed.Public().ToString();
       }
       const bool cuda = backend.kind == 1;
       backends_md << "| `" << backend.name << "` | " << kKinds[backend.kind] << " | "
-                  << (backend.toolkit.empty() ? "—" : backend.toolkit) << " | " << Cell(backend.state) << " | "
-                  << (cuda ? DriverText(backend.linux_floor) : "") << " | "
-                  << (cuda ? DriverText(backend.windows_floor) : "") << " | "
+                  << (backend.toolkit.empty() ? "—" : backend.toolkit) << " | "
+                  << Cell(backend.state) << " | " << (cuda ? DriverText(backend.linux_floor) : "")
+                  << " | " << (cuda ? DriverText(backend.windows_floor) : "") << " | "
                   << (cuda ? DriverText(backend.linux_toolkit) : "") << " | "
-                  << (cuda ? DriverText(backend.windows_toolkit) : "") << " | " << torch_range << " |\n";
+                  << (cuda ? DriverText(backend.windows_toolkit) : "") << " | " << torch_range
+                  << " |\n";
     }
     const auto arch_section = [&](bool cuda) {
       backends_md << "\n## " << (cuda ? "CUDA compute capabilities" : "ROCm gfx targets") << "\n\n"
-                  << (cuda ? "Cubins run on the same major with an equal or higher minor (sm_86 runs on sm_89);\n"
+                  << (cuda ? "Cubins run on the same major with an equal or higher minor (sm_86 "
+                             "runs on sm_89);\n"
                              "PTX runs on any later GPU once the driver JIT-compiles it.\n\n"
                            : "A GPU whose gfx target is not in the list gets no kernels.\n\n");
       for (size_t index : backend_order) {
@@ -750,10 +833,11 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
           if (range.backend == index && range.cuda == cuda) rows.push_back(&range);
         }
         if (rows.empty()) continue;
-        backends_md << "<details><summary><code>" << backends[index].name << "</code>: "
-                    << rows.size() << " torch range" << (rows.size() > 1 ? "s" : "") << "</summary>\n\n"
-                    << "| torch | CPU | " << (cuda ? "cubins | PTX" : "gfx targets") << " |\n|---|---|---|"
-                    << (cuda ? "---|" : "") << "\n";
+        backends_md << "<details><summary><code>" << backends[index].name
+                    << "</code>: " << rows.size() << " torch range" << (rows.size() > 1 ? "s" : "")
+                    << "</summary>\n\n"
+                    << "| torch | CPU | " << (cuda ? "cubins | PTX" : "gfx targets")
+                    << " |\n|---|---|---|" << (cuda ? "---|" : "") << "\n";
         for (const ArchRange* range : rows) {
           std::vector<std::string> sorted;
           std::vector<size_t> ids;
@@ -764,9 +848,13 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
               if (value == id) sorted.push_back(name);
             }
           }
-          backends_md << "| " << RangeText(*range) << " | " << range->cpu_arch << " | " << Join(sorted, " ");
+          backends_md << "| " << RangeText(*range) << " | " << range->cpu_arch << " | "
+                      << Join(sorted, " ");
           if (cuda) {
-            backends_md << " | " << (range->ptx == "no" ? "no" : range->ptx == "yes" ? "yes" : "Linux only");
+            backends_md << " | "
+                        << (range->ptx == "no"    ? "no"
+                            : range->ptx == "yes" ? "yes"
+                                                  : "Linux only");
           }
           backends_md << " |\n";
         }
@@ -789,16 +877,18 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       for (const VersionOut& version : build->versions) {
         const auto& release = version.parsed.release();
         const std::uint32_t key = static_cast<std::uint32_t>(
-            (release.size() > 0 ? release[0] : 0) * 1000000 + (release.size() > 1 ? release[1] : 0) * 1000 +
-            (release.size() > 2 ? release[2] : 0));
+            (release.size() > 0 ? release[0] : 0) * 1000000 +
+            (release.size() > 1 ? release[1] : 0) * 1000 + (release.size() > 2 ? release[2] : 0));
         bool covered = false;
         for (const ArchRange& range : ranges) {
-          covered = covered || (range.backend == index && range.torch_min <= key && key < range.torch_below);
+          covered = covered ||
+                    (range.backend == index && range.torch_min <= key && key < range.torch_below);
         }
         const std::string text = version.parsed.Public().ToString();
         if (!covered && (missing.empty() || missing.back() != text)) missing.push_back(text);
       }
-      if (!missing.empty()) backends_md << "| `" << backends[index].name << "` | " << Join(missing, ", ") << " |\n";
+      if (!missing.empty())
+        backends_md << "| `" << backends[index].name << "` | " << Join(missing, ", ") << " |\n";
     }
     backends_md << "\n</details>\n";
 

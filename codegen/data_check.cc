@@ -17,23 +17,32 @@ using namespace detail;  // NOLINT: the helpers of codegen/located.h
 
 const std::set<std::string>& KnownKeywords() {
   static const std::set<std::string> kKeywords = {
-      "$schema", "$defs",    "title",     "description", "type",      "properties",
-      "required", "additionalProperties", "items", "enum", "pattern", "minItems",
+      "$schema",   "$defs",       "title",    "description",
+      "type",      "properties",  "required", "additionalProperties",
+      "items",     "enum",        "pattern",  "minItems",
       "minLength", "uniqueItems", "$ref"};
   return kKeywords;
 }
 
 std::string TypeName(const json& value) {
   switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "boolean";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "boolean";
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "integer";
-    case json::value_t::number_float: return "number";
-    case json::value_t::string: return "string";
-    case json::value_t::array: return "array";
-    case json::value_t::object: return "object";
-    default: return "unknown";
+    case json::value_t::number_unsigned:
+      return "integer";
+    case json::value_t::number_float:
+      return "number";
+    case json::value_t::string:
+      return "string";
+    case json::value_t::array:
+      return "array";
+    case json::value_t::object:
+      return "object";
+    default:
+      return "unknown";
   }
 }
 
@@ -58,9 +67,12 @@ class SchemaValidator {
     }
     if (auto ref = schema.find("$ref"); ref != schema.end()) {
       const std::string target = ref->get<std::string>();
-      if (target.rfind("#/", 0) != 0) FailIn(schema_file_, Child(schema_pointer, "$ref"), "only local references (#/...) are supported");
+      if (target.rfind("#/", 0) != 0)
+        FailIn(schema_file_, Child(schema_pointer, "$ref"),
+               "only local references (#/...) are supported");
       const json::json_pointer where(target.substr(1));
-      if (!root_.contains(where)) FailIn(schema_file_, Child(schema_pointer, "$ref"), "dangling reference " + target);
+      if (!root_.contains(where))
+        FailIn(schema_file_, Child(schema_pointer, "$ref"), "dangling reference " + target);
       Validate(value, root_.at(where), target.substr(1), pointer);
       return;
     }
@@ -79,7 +91,8 @@ class SchemaValidator {
         Fail(pointer, "expected one of " + values->dump() + ", got " + value.dump());
       }
     }
-    if (value.is_string()) CheckString(value.get_ref<const std::string&>(), schema, schema_pointer, pointer);
+    if (value.is_string())
+      CheckString(value.get_ref<const std::string&>(), schema, schema_pointer, pointer);
     if (value.is_array()) CheckArray(value, schema, schema_pointer, pointer);
     if (value.is_object()) CheckObject(value, schema, schema_pointer, pointer);
   }
@@ -87,7 +100,8 @@ class SchemaValidator {
  private:
   void CheckString(const std::string& text, const json& schema, const std::string& schema_pointer,
                    const std::string& pointer) {
-    if (auto min = schema.find("minLength"); min != schema.end() && text.size() < min->get<size_t>()) {
+    if (auto min = schema.find("minLength");
+        min != schema.end() && text.size() < min->get<size_t>()) {
       Fail(pointer, text.empty() ? "expected a non-empty string" : "string too short");
     }
     if (auto pattern = schema.find("pattern"); pattern != schema.end()) {
@@ -108,7 +122,8 @@ class SchemaValidator {
 
   void CheckArray(const json& array, const json& schema, const std::string& schema_pointer,
                   const std::string& pointer) {
-    if (auto min = schema.find("minItems"); min != schema.end() && array.size() < min->get<size_t>()) {
+    if (auto min = schema.find("minItems");
+        min != schema.end() && array.size() < min->get<size_t>()) {
       Fail(pointer, "expected at least " + std::to_string(min->get<size_t>()) + " item(s)");
     }
     if (schema.value("uniqueItems", false)) {
@@ -132,12 +147,14 @@ class SchemaValidator {
     if (auto required = schema.find("required"); required != schema.end()) {
       for (const json& key : *required) {
         if (!object.contains(key.get<std::string>())) {
-          Fail(Child(pointer, key.get<std::string>()), "missing \"" + key.get<std::string>() + "\" (required by " + schema_file_ + ")");
+          Fail(Child(pointer, key.get<std::string>()),
+               "missing \"" + key.get<std::string>() + "\" (required by " + schema_file_ + ")");
         }
       }
     }
     const auto properties = schema.find("properties");
-    const bool closed = schema.contains("additionalProperties") && schema["additionalProperties"] == false;
+    const bool closed =
+        schema.contains("additionalProperties") && schema["additionalProperties"] == false;
     for (const auto& [key, value] : object.items()) {
       if (properties != schema.end() && properties->contains(key)) {
         Validate(value, (*properties)[key], Child(Child(schema_pointer, "properties"), key),
@@ -168,7 +185,7 @@ core::Expected<std::string> CanonicalJson(std::string_view text, std::string_vie
   return Located(file, [&]() -> std::string { return ParseDocument(text).dump(1) + "\n"; });
 }
 
-core::Status CheckDataFile(const InputFile& data, const InputFile& schema) {
+core::Status CheckDataFile(const InputFile& data, const InputFile& schema, bool canonical) {
   auto result = Located(data.path, [&]() -> bool {
     json schema_document;
     try {
@@ -177,11 +194,12 @@ core::Status CheckDataFile(const InputFile& data, const InputFile& schema) {
       FailIn(schema.path, error.pointer, error.message);
     }
     const json document = ParseDocument(data.text);
-    SchemaValidator(schema_document, std::string(schema.path)).Validate(document, schema_document, "", "");
-    const std::string canonical = document.dump(1) + "\n";
-    if (canonical != data.text) {
+    SchemaValidator(schema_document, std::string(schema.path))
+        .Validate(document, schema_document, "", "");
+    const std::string canonical_text = document.dump(1) + "\n";
+    if (canonical && canonical_text != data.text) {
       Fail("", "not in canonical form from line " +
-                   std::to_string(FirstDifferentLine(canonical, data.text)) +
+                   std::to_string(FirstDifferentLine(canonical_text, data.text)) +
                    " (keys sorted, one-space indent, a trailing newline: torchdex-codegen "
                    "--format rewrites it)");
     }

@@ -71,6 +71,10 @@ core::Expected<std::invoke_result_t<Body>> Located(std::string_view data_file, B
     std::string where = (error.file.empty() ? std::string(data_file) : error.file) + ": ";
     if (!error.pointer.empty()) where += error.pointer + ": ";
     return core::MakeError(where + error.message);
+  } catch (const nlohmann::json::exception& error) {
+    // A value of an unexpected type that a check did not catch first (a schema written with a
+    // wrong type, say): still an error naming the file, never a crash.
+    return core::MakeError(std::string(data_file) + ": " + error.what());
   }
 }
 

@@ -60,8 +60,9 @@ std::string_view PublicPart(std::string_view version) {
 
 const BuildRow* FindBuild(const ProjectRow& project, std::uint16_t backend) {
   const std::span<const BuildRow> builds = BuildsOf(project);
-  auto it = std::lower_bound(builds.begin(), builds.end(), backend,
-                             [](const BuildRow& row, std::uint16_t key) { return row.backend < key; });
+  auto it =
+      std::lower_bound(builds.begin(), builds.end(), backend,
+                       [](const BuildRow& row, std::uint16_t key) { return row.backend < key; });
   if (it == builds.end() || it->backend != backend) return nullptr;
   return &*it;
 }
@@ -91,13 +92,25 @@ std::span<const BackendRow> Backends(std::string_view channel) {
   if (channel != kCatalogueChannel) return {};
   return kBackendRows;
 }
-const BackendRow* FindBackend(std::string_view name) {
-  return FindByName(Backends(), name);
-}
+const BackendRow* FindBackend(std::string_view name) { return FindByName(Backends(), name); }
 
 std::span<const ProjectRow> Projects() { return kProjectRows; }
+// True when `name` is already PEP 503 normal: no upper case, no '_' or '.', no "--".
+bool IsNormal(std::string_view name) {
+  char previous = '\0';
+  for (char c : name) {
+    if ((c >= 'A' && c <= 'Z') || c == '_' || c == '.' || (c == '-' && previous == '-')) {
+      return false;
+    }
+    previous = c;
+  }
+  return true;
+}
+
 const ProjectRow* FindProject(std::string_view name) {
   const std::span<const ProjectRow> rows = Projects();
+  // The common case (a name as requirements and the catalogue spell it) compares bytes.
+  if (IsNormal(name)) return FindByName(rows, name);
   auto it = std::lower_bound(rows.begin(), rows.end(), name,
                              [](const ProjectRow& row, std::string_view key) {
                                return CompareNormalized(row.name, key) < 0;
@@ -120,7 +133,8 @@ std::span<const BuildRow> BuildsOf(const ProjectRow& project) {
   return std::span<const BuildRow>(kBuildRows).subspan(project.first_build, project.build_count);
 }
 std::span<const VersionRow> VersionsOf(const BuildRow& build) {
-  return std::span<const VersionRow>(kVersionRows).subspan(build.first_version, build.version_count);
+  return std::span<const VersionRow>(kVersionRows)
+      .subspan(build.first_version, build.version_count);
 }
 
 std::span<const VersionRow> Versions(std::string_view project, std::string_view backend) {
@@ -135,7 +149,8 @@ const VersionRow* FindVersion(std::string_view project, std::string_view backend
   if (build == nullptr) return nullptr;
   const std::span<const VersionRow> versions = VersionsOf(*build);
   const std::span<const std::uint16_t> by_text =
-      std::span<const std::uint16_t>(kVersionsByText).subspan(build->first_version, build->version_count);
+      std::span<const std::uint16_t>(kVersionsByText)
+          .subspan(build->first_version, build->version_count);
   const std::string_view wanted = PublicPart(version);
   auto it = std::lower_bound(by_text.begin(), by_text.end(), wanted,
                              [&](std::uint16_t offset, std::string_view key) {
@@ -225,7 +240,8 @@ std::optional<std::uint32_t> TorchReleaseKey(std::string_view version) {
 std::span<const ArchRangeRow> ArchRanges() { return kArchRangeRows; }
 std::span<const std::string_view> ArchTargetNames() { return kArchTargets; }
 std::span<const std::uint16_t> TargetsOf(const ArchRangeRow& row) {
-  return std::span<const std::uint16_t>(kArchTargetItems).subspan(row.first_target, row.target_count);
+  return std::span<const std::uint16_t>(kArchTargetItems)
+      .subspan(row.first_target, row.target_count);
 }
 
 std::string_view ArchTargets::Name(size_t i) const { return kArchTargets[targets[i]]; }
@@ -251,7 +267,8 @@ std::optional<ArchTargets> ArchList(std::string_view backend, std::string_view t
                              });
   if (it == rows.begin()) return std::nullopt;
   --it;
-  if (it->backend != index || it->cpu_arch != cpu_arch || *key >= it->torch_below) return std::nullopt;
+  if (it->backend != index || it->cpu_arch != cpu_arch || *key >= it->torch_below)
+    return std::nullopt;
   return ArchTargets{TargetsOf(*it), it->ptx};
 }
 

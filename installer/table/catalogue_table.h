@@ -80,8 +80,9 @@ struct TagRow {
 };
 
 struct WheelTagsRow {
-  std::string_view spelled;  // as filenames carry it: "cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64"
-  std::uint16_t first_tag;   // its expanded tags: indexes into Tags()
+  std::string_view
+      spelled;  // as filenames carry it: "cp310-abi3-manylinux_2_24_x86_64.manylinux_2_28_x86_64"
+  std::uint16_t first_tag;  // its expanded tags: indexes into Tags()
   std::uint16_t tag_count;
 };
 

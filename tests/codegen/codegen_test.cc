@@ -160,10 +160,33 @@ TEST(RunCodegen, InvalidDataIsAnErrorAndWritesNothing) {
   options.root = repository.root();
   std::ostringstream out, err;
   EXPECT_EQ(RunCodegen(options, out, err), kExitInvalidData);
-  EXPECT_NE(err.str().find("data/nvidia-gpus.json: /devices: missing \"devices\""),
+  // The schema check comes first.
+  EXPECT_NE(err.str().find("data/nvidia-gpus.json: /about: missing \"about\" (required by "
+                           "data/schema/nvidia-gpus.schema.json)"),
             std::string::npos)
       << err.str();
   EXPECT_FALSE(std::filesystem::exists(repository.root() / "generated/nvidia_gpus.inc"));
+}
+
+TEST(RunCodegen, NonCanonicalDataFailsAndFormatRewritesIt) {
+  TempRepository repository;
+  const std::filesystem::path data = repository.root() / "data/cuda-drivers.json";
+  const std::string text = ReadFile(data);
+  // An extra blank line: still JSON, no longer canonical.
+  std::ofstream(data, std::ios::binary | std::ios::trunc) << "{\n" << text.substr(1);
+  CodegenOptions options;
+  options.root = repository.root();
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCodegen(options, out, err), kExitInvalidData);
+  EXPECT_NE(err.str().find("data/cuda-drivers.json: not in canonical form from line 2"),
+            std::string::npos)
+      << err.str();
+
+  options.format = true;
+  std::ostringstream out_format, err_format;
+  ASSERT_EQ(RunCodegen(options, out_format, err_format), kExitOk) << err_format.str();
+  EXPECT_NE(out_format.str().find("formatted data/cuda-drivers.json"), std::string::npos);
+  EXPECT_EQ(ReadFile(data), ReadFile(kSource / "data/cuda-drivers.json"));
 }
 
 TEST(RunCodegen, TheCheckedInTablesAreFresh) {

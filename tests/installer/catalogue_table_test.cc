@@ -1,0 +1,328 @@
+// The compiled package table: invariants over every generated row (sorted, unique, round-trips
+// through the lookups, the same facts as generated/catalogue.json) and facts of the real
+// 2026-03-15 catalogue and of the curated driver and arch data.
+#include "installer/table/catalogue_table.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "core/tags.h"
+#include "core/version.h"
+
+namespace torchdex::installer::table {
+namespace {
+
+using nlohmann::json;
+
+const json& RealCatalogue() {
+  static const json catalogue = [] {
+    std::ifstream in(std::filesystem::path(TORCHDEX_SOURCE_DIR) / "generated" / "catalogue.json");
+    return json::parse(in);
+  }();
+  return catalogue;
+}
+
+std::string PublicOf(std::string_view version) {
+  return std::string(version.substr(0, version.find('+')));
+}
+
+TEST(CatalogueTableInvariants, BackendsAreSortedUniqueAndAllOfTheCatalogue) {
+  const auto backends = Backends();
+  for (size_t i = 1; i < backends.size(); ++i) EXPECT_LT(backends[i - 1].name, backends[i].name);
+  EXPECT_EQ(backends.size(), RealCatalogue()["backends"].size());
+  for (const auto& [name, backend] : RealCatalogue()["backends"].items()) {
+    const BackendRow* row = FindBackend(name);
+    ASSERT_NE(row, nullptr) << name;
+    EXPECT_EQ(row->name, name);
+    EXPECT_EQ(row->toolkit, backend["toolkit"].get<std::string>());
+    EXPECT_EQ(row->legacy, backend["legacy"].get<bool>());
+  }
+  for (const BackendRow& row : backends) EXPECT_EQ(FindBackend(row.name), &row);
+  EXPECT_EQ(FindBackend("cu999"), nullptr);
+  EXPECT_EQ(CatalogueChannel(), "stable");
+  EXPECT_EQ(Backends("stable").size(), backends.size());
+  EXPECT_TRUE(Backends("nightly").empty());
+}
+
+TEST(CatalogueTableInvariants, ProjectsRoundTripAndEveryRoutedProjectResolves) {
+  const auto projects = Projects();
+  for (size_t i = 1; i < projects.size(); ++i) EXPECT_LT(projects[i - 1].name, projects[i].name);
+  EXPECT_EQ(projects.size(), RealCatalogue()["projects"].size());
+  size_t routed = 0;
+  for (const auto& [name, project] : RealCatalogue()["projects"].items()) {
+    const ProjectRow* row = FindProject(name);
+    ASSERT_NE(row, nullptr) << name;
+    EXPECT_EQ(row->reason, project["reason"].get<std::string>());
+    const std::string cls = project["class"];
+    const bool is_routed = cls == "routed" || cls == "companion";
+    EXPECT_EQ(IsRouted(name), is_routed) << name;
+    routed += is_routed;
+    ASSERT_TRUE(ClassOfProject(name));
+    EXPECT_EQ(*ClassOfProject(name), cls == "routed"      ? ProjectClass::kRouted
+                                     : cls == "companion" ? ProjectClass::kCompanion
+                                     : cls == "mirror"    ? ProjectClass::kMirror
+                                                          : ProjectClass::kStale);
+  }
+  EXPECT_EQ(routed, 23u);  // 17 routed + 6 companions in the 2026-03-15 snapshot
+  for (const ProjectRow& row : projects) EXPECT_EQ(FindProject(row.name), &row);
+}
+
+TEST(CatalogueTableInvariants, EveryBuildVersionAndWheelMatchesTheCatalogue) {
+  size_t versions_seen = 0;
+  for (const ProjectRow& project : Projects()) {
+    const json& builds =
+        RealCatalogue()["projects"][std::string(project.name)].value("builds", json::object());
+    ASSERT_EQ(BuildsOf(project).size(), builds.size()) << project.name;
+    std::uint16_t previous_backend = 0;
+    bool first = true;
+    for (const BuildRow& build : BuildsOf(project)) {
+      if (!first) {
+        EXPECT_LT(previous_backend, build.backend);
+      }
+      first = false;
+      previous_backend = build.backend;
+      ASSERT_LT(build.backend, Backends().size());
+      const std::string_view backend = Backends()[build.backend].name;
+      const json& versions = builds[std::string(backend)];
+      const auto rows = Versions(project.name, backend);
+      ASSERT_EQ(rows.size(), versions.size()) << project.name << " " << backend;
+      EXPECT_EQ(rows.data(), VersionsOf(build).data());
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const VersionRow& row = rows[i];
+        ++versions_seen;
+        // Sorted by PEP 440, strictly.
+        if (i > 0) {
+          EXPECT_TRUE(*core::Version::Parse(rows[i - 1].version) <
+                      *core::Version::Parse(row.version))
+              << project.name << " " << backend << " " << row.version;
+        }
+        EXPECT_EQ(row.prerelease, core::Version::Parse(row.version)->IsPrerelease());
+        // Round-trips through FindVersion, exactly and by its public version.
+        EXPECT_EQ(FindVersion(project.name, backend, row.version), &row);
+        const VersionRow* by_public = FindVersion(project.name, backend, PublicOf(row.version));
+        ASSERT_NE(by_public, nullptr);
+        EXPECT_EQ(PublicOf(by_public->version), PublicOf(row.version));
+        // The same wheels as the catalogue.
+        ASSERT_TRUE(versions.contains(std::string(row.version)));
+        std::set<std::string> expected;
+        for (const json& tags : versions[std::string(row.version)])
+          expected.insert(tags.get<std::string>());
+        std::set<std::string> actual;
+        for (std::uint16_t wheel : WheelsOf(row)) {
+          ASSERT_LT(wheel, WheelTags().size());
+          actual.emplace(WheelTags()[wheel].spelled);
+        }
+        EXPECT_EQ(actual, expected) << project.name << " " << row.version;
+      }
+    }
+  }
+  EXPECT_GT(versions_seen, 2000u);
+}
+
+TEST(CatalogueTableInvariants, TagsAreSortedUniqueAndSpellTheirWheels) {
+  const auto tags = Tags();
+  for (size_t i = 1; i < tags.size(); ++i) {
+    EXPECT_LT(std::tie(tags[i - 1].interpreter, tags[i - 1].abi, tags[i - 1].platform),
+              std::tie(tags[i].interpreter, tags[i].abi, tags[i].platform));
+  }
+  for (size_t i = 1; i < WheelTags().size(); ++i)
+    EXPECT_LT(WheelTags()[i - 1].spelled, WheelTags()[i].spelled);
+  for (const WheelTagsRow& wheel : WheelTags()) {
+    ASSERT_FALSE(TagsOf(wheel).empty());
+    for (std::uint16_t tag : TagsOf(wheel)) {
+      ASSERT_LT(tag, tags.size());
+      // Each expanded tag is one combination of the dotted parts of the spelling.
+      for (std::string_view part : {tags[tag].interpreter, tags[tag].abi, tags[tag].platform}) {
+        EXPECT_NE(wheel.spelled.find(part), std::string_view::npos) << wheel.spelled;
+      }
+    }
+  }
+}
+
+TEST(CatalogueTableInvariants, ArchRangesAreSortedDisjointAndRoundTrip) {
+  const auto ranges = ArchRanges();
+  ASSERT_FALSE(ranges.empty());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const ArchRangeRow& row = ranges[i];
+    ASSERT_LT(row.backend, Backends().size());
+    EXPECT_LT(row.torch_min, row.torch_below);
+    const BackendKind kind = Backends()[row.backend].kind;
+    EXPECT_TRUE(kind == BackendKind::kCuda || kind == BackendKind::kRocm);
+    if (i > 0) {
+      const ArchRangeRow& previous = ranges[i - 1];
+      EXPECT_LT(std::tuple(previous.backend, previous.cpu_arch, previous.torch_min),
+                std::tuple(row.backend, row.cpu_arch, row.torch_min));
+      if (previous.backend == row.backend && previous.cpu_arch == row.cpu_arch) {
+        EXPECT_LE(previous.torch_below, row.torch_min) << "overlap at row " << i;
+      }
+    }
+    for (std::uint16_t target : TargetsOf(row)) ASSERT_LT(target, ArchTargetNames().size());
+    // The range's first release answers with this row.
+    const std::string torch = std::to_string(row.torch_min / 1000000) + "." +
+                              std::to_string(row.torch_min / 1000 % 1000) + "." +
+                              std::to_string(row.torch_min % 1000);
+    const auto list = ArchList(Backends()[row.backend].name, torch, row.cpu_arch);
+    ASSERT_TRUE(list) << Backends()[row.backend].name << " " << torch;
+    EXPECT_EQ(list->targets.data(), TargetsOf(row).data());
+    EXPECT_EQ(list->ptx, row.ptx);
+  }
+}
+
+// ---- Facts of the real catalogue (2026-03-15 snapshot) and the curated data ----
+
+TEST(CatalogueTableFacts, Torch231IsInCu121AndCu118ButNotCu124) {
+  ASSERT_NE(FindVersion("torch", "cu121", "2.3.1"), nullptr);
+  EXPECT_EQ(FindVersion("torch", "cu121", "2.3.1")->version, "2.3.1+cu121");
+  ASSERT_NE(FindVersion("torch", "cu118", "2.3.1"), nullptr);
+  EXPECT_EQ(FindVersion("torch", "cu124", "2.3.1"), nullptr);
+  EXPECT_EQ(FindVersion("torch", "cu121", "2.3.1+cu118"), nullptr);  // a local label must match
+  EXPECT_NE(FindVersion("torch", "cu124", "2.4.0"), nullptr);
+}
+
+TEST(CatalogueTableFacts, XpuStartsAt260) {
+  const auto versions = Versions("torch", "xpu");
+  ASSERT_FALSE(versions.empty());
+  EXPECT_EQ(PublicOf(versions.front().version), "2.6.0");
+  EXPECT_EQ(FindVersion("torch", "xpu", "2.5.1"), nullptr);
+}
+
+TEST(CatalogueTableFacts, Cu128HasNoSm61From28AndCu126KeepsSm50ToSm90) {
+  const auto cu128 = ArchList("cu128", "2.8.0+cu128", CpuArch::kX86_64);
+  ASSERT_TRUE(cu128);
+  EXPECT_FALSE(Covers(*cu128, "sm_61", TargetOs::kLinux));
+  EXPECT_FALSE(Covers(*cu128, "sm_50", TargetOs::kLinux));
+  EXPECT_TRUE(Covers(*cu128, "sm_70", TargetOs::kLinux));  // Volta until 2.11
+  EXPECT_TRUE(Covers(*cu128, "sm_89", TargetOs::kLinux));  // by the sm_86 cubin
+  EXPECT_TRUE(Covers(*cu128, "sm_120", TargetOs::kLinux));
+  const auto cu128_211 = ArchList("cu128", "2.11.0", CpuArch::kX86_64);
+  ASSERT_TRUE(cu128_211);
+  EXPECT_FALSE(Covers(*cu128_211, "sm_70", TargetOs::kLinux));
+  EXPECT_FALSE(ArchList("cu128", "2.12.0", CpuArch::kX86_64));  // removed
+
+  const auto cu126 = ArchList("cu126", "2.8.0+cu126", CpuArch::kX86_64);
+  ASSERT_TRUE(cu126);
+  std::vector<std::string_view> names;
+  for (size_t i = 0; i < cu126->targets.size(); ++i) names.push_back(cu126->Name(i));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"sm_50", "sm_60", "sm_70", "sm_75", "sm_80",
+                                                  "sm_86", "sm_90"}));
+  EXPECT_TRUE(Covers(*cu126, "sm_61", TargetOs::kLinux));
+  EXPECT_FALSE(Covers(*cu126, "sm_120", TargetOs::kLinux));  // Blackwell must not get cu126
+  EXPECT_EQ(cu126->ptx, Ptx::kNone);
+}
+
+TEST(CatalogueTableFacts, Cu130StartsAtTuringWithPtxOnLinuxOnly) {
+  const auto cu130 = ArchList("cu130", "2.9.1", CpuArch::kX86_64);
+  ASSERT_TRUE(cu130);
+  EXPECT_FALSE(Covers(*cu130, "sm_70", TargetOs::kLinux));
+  EXPECT_TRUE(Covers(*cu130, "sm_75", TargetOs::kLinux));
+  EXPECT_TRUE(Covers(*cu130, "sm_121", TargetOs::kLinux));  // cubin sm_120
+  EXPECT_TRUE(Covers(*cu130, "sm_130", TargetOs::kLinux));  // PTX
+  EXPECT_FALSE(Covers(*cu130, "sm_130", TargetOs::kWindows));
+  EXPECT_FALSE(Covers(*cu130, "sm_110", TargetOs::kLinux));  // older than the PTX, no cubin
+  const auto arm = ArchList("cu130", "2.10.0", CpuArch::kAarch64);
+  ASSERT_TRUE(arm);
+  EXPECT_TRUE(Covers(*arm, "sm_110", TargetOs::kLinux));  // Thor
+}
+
+TEST(CatalogueTableFacts, RocmGfxLists) {
+  const auto rocm63 = ArchList("rocm6.3", "2.7.1+rocm6.3", CpuArch::kX86_64);
+  ASSERT_TRUE(rocm63);
+  EXPECT_TRUE(Covers(*rocm63, "gfx1100", TargetOs::kLinux));
+  EXPECT_TRUE(Covers(*rocm63, "gfx1201", TargetOs::kLinux));
+  EXPECT_FALSE(Covers(*rocm63, "gfx1036", TargetOs::kLinux));
+  EXPECT_FALSE(Covers(*rocm63, "gfx950", TargetOs::kLinux));
+  const auto rocm57 = ArchList("rocm5.7", "2.3.1", CpuArch::kX86_64);
+  ASSERT_TRUE(rocm57);
+  EXPECT_FALSE(rocm57->Contains("gfx942"));  // added for ROCm >= 6.0
+  EXPECT_TRUE(ArchList("rocm6.0", "2.3.1", CpuArch::kX86_64)->Contains("gfx942"));
+  EXPECT_FALSE(ArchList("rocm6.3", "2.7.1", CpuArch::kAarch64));
+  EXPECT_FALSE(ArchList("cpu", "2.7.1", CpuArch::kX86_64));
+  EXPECT_FALSE(ArchList("rocm6.3", "garbage", CpuArch::kX86_64));
+}
+
+TEST(CatalogueTableFacts, DriverFloors) {
+  EXPECT_EQ(DriverFloor("cu128", TargetOs::kLinux), (DriverVersion{525, 60, 13}));
+  EXPECT_EQ(DriverFloor("cu128", TargetOs::kWindows), (DriverVersion{528, 33, 0}));
+  EXPECT_EQ(DriverFloor("cu118", TargetOs::kLinux), (DriverVersion{450, 80, 2}));
+  EXPECT_EQ(DriverFloor("cu118", TargetOs::kWindows), (DriverVersion{452, 39, 0}));
+  EXPECT_EQ(DriverFloor("cu130", TargetOs::kLinux), (DriverVersion{580, 0, 0}));
+  EXPECT_EQ(DriverFloor("cu102", TargetOs::kLinux),
+            (DriverVersion{440, 33, 0}));  // no MVC before 11
+  EXPECT_EQ(FindBackend("cu128")->linux_toolkit_driver, (DriverVersion{570, 26, 0}));
+  EXPECT_FALSE(DriverFloor("cu92", TargetOs::kLinux));  // not in the data
+  EXPECT_FALSE(DriverFloor("rocm6.3", TargetOs::kLinux));
+  EXPECT_FALSE(DriverFloor("nope", TargetOs::kLinux));
+}
+
+TEST(CatalogueTableFacts, IsRoutedMatchesNamesPep503Style) {
+  EXPECT_TRUE(IsRouted("torch"));
+  EXPECT_TRUE(IsRouted("Torch"));
+  EXPECT_TRUE(IsRouted("TorchVision"));
+  EXPECT_TRUE(IsRouted("pytorch_triton"));
+  EXPECT_TRUE(IsRouted("pytorch..Triton"));
+  EXPECT_TRUE(IsRouted("fbgemm_gpu_genai"));
+  EXPECT_FALSE(IsRouted("torch-vision"));  // a different project
+  EXPECT_FALSE(IsRouted("certifi"));       // a mirror: the default index serves it
+  EXPECT_FALSE(IsRouted("numpy"));
+  EXPECT_FALSE(IsRouted(""));
+  EXPECT_EQ(ClassOfProject("triton"), ProjectClass::kCompanion);
+  EXPECT_EQ(ClassOfProject("certifi"), ProjectClass::kMirror);
+  EXPECT_EQ(ClassOfProject("numpy"), ProjectClass::kMirror);  // the index mirrors it
+  EXPECT_FALSE(ClassOfProject("no-such-project"));
+}
+
+core::InterpreterInfo Cp312(core::OperatingSystem os) {
+  core::InterpreterInfo info;
+  info.python_minor = 12;
+  info.os = os;
+  info.arch = os == core::OperatingSystem::kWindows ? "AMD64" : "x86_64";
+  info.libc_minor = 28;
+  return info;
+}
+
+TEST(CatalogueTableFacts, WheelFitsAndBestWheel) {
+  const std::vector<core::Tag> linux_tags =
+      core::SupportedTags(Cp312(core::OperatingSystem::kLinux));
+  const TargetTags linux_target(linux_tags);
+  auto fit = WheelFits("torch", "cu128", "2.8.0", linux_target);
+  ASSERT_TRUE(fit);
+  EXPECT_EQ(fit->version->version, "2.8.0+cu128");
+  EXPECT_EQ(fit->wheel_tags, "cp312-cp312-manylinux_2_28_x86_64");
+
+  const std::vector<core::Tag> windows_tags =
+      core::SupportedTags(Cp312(core::OperatingSystem::kWindows));
+  const TargetTags windows_target(windows_tags);
+  fit = WheelFits("torch", "cu128", "2.8.0", windows_target);
+  ASSERT_TRUE(fit);
+  EXPECT_EQ(fit->wheel_tags, "cp312-cp312-win_amd64");
+
+  // torch 1.0.0 has no cp312 wheels; glibc 2.17 cannot take manylinux_2_28.
+  EXPECT_FALSE(WheelFits("torch", "cu100", "1.0.0", linux_target));
+  core::InterpreterInfo old_glibc = Cp312(core::OperatingSystem::kLinux);
+  old_glibc.libc_minor = 17;
+  const std::vector<core::Tag> old_tags = core::SupportedTags(old_glibc);
+  EXPECT_FALSE(WheelFits("torch", "cu128", "2.8.0", TargetTags(old_tags)));
+
+  const auto best = BestWheel("torch", "cu128", linux_target);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->version->version, Versions("torch", "cu128").back().version);
+  EXPECT_FALSE(BestWheel("torch", "cu999", linux_target));
+}
+
+TEST(CatalogueTableFacts, TorchReleaseKey) {
+  EXPECT_EQ(TorchReleaseKey("2.8.0+cu128"), 2008000u);
+  EXPECT_EQ(TorchReleaseKey("2.11"), 2011000u);
+  EXPECT_EQ(TorchReleaseKey("2.10.0rc1"), 2010000u);
+  EXPECT_FALSE(TorchReleaseKey("2"));
+  EXPECT_FALSE(TorchReleaseKey("x"));
+}
+
+}  // namespace
+}  // namespace torchdex::installer::table
