@@ -1,7 +1,7 @@
 #include "installer/install/pip_command.h"
 
-#include <sstream>
 #include <unistd.h>
+#include <sstream>
 
 namespace torchdex::installer {
 
@@ -34,8 +34,9 @@ std::string DirectReference(const PlannedWheel& wheel) {
 core::Expected<std::vector<std::string>> InstallCommand(const InstallPlan& plan,
                                                         const InstallCommandOptions& options) {
   if (plan.offline) {
-    return core::MakeError("an offline plan has no wheel URLs or hashes and cannot be installed; "
-                           "run without --offline");
+    return core::MakeError(
+        "an offline plan has no wheel URLs or hashes and cannot be installed; "
+        "run without --offline");
   }
   if (options.python.empty()) return core::MakeError("no target interpreter for the installer");
   std::vector<std::string> argv;

@@ -26,8 +26,8 @@ core::Expected<InstallerKind> ParseInstallerKind(std::string_view text);
 
 struct InstallCommandOptions {
   InstallerKind installer = InstallerKind::kPip;
-  std::string python;  // the target interpreter (absolute path)
-  std::string uv;      // uv's absolute path (FindUv) when installer is kUv
+  std::string python;                   // the target interpreter (absolute path)
+  std::string uv;                       // uv's absolute path (FindUv) when installer is kUv
   std::vector<std::string> extra_args;  // after `--` on torchdex's command line, passed through
 };
 

@@ -150,9 +150,9 @@ class Planner {
   const WheelCandidate* Pick(const std::string& project, const Demand& demand,
                              const std::set<std::string>& excluded, std::string* why) const;
   core::Expected<Demands> UserDemands();
-  core::Expected<Demands> DependencyDemands(const Demands& user, const Demands& current,
-                                            const std::map<std::string, const WheelCandidate*>&
-                                                picks) const;
+  core::Expected<Demands> DependencyDemands(
+      const Demands& user, const Demands& current,
+      const std::map<std::string, const WheelCandidate*>& picks) const;
 
   const PlanRequest& request_;
   index::Fetcher* fetcher_;
@@ -215,6 +215,11 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
                              (result.error.empty() ? url : result.error));
   }
   const std::string base = result.effective_url.empty() ? url : result.effective_url;
+  // A redirect must not lead off HTTPS either.
+  if (core::Status ok = CheckTransport(base, request_.trusted_hosts, "the page of " + project);
+      !ok) {
+    return ok;
+  }
   core::Expected<index::IndexPage> page = index::ParsePage(result.body, result.content_type, base);
   if (!page) return core::MakeError(url + ": " + page.error().message);
 
@@ -262,8 +267,7 @@ void Planner::ReadOfflinePage(const std::string& project) {
     core::Expected<core::Version> version = core::Version::Parse(text);
     if (!version) continue;
     ++parsed.listed;
-    if (!request_.offline->HasWheelFor(project, request_.backend, text,
-                                       request_.supported_tags)) {
+    if (!request_.offline->HasWheelFor(project, request_.backend, text, request_.supported_tags)) {
       continue;
     }
     WheelCandidate candidate;
@@ -274,8 +278,7 @@ void Planner::ReadOfflinePage(const std::string& project) {
 }
 
 const WheelCandidate* Planner::Pick(const std::string& project, const Demand& demand,
-                                    const std::set<std::string>& excluded,
-                                    std::string* why) const {
+                                    const std::set<std::string>& excluded, std::string* why) const {
   const ProjectPage& page = pages_.at(project);
   std::string joined;
   for (const Constraint& c : demand.constraints) {
@@ -312,20 +315,24 @@ const WheelCandidate* Planner::Pick(const std::string& project, const Demand& de
   // Nothing fits: say why.
   const std::string where = "backend " + request_.backend + " (" + page.url + ")";
   if (page.wheels.empty()) {
-    *why = page.listed == 0
-               ? where + " lists no wheel of " + project
-               : "none of the " + std::to_string(page.listed) + " wheels of " + project + " on " +
-                     where + " fits " + Target();
+    *why = page.listed == 0 ? where + " lists no wheel of " + project
+                            : "none of the " + std::to_string(page.listed) + " wheels of " +
+                                  project + " on " + where + " fits " + Target();
     return nullptr;
   }
+  // What dependents need first, then what the user asked: "torchvision 0.20.1+cu124 needs
+  // torch==2.5.1; you asked torch>=2.6".
   std::string constraints;
-  for (const Constraint& c : demand.constraints) {
-    constraints += (constraints.empty() ? "" : "; ") + c.Describe();
+  for (const bool from_user : {false, true}) {
+    for (const Constraint& c : demand.constraints) {
+      if (c.origin_project.empty() != from_user) continue;
+      constraints += (constraints.empty() ? "" : "; ") + c.Describe();
+    }
   }
   const std::string available = JoinVersions(page.wheels);
   if (demand.constraints.size() == 1) {
-    *why = "no version of " + project + " on " + where + " for " + Target() + " matches: " +
-           constraints + " (there: " + available + ")";
+    *why = "no version of " + project + " on " + where + " for " + Target() +
+           " matches: " + constraints + " (there: " + available + ")";
   } else {
     *why = "conflict on " + project + ": " + constraints + " (on " + where + " for " + Target() +
            ": " + available + ")";
@@ -356,8 +363,9 @@ core::Expected<Demands> Planner::UserDemands() {
         return ok.error();
       }
       plan_.other.push_back(requirement.ToString());
-      Warn(requirement.ToString() + ": a direct reference, installed as written; its routed "
-                                    "dependencies are not followed");
+      Warn(requirement.ToString() +
+           ": a direct reference, installed as written; its routed "
+           "dependencies are not followed");
       continue;
     }
     Demand& demand = demands[name];
@@ -374,13 +382,15 @@ core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCand
     const std::string key = wheel->url.empty() ? wheel->filename : wheel->url;
     if (dependencies_.count(key)) continue;
     if (request_.offline != nullptr) {
-      Warn("offline: versions come from the compiled table; routed dependencies are not "
-           "followed and no wheel URL or hash is known");
+      Warn(
+          "offline: versions come from the compiled table; routed dependencies are not "
+          "followed and no wheel URL or hash is known");
       dependencies_[key] = {};
       continue;
     }
     if (!wheel->has_metadata) {
-      Warn(project + " " + wheel->version.ToString() + ": the page gives no PEP 658 metadata, so "
+      Warn(project + " " + wheel->version.ToString() +
+           ": the page gives no PEP 658 metadata, so "
            "its routed dependencies are not followed; the installer may look them up elsewhere");
       dependencies_[key] = {};
       continue;
@@ -457,12 +467,13 @@ core::Expected<Demands> Planner::DependencyDemands(
       if (!dependency.url.empty()) {
         return core::MakeError(project + " " + wheel->version.ToString() +
                                " requires the routed package " + name + " by URL (" +
-                               dependency.url + "); torchdex resolves routed packages on the "
+                               dependency.url +
+                               "); torchdex resolves routed packages on the "
                                "backend only");
       }
       Demand& demand = next[name];
-      demand.constraints.push_back({dependency.specifiers, RequirementText(dependency), project,
-                                    wheel->version.ToString()});
+      demand.constraints.push_back(
+          {dependency.specifiers, RequirementText(dependency), project, wheel->version.ToString()});
       demand.extras.insert(dependency.extras.begin(), dependency.extras.end());
     }
   }

@@ -19,8 +19,8 @@ std::string Lower(std::string_view text) {
 std::string HostWithoutPort(std::string_view host_and_port) {
   if (!host_and_port.empty() && host_and_port.front() == '[') {
     const size_t close = host_and_port.find(']');
-    return Lower(host_and_port.substr(1, close == std::string_view::npos ? std::string_view::npos
-                                                                         : close - 1));
+    return Lower(host_and_port.substr(
+        1, close == std::string_view::npos ? std::string_view::npos : close - 1));
   }
   const size_t colon = host_and_port.rfind(':');
   // More than one colon without brackets: a bare IPv6 address, no port.
