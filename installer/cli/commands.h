@@ -31,6 +31,15 @@ core::Expected<bool> ValidateDetectOptions(const Options& options);
 int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 extern const char* const kDetectDetails;
 
+// install_command.cc: `install` and `export` share options and the plan.
+void AddInstallOptions(boost::program_options::options_description& description, Options& options);
+void AddExportOptions(boost::program_options::options_description& description, Options& options);
+core::Expected<bool> ValidateInstallOptions(const Options& options);
+int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+extern const char* const kInstallDetails;
+extern const char* const kExportDetails;
+
 }  // namespace torchdex::installer
 
 #endif  // TORCHDEX_INSTALLER_CLI_COMMANDS_H_

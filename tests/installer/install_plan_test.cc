@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "index/sha256.h"
+#include "installer/cli/run.h"
 #include "installer/install/export.h"
 #include "installer/install/metadata.h"
 #include "installer/install/pip_command.h"
@@ -510,6 +511,25 @@ TEST(ExportTest, EachFormatSaysWhatWasChosenAndPinsRoutedPackagesToTheBackend) {
   EXPECT_THAT(*conf, HasSubstr("[global]\nindex-url = " + std::string(kBase) + "\n"));
   EXPECT_EQ(conf->find("extra-index-url ="), std::string::npos);
   EXPECT_FALSE(ParseExportFormat("poetry").ok());
+}
+
+TEST(InstallCliTest, OptionsAreCheckedBeforeAnythingRuns) {
+  auto parsed = ParseCommandLine({"install", "--dry-run", "torch", "numpy>=2", "--", "--no-deps"});
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(parsed->install.requirements, (std::vector<std::string>{"torch", "numpy>=2"}));
+  EXPECT_EQ(parsed->passthrough, std::vector<std::string>{"--no-deps"});
+  EXPECT_TRUE(parsed->install.dry_run);
+
+  auto format = ParseCommandLine({"export", "--format", "poetry", "torch"});
+  ASSERT_FALSE(format.ok());
+  EXPECT_THAT(format.error().message, HasSubstr("unknown export format \"poetry\""));
+  auto offline = ParseCommandLine({"install", "--offline", "torch"});
+  ASSERT_FALSE(offline.ok());
+  EXPECT_THAT(offline.error().message, HasSubstr("only be used with --dry-run"));
+  EXPECT_FALSE(ParseCommandLine({"detect", "--", "x"}).ok());
+  EXPECT_FALSE(ParseCommandLine({"install", "--installer", "conda", "torch"}).ok());
+  EXPECT_FALSE(ParseCommandLine({"install"}).ok());
+  EXPECT_TRUE(ParseCommandLine({"install", "--help"}).ok());
 }
 
 }  // namespace

@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "index/fetcher.h"
+#include "installer/cli/run.h"
+#include "installer/detect/clock.h"
 #include "installer/detect/process_runner.h"
 #include "installer/install/export.h"
 #include "installer/install/pip_command.h"
@@ -376,6 +378,61 @@ TEST_F(InstallE2eTest, PipReadsTheExportedPipConf) {
       RunChild({(*root_ / "base-venv/bin/python").string(), "-m", "pip", "config", "list"}, &env);
   ASSERT_EQ(config.exit_code, 0) << config.err;
   EXPECT_THAT(config.out, HasSubstr("global.index-url='" + nginx_->Url("/whl/cu124/") + "'"));
+}
+
+class NoClock final : public Clock {
+ public:
+  int64_t NowMicros() const override { return 0; }
+};
+
+// The command line, in process, with a mirror override pointing at nginx: `--torch-backend cu124`
+// reads the loopback copy, and the default index is the loopback PyPI.
+TEST_F(InstallE2eTest, TheInstallAndExportCommandsRunThePlan) {
+  const fs::path overrides = *root_ / "mirror.json";
+  WriteText(overrides, "{\"format\": 1, \"mirror\": \"" + nginx_->Url("/whl/") + "\"}\n");
+  const std::string python = NewVenv("venv-cli");
+  NoClock clock;
+  Deps deps{*env_, *runner_, clock};
+  const std::vector<std::string> choice = {
+      "--python",         python,        "--torch-backend",      "cu124", "--catalogue",
+      overrides.string(), "--index-url", nginx_->Url("/simple/")};
+  auto with = [&](std::vector<std::string> head, std::vector<std::string> tail) {
+    head.insert(head.end(), choice.begin(), choice.end());
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
+  };
+
+  std::ostringstream dry_out, dry_err;
+  ASSERT_EQ(Main(with({"install", "--dry-run"}, {"torch==2.5.1", "typing-extensions"}), deps,
+                 dry_out, dry_err),
+            0)
+      << dry_err.str();
+  EXPECT_THAT(dry_out.str(), HasSubstr("chosen: cu124 (named with --torch-backend"));
+  EXPECT_THAT(dry_out.str(), HasSubstr("  torch 2.5.1+cu124\n"));
+  EXPECT_THAT(dry_out.str(), HasSubstr("would run: " + python + " -m pip install 'torch @ " +
+                                       nginx_->Url("/whl/cu124/torch-2.5.1%2Bcu124")));
+  EXPECT_TRUE(Installed(python).empty());  // a dry run changes nothing
+
+  const fs::path exported = *root_ / "cli-requirements.txt";
+  std::ostringstream export_out, export_err;
+  ASSERT_EQ(Main(with({"export", "--format", "requirements", "--output", exported.string()},
+                      {"torch==2.5.1"}),
+                 deps, export_out, export_err),
+            0)
+      << export_err.str();
+  EXPECT_THAT(ReadText(exported), HasSubstr("# chosen: cu124"));
+
+  std::ostringstream out, err;
+  ASSERT_EQ(Main(with({"install"}, {"torch==2.5.1", "typing-extensions", "--", "--no-cache-dir"}),
+                 deps, out, err),
+            0)
+      << out.str() << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("--no-cache-dir"));
+  EXPECT_EQ(Installed(python),
+            (std::map<std::string, std::string>{{"torch", "2.5.1+cu124"},
+                                                {"triton", "3.1.0"},
+                                                {"filelock", "3.16.1"},
+                                                {"typing-extensions", "4.12.2"}}));
 }
 
 }  // namespace
