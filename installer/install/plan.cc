@@ -286,11 +286,19 @@ const WheelCandidate* Planner::Pick(const std::string& project, const Demand& de
     if (text.empty()) continue;
     joined += (joined.empty() ? "" : ",") + text;
   }
-  // Each part came from a parsed SpecifierSet, so the join parses.
-  const core::SpecifierSet combined = core::SpecifierSet::Parse(joined).value();
+  // Each part came from a parsed SpecifierSet, so the join parses; say so if it ever does not.
+  core::Expected<core::SpecifierSet> parsed = core::SpecifierSet::Parse(joined);
+  if (!parsed) {
+    *why = project + ": the combined requirement \"" + joined +
+           "\" does not parse: " + parsed.error().message;
+    return nullptr;
+  }
+  const core::SpecifierSet& combined = *parsed;
   bool pinned = false;  // PEP 592: a yanked file is chosen only for an exact pin
   for (const core::Specifier& s : combined.specifiers()) {
-    if (s.op() == core::SpecOp::kEqual || s.op() == core::SpecOp::kArbitrary) pinned = true;
+    if ((s.op() == core::SpecOp::kEqual && !s.wildcard()) || s.op() == core::SpecOp::kArbitrary) {
+      pinned = true;
+    }
   }
 
   for (const bool with_yanked : {false, true}) {

@@ -280,6 +280,23 @@ TEST(InstallPlanTest, NightlyTorchPinsItsTritonBuild) {
   EXPECT_TRUE(AnyContains(plan->warnings, "gives no sha256"));
 }
 
+TEST(InstallPlanTest, AYankedFileIsChosenOnlyForAnExactPin) {
+  FakeFetcher fetcher;
+  fetcher.Serve(
+      std::string(kBase) + "torch/",
+      "<a href=\"torch-2.6.0%2Bcu124-cp312-cp312-linux_x86_64.whl#sha256=" + std::string(64, 'a') +
+          "\" data-yanked=\"broken\">torch-2.6.0+cu124-cp312-cp312-linux_x86_64.whl</a>"
+          "<a href=\"torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl#sha256=" +
+          std::string(64, 'a') + "\">torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl</a>");
+  auto plan = MakePlan(Request({"torch"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(Find(*plan, "torch")->version, "2.5.1+cu124");
+  plan = MakePlan(Request({"torch==2.6.0"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(Find(*plan, "torch")->version, "2.6.0+cu124");
+  EXPECT_FALSE(MakePlan(Request({"torch==2.6.*"}), &fetcher).ok());
+}
+
 TEST(InstallPlanTest, AWrongMetadataHashIsAnError) {
   FakeFetcher fetcher;
   ServeProject(fetcher, kBase, "torch",
