@@ -48,6 +48,14 @@ extern const char* const kCatalogueDetails;
 void AddSelectionOptions(boost::program_options::options_description& description,
                          SelectionOptions& options);
 core::Expected<bool> ValidateSelectionOptions(const SelectionOptions& options);
+// install_command.cc: `install` and `export` share options and the plan.
+void AddInstallOptions(boost::program_options::options_description& description, Options& options);
+void AddExportOptions(boost::program_options::options_description& description, Options& options);
+core::Expected<bool> ValidateInstallOptions(const Options& options);
+int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+extern const char* const kInstallDetails;
+extern const char* const kExportDetails;
 
 }  // namespace torchdex::installer
 

@@ -33,6 +33,17 @@ const Subcommand kSubcommands[] = {
     {"catalogue", "torchdex catalogue show [--json] [--catalogue FILE]... | torchdex catalogue check FILE",
      "show the effective catalogue and where each entry came from; check an override file",
      kCatalogueDetails, &AddCatalogueOptions, "action", &ValidateCatalogueOptions, &RunCatalogue},
+    {"install",
+     "torchdex install [REQUIREMENT...] [-r FILE]... [--torch-backend NAME] [--channel C] "
+     "[--python PATH] [--index-url URL] [--dry-run] [--explain] [--offline] [--installer pip|uv] "
+     "[--root DIR] [--catalogue FILE]... [-- INSTALLER ARGS]",
+     "install the requirements, routed packages pinned to the chosen backend by URL and hash",
+     kInstallDetails, &AddInstallOptions, "requirement", &ValidateInstallOptions, &RunInstall},
+    {"export",
+     "torchdex export --format requirements|uv|pip-conf [REQUIREMENT...] [-r FILE]... "
+     "[--output FILE] [install's choice options]",
+     "write the decision for pip, uv or pip.conf: routed packages pinned to the backend",
+     kExportDetails, &AddExportOptions, "requirement", &ValidateInstallOptions, &RunExport},
 };
 
 const Subcommand* FindSubcommand(std::string_view name) {
@@ -88,8 +99,14 @@ std::string HelpText(std::string_view name) {
   return text.str();
 }
 
-core::Expected<Options> ParseCommandLine(const std::vector<std::string>& args) {
+core::Expected<Options> ParseCommandLine(const std::vector<std::string>& all_args) {
   Options options;
+  // Everything after the first `--` belongs to the installer that `install` runs.
+  std::vector<std::string> args = all_args;
+  if (auto dashes = std::find(args.begin(), args.end(), "--"); dashes != args.end()) {
+    options.passthrough.assign(dashes + 1, args.end());
+    args.erase(dashes, args.end());
+  }
   try {
     po::options_description global = GlobalOptions(options);
     po::options_description positional_options;
@@ -126,9 +143,13 @@ core::Expected<Options> ParseCommandLine(const std::vector<std::string>& args) {
     if (name != rest.end()) rest.erase(name);
     po::options_description description(std::string(command->name) + " options");
     command->add_options(description, options);
-    po::variables_map command_values;
+    if (!options.passthrough.empty() && options.command != "install") {
+      return core::MakeError(options.command + ": arguments after -- are only for install");
+    }
+    // The command's positional arguments go to the option its row names ("requirement").
     po::positional_options_description command_positional;
     if (command->positional != nullptr) command_positional.add(command->positional, -1);
+    po::variables_map command_values;
     po::store(po::command_line_parser(rest).options(description).positional(command_positional).run(),
               command_values);
     po::notify(command_values);

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "index/fetcher.h"
+#include "installer/cli/backend_choice.h"
 #include "installer/detect/clock.h"
 #include "installer/detect/environment.h"
 #include "installer/detect/process_runner.h"
@@ -51,6 +53,24 @@ struct CatalogueCommandOptions {
   bool json = false;
 };
 
+// `install` and `export` (install_command.cc).
+struct InstallCliOptions {
+  std::vector<std::string> requirements;       // positional
+  std::vector<std::string> requirement_files;  // -r
+  std::string torch_backend = "auto";
+  std::string channel = "stable";
+  std::string python;     // "" = $VIRTUAL_ENV, then python3 on PATH
+  std::string index_url;  // the default index for everything not routed; "" = the installer's
+  bool dry_run = false;
+  bool explain = false;
+  bool offline = false;
+  std::string installer = "pip";
+  std::string root = "/";
+  std::vector<std::string> catalogues;
+  std::string format = "requirements";  // export
+  std::string output;                   // export: a file; "" = stdout
+};
+
 // The whole command line as plain data. Each subcommand has its own member.
 struct Options {
   std::string command;  // "detect"; "" with --help or --version alone
@@ -59,12 +79,19 @@ struct Options {
   DetectCommandOptions detect;
   SelectionOptions select;
   CatalogueCommandOptions catalogue;
+  InstallCliOptions install;
+  std::vector<std::string> passthrough;  // after `--`: the installer's own arguments (install)
 };
 
 struct Deps {
   const Environment& env;
   ProcessRunner& runner;
   const Clock& clock;
+  // How install/export learn the chosen backend; empty: ChooseNamedBackend (explicit
+  // --torch-backend only). main() wires selection here.
+  ChooseBackendFn choose_backend = {};
+  // HTTP for install/export; null: a curl fetcher made per run.
+  index::Fetcher* fetcher = nullptr;
 };
 
 // `args` excludes argv[0]. An error is a usage error; its message says what is wrong.

@@ -1,0 +1,355 @@
+// `torchdex install` and `torchdex export`: the target interpreter, the backend choice (through
+// Deps::choose_backend), the plan over the live index, then the installer or an export.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/name.h"
+#include "installer/cli/commands.h"
+#include "installer/install/export.h"
+#include "installer/install/pip_command.h"
+#include "installer/install/plan.h"
+#include "installer/overrides/overrides.h"
+
+namespace torchdex::installer {
+
+namespace po = boost::program_options;
+
+const char* const kInstallDetails =
+    "Selects the backend as `select` does, then resolves each routed requirement (torch,\n"
+    "torchvision, ... as the catalogue and override files say) to one wheel on that backend's\n"
+    "live index page, for the target interpreter's tags, following routed dependencies through\n"
+    "PEP 658 metadata. pip (or `uv pip` with --installer uv) then runs with an argv, never a\n"
+    "shell: routed packages as `name @ URL#sha256=HEX`, everything else as written with\n"
+    "--index-url. A routed name is never looked up on the default index. HTTPS only, except\n"
+    "loopback and the override files' trusted_hosts. The installer's exit code is torchdex's.\n"
+    "\n"
+    "Target interpreter: --python, else $VIRTUAL_ENV, else python3 on PATH.\n"
+    "See docs/install.md.\n";
+
+const char* const kExportDetails =
+    "Plans as `install --dry-run` does and writes the result for another tool:\n"
+    "  requirements  a requirements file, routed packages pinned by URL and sha256\n"
+    "  uv            [[tool.uv.index]] (explicit) and [tool.uv.sources] for pyproject.toml\n"
+    "  pip-conf      index settings for pip.conf\n"
+    "See docs/install.md.\n";
+
+namespace {
+
+void AddChoiceOptions(po::options_description& description, InstallCliOptions& o) {
+  description.add_options()("requirement",
+                            po::value<std::vector<std::string>>(&o.requirements)->value_name("REQ"),
+                            "a requirement (PEP 508); positional")(
+      "requirements,r",
+      po::value<std::vector<std::string>>(&o.requirement_files)->value_name("FILE"),
+      "read requirements from FILE, one a line ('#' comments)")(
+      "torch-backend", po::value<std::string>(&o.torch_backend)->value_name("NAME"),
+      "auto (default), cpu, cu124, rocm6.3, xpu, ...")(
+      "channel", po::value<std::string>(&o.channel)->value_name("C"),
+      "stable (default), test or nightly")(
+      "python", po::value<std::string>(&o.python)->value_name("PATH"), "the target interpreter")(
+      "index-url", po::value<std::string>(&o.index_url)->value_name("URL"),
+      "the default index for everything not routed (default: the installer's own setting)")(
+      "explain", po::bool_switch(&o.explain), "say why the backend was chosen")(
+      "offline", po::bool_switch(&o.offline),
+      "with --dry-run: versions from the compiled table, no network")(
+      "root", po::value<std::string>(&o.root)->value_name("DIR"),
+      "detect the host captured under DIR")(
+      "catalogue", po::value<std::vector<std::string>>(&o.catalogues)->value_name("FILE"),
+      "an override file (mirror, backend URLs, routed names, trusted hosts); repeatable");
+}
+
+// Requirement lines of a file: comments and blank lines dropped; pip options are refused, so
+// nothing in a file can add an index behind the plan's back.
+core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into) {
+  std::ifstream in(path);
+  if (!in) return core::MakeError("-r " + path + ": cannot read the file");
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (const size_t hash = line.find('#');
+        hash != std::string::npos &&
+        (hash == 0 || std::isspace(static_cast<unsigned char>(line[hash - 1])))) {
+      line.erase(hash);
+    }
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    if (line.front() == '-') {
+      return core::MakeError(path + " line " + std::to_string(number) + ": option \"" + line +
+                             "\" is not supported in requirement files given to torchdex; "
+                             "pass installer options after --");
+    }
+    into.push_back(line);
+  }
+  return {};
+}
+
+struct Prepared {
+  Interpreter target;
+  BackendChoice choice;
+  InstallPlan plan;
+};
+
+core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
+  const InstallCliOptions& o = options.install;
+  core::Expected<std::string> path = FindInterpreter(o.python, deps.env);
+  if (!path) return path.error();
+  core::Expected<Interpreter> target =
+      QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
+  if (!target) return target.error();
+
+  std::vector<std::string> texts = o.requirements;
+  for (const std::string& file : o.requirement_files) {
+    if (core::Status ok = ReadRequirementFile(file, texts); !ok) return ok.error();
+  }
+  BackendChoiceRequest choice_request;
+  choice_request.torch_backend = o.torch_backend;
+  choice_request.channel = o.channel;
+  choice_request.root = o.root;
+  choice_request.catalogues = o.catalogues;
+  choice_request.offline = o.offline;
+  for (const std::string& text : texts) {
+    if (core::Expected<core::Requirement> parsed = core::Requirement::Parse(text)) {
+      choice_request.requirements.push_back(std::move(*parsed));
+    }
+  }
+  const ChooseBackendFn choose = deps.choose_backend ? deps.choose_backend : ChooseNamedBackend;
+  core::Expected<BackendChoice> choice = choose(choice_request, *target, deps.env);
+  if (!choice) return choice.error();
+
+  PlanRequest request;
+  for (const std::string& text : texts) {
+    core::Expected<core::Requirement> parsed = core::Requirement::Parse(text);
+    if (parsed && choice->routed_projects.count(parsed->NormalizedName())) {
+      request.routed.push_back(std::move(*parsed));
+    } else {
+      request.other.push_back(text);
+    }
+  }
+  request.routed_projects = choice->routed_projects;
+  request.backend = choice->backend;
+  request.backend_index_url = choice->index_url;
+  request.default_index_url = o.index_url;
+  request.trusted_hosts = choice->trusted_hosts;
+  request.supported_tags = core::SupportedTags(target->info);
+  request.markers = target->markers;
+  request.target_description = target->description;
+  request.prereleases = choice->prereleases;
+  std::unique_ptr<index::Fetcher> own_fetcher;
+  index::Fetcher* fetcher = deps.fetcher;
+  if (o.offline) {
+    if (!choice->offline) {
+      return core::MakeError(
+          "--offline needs the compiled catalogue, which this backend "
+          "choice did not provide");
+    }
+    request.offline = choice->offline.get();
+  } else if (fetcher == nullptr) {
+    own_fetcher = index::MakeCurlFetcher(index::FetchOptions{});
+    fetcher = own_fetcher.get();
+  }
+  core::Expected<InstallPlan> plan = MakePlan(request, fetcher);
+  if (!plan) return plan.error();
+  return Prepared{std::move(*target), std::move(*choice), std::move(*plan)};
+}
+
+}  // namespace
+
+void AddInstallOptions(po::options_description& description, Options& options) {
+  AddChoiceOptions(description, options.install);
+  description.add_options()("dry-run", po::bool_switch(&options.install.dry_run),
+                            "print the plan and the command; change nothing")(
+      "installer", po::value<std::string>(&options.install.installer)->value_name("pip|uv"),
+      "pip (default) or uv (must be on PATH)");
+}
+
+void AddExportOptions(po::options_description& description, Options& options) {
+  AddChoiceOptions(description, options.install);
+  description.add_options()("format",
+                            po::value<std::string>(&options.install.format)->value_name("F"),
+                            "requirements (default), uv or pip-conf")(
+      "output,o", po::value<std::string>(&options.install.output)->value_name("FILE"),
+      "write to FILE instead of standard output");
+}
+
+core::Expected<bool> ValidateInstallOptions(const Options& options) {
+  const InstallCliOptions& o = options.install;
+  if (!ParseInstallerKind(o.installer)) return ParseInstallerKind(o.installer).error();
+  if (!ParseExportFormat(o.format)) return ParseExportFormat(o.format).error();
+  if (o.channel != "stable" && o.channel != "test" && o.channel != "nightly") {
+    return core::MakeError("--channel: expected stable, test or nightly, got \"" + o.channel +
+                           "\"");
+  }
+  if (options.command == "install" && o.offline && !o.dry_run) {
+    return core::MakeError(
+        "--offline plans without wheel URLs and can only be used with "
+        "--dry-run");
+  }
+  if (o.requirements.empty() && o.requirement_files.empty()) {
+    return core::MakeError(options.command + ": no requirements given");
+  }
+  return true;
+}
+
+int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
+  const InstallCliOptions& o = options.install;
+  core::Expected<Prepared> prepared = Prepare(options, deps);
+  if (!prepared) {
+    err << "torchdex install: " << prepared.error().message << "\n";
+    return kExitFailure;
+  }
+  if (o.explain || o.dry_run) {
+    for (const std::string& line : prepared->choice.explanation) out << line << "\n";
+  }
+  InstallCommandOptions command;
+  command.installer = *ParseInstallerKind(o.installer);
+  command.python = prepared->target.path;
+  command.extra_args = options.passthrough;
+  if (command.installer == InstallerKind::kUv) {
+    core::Expected<std::string> uv = FindUv(deps.env);
+    if (!uv) {
+      err << "torchdex install: " << uv.error().message << "\n";
+      return kExitFailure;
+    }
+    command.uv = *uv;
+  }
+  if (o.dry_run) {
+    out << FormatPlan(prepared->plan);
+    if (prepared->plan.offline) {
+      out << "would run: nothing (an offline plan has no wheel URLs)\n";
+      return kExitOk;
+    }
+  } else {
+    for (const std::string& warning : prepared->plan.warnings) {
+      err << "torchdex: warning: " << warning << "\n";
+    }
+  }
+  core::Expected<std::vector<std::string>> argv = InstallCommand(prepared->plan, command);
+  if (!argv) {
+    err << "torchdex install: " << argv.error().message << "\n";
+    return kExitFailure;
+  }
+  if (o.dry_run) {
+    out << "would run: " << QuoteCommand(*argv) << "\n";
+    return kExitOk;
+  }
+  out << "running: " << QuoteCommand(*argv) << "\n";
+  out.flush();
+  return ExecuteInstall(*argv, deps.runner, deps.env, out, err);
+}
+
+int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
+  const InstallCliOptions& o = options.install;
+  core::Expected<Prepared> prepared = Prepare(options, deps);
+  if (!prepared) {
+    err << "torchdex export: " << prepared.error().message << "\n";
+    return kExitFailure;
+  }
+  ExportContext context{prepared->choice.header};
+  core::Expected<std::string> text = Export(prepared->plan, *ParseExportFormat(o.format), context);
+  if (!text) {
+    err << "torchdex export: " << text.error().message << "\n";
+    return kExitFailure;
+  }
+  if (o.output.empty()) {
+    out << *text;
+    return kExitOk;
+  }
+  // Written beside the target and renamed over it: a failed run leaves the old file whole.
+  const std::string temporary = o.output + ".torchdex-tmp";
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    file << *text;
+    if (!file) {
+      err << "torchdex export: cannot write " << temporary << "\n";
+      return kExitFailure;
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, o.output, error);
+  if (error) {
+    err << "torchdex export: cannot write " << o.output << ": " << error.message() << "\n";
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+// ---- the backend choice without selection ----
+
+const std::set<std::string>& DefaultRoutedProjects() {
+  static const std::set<std::string> kProjects = {"torch",
+                                                  "torchvision",
+                                                  "torchaudio",
+                                                  "torchtext",
+                                                  "torchdata",
+                                                  "torchrec",
+                                                  "fbgemm-gpu",
+                                                  "triton",
+                                                  "pytorch-triton",
+                                                  "pytorch-triton-rocm",
+                                                  "pytorch-triton-xpu",
+                                                  "triton-rocm",
+                                                  "triton-xpu"};
+  return kProjects;
+}
+
+core::Expected<BackendChoice> ChooseNamedBackend(const BackendChoiceRequest& request,
+                                                 const Interpreter& /*target*/,
+                                                 const Environment& env) {
+  if (request.torch_backend == "auto" || request.torch_backend.empty()) {
+    return core::MakeError(
+        "--torch-backend=auto needs backend selection, which this build "
+        "does not wire into install yet; name a backend "
+        "(--torch-backend=cu124, cpu, rocm6.3, xpu, ...)");
+  }
+  if (request.offline) {
+    return core::MakeError(
+        "--offline needs the compiled catalogue, which this build does not "
+        "wire into install yet");
+  }
+  OverrideSources sources;
+  if (auto xdg = Lookup(env, "XDG_CONFIG_HOME"); xdg && !xdg->empty()) {
+    sources.config_home = *xdg;
+  } else if (auto home = Lookup(env, "HOME"); home && !home->empty()) {
+    sources.config_home = *home + "/.config";
+  }
+  sources.env_list = Lookup(env, "TORCHDEX_CATALOGUE").value_or("");
+  sources.cli_files = request.catalogues;
+  const std::vector<std::string> paths = OverrideFilePaths(sources, [](const std::string& dir) {
+    std::vector<std::string> files;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+      if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+  });
+  core::Expected<EffectiveOverrides> overrides = LoadOverrides(paths);
+  if (!overrides) return overrides.error();
+
+  BackendChoice choice;
+  choice.backend = request.torch_backend;
+  const std::string channel_path = request.channel == "stable" ? "" : request.channel + "/";
+  choice.index_url = BackendIndexUrl(*overrides, "https://download.pytorch.org/whl/", channel_path,
+                                     choice.backend);
+  choice.routed_projects = DefaultRoutedProjects();
+  for (const auto& [name, reason] : overrides->routed_add) {
+    choice.routed_projects.insert(core::NormalizeName(name));
+  }
+  for (const auto& [name, reason] : overrides->routed_remove) {
+    choice.routed_projects.erase(core::NormalizeName(name));
+  }
+  for (const auto& host : overrides->trusted_hosts) choice.trusted_hosts.push_back(host.value);
+  choice.prereleases =
+      request.channel == "stable" ? core::Prereleases::kDefault : core::Prereleases::kAllow;
+  const std::string chosen = "chosen: " + choice.backend +
+                             " (named with --torch-backend; no detection), index " +
+                             choice.index_url;
+  choice.explanation = {chosen};
+  choice.header = {chosen};
+  return choice;
+}
+
+}  // namespace torchdex::installer

@@ -1,0 +1,122 @@
+#include "installer/install/pip_command.h"
+
+#include <unistd.h>
+#include <sstream>
+
+namespace torchdex::installer {
+
+core::Expected<InstallerKind> ParseInstallerKind(std::string_view text) {
+  if (text == "pip") return InstallerKind::kPip;
+  if (text == "uv") return InstallerKind::kUv;
+  return core::MakeError("unknown installer \"" + std::string(text) + "\" (pip or uv)");
+}
+
+core::Expected<std::string> FindUv(const Environment& env) {
+  const std::string path = Lookup(env, "PATH").value_or("");
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (dir.empty() || dir.front() != '/') continue;  // relative PATH entries are not trusted
+    const std::string candidate = dir + "/uv";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return core::MakeError("--installer uv: uv is not on PATH (" +
+                         (path.empty() ? std::string("PATH is empty") : path) +
+                         "); install uv or use the default installer, pip");
+}
+
+std::string DirectReference(const PlannedWheel& wheel) {
+  std::string reference = wheel.name + " @ " + wheel.url;
+  if (!wheel.sha256.empty()) reference += "#sha256=" + wheel.sha256;
+  return reference;
+}
+
+core::Expected<std::vector<std::string>> InstallCommand(const InstallPlan& plan,
+                                                        const InstallCommandOptions& options) {
+  if (plan.offline) {
+    return core::MakeError(
+        "an offline plan has no wheel URLs or hashes and cannot be installed; "
+        "run without --offline");
+  }
+  if (options.python.empty()) return core::MakeError("no target interpreter for the installer");
+  std::vector<std::string> argv;
+  if (options.installer == InstallerKind::kPip) {
+    argv = {options.python, "-m", "pip", "install"};
+  } else {
+    if (options.uv.empty()) return core::MakeError("--installer uv: no uv path (FindUv)");
+    argv = {options.uv, "pip", "install", "--python", options.python};
+  }
+  for (const PlannedWheel& wheel : plan.routed) {
+    if (wheel.url.empty()) return core::MakeError(wheel.name + ": the plan has no wheel URL");
+    argv.push_back(DirectReference(wheel));
+  }
+  argv.insert(argv.end(), plan.other.begin(), plan.other.end());
+  if (!plan.default_index_url.empty()) {
+    argv.push_back("--index-url");
+    argv.push_back(plan.default_index_url);
+  }
+  for (const std::string& host : plan.trusted_hosts) {
+    argv.push_back(options.installer == InstallerKind::kPip ? "--trusted-host"
+                                                            : "--allow-insecure-host");
+    argv.push_back(host);
+  }
+  argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
+  return argv;
+}
+
+std::string QuoteCommand(const std::vector<std::string>& argv) {
+  std::string text;
+  for (const std::string& arg : argv) {
+    if (!text.empty()) text += ' ';
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789-_./:=@%+,") == std::string::npos;
+    if (plain) {
+      text += arg;
+      continue;
+    }
+    text += '\'';
+    for (char c : arg) {
+      if (c == '\'') {
+        text += "'\\''";
+      } else {
+        text += c;
+      }
+    }
+    text += '\'';
+  }
+  return text;
+}
+
+int ExecuteInstall(const std::vector<std::string>& argv, ProcessRunner& runner,
+                   const Environment& env, std::ostream& out, std::ostream& err,
+                   std::chrono::milliseconds timeout) {
+  if (argv.empty()) {
+    err << "torchdex: no installer command\n";
+    return 1;
+  }
+  const ProcessResult result = runner.Run(argv, env, timeout);
+  out << result.output;
+  err << result.errors;
+  out.flush();
+  if (result.status != ProcessResult::Status::kExited) {
+    err << "torchdex: " << argv.front() << " " << result.Describe(timeout)
+        << (result.failure.empty() ? "" : ": " + result.failure) << "\n";
+    return 1;
+  }
+  if (result.exit_code != 0) {
+    // pip: "THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE"; uv: "Hash
+    // mismatch for ...". A wheel re-uploaded under the same name (pytorch/pytorch#110847).
+    const std::string all = result.output + result.errors;
+    if (all.find("DO NOT MATCH THE HASHES") != std::string::npos ||
+        all.find("Hash mismatch") != std::string::npos) {
+      err << "torchdex: a downloaded wheel does not match the sha256 on the backend page; "
+             "nothing was installed. The index may have a re-uploaded wheel; report it to the "
+             "index owner, or pin another version.\n";
+    }
+    err << "torchdex: " << argv.front() << " exited with " << result.exit_code << "\n";
+  }
+  return result.exit_code;
+}
+
+}  // namespace torchdex::installer

@@ -1,0 +1,61 @@
+// Running the installer (DESIGN.md "Installing"): `python -m pip install` by default, or
+// `uv pip install --python PY` when asked and uv is on PATH. Routed packages go as PEP 508
+// direct references with the page's hash in the fragment ("torch @ URL#sha256=HEX"), which pip
+// and uv verify on download; the other requirements as the user wrote them, with the user's
+// default index. Always an argv, never a shell; its exit code becomes torchdex's.
+#ifndef TORCHDEX_INSTALLER_INSTALL_PIP_COMMAND_H_
+#define TORCHDEX_INSTALLER_INSTALL_PIP_COMMAND_H_
+
+#include <chrono>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/expected.h"
+#include "installer/detect/environment.h"
+#include "installer/detect/process_runner.h"
+#include "installer/install/plan.h"
+
+namespace torchdex::installer {
+
+enum class InstallerKind { kPip, kUv };
+
+/// "pip" or "uv"; anything else is an error listing both.
+core::Expected<InstallerKind> ParseInstallerKind(std::string_view text);
+
+struct InstallCommandOptions {
+  InstallerKind installer = InstallerKind::kPip;
+  std::string python;                   // the target interpreter (absolute path)
+  std::string uv;                       // uv's absolute path (FindUv) when installer is kUv
+  std::vector<std::string> extra_args;  // after `--` on torchdex's command line, passed through
+};
+
+/// uv on PATH, as an absolute path; a clear error when it is not there.
+core::Expected<std::string> FindUv(const Environment& env);
+
+/// "torch @ https://.../torch-2.5.1%2Bcu124-...whl#sha256=HEX"; without a fragment when the
+/// page gave no hash.
+std::string DirectReference(const PlannedWheel& wheel);
+
+/// The argv to run. An offline plan (no URLs) cannot be installed: that is an error.
+core::Expected<std::vector<std::string>> InstallCommand(const InstallPlan& plan,
+                                                        const InstallCommandOptions& options);
+
+/// The argv for display, quoted for a POSIX shell where needed (never executed by one).
+std::string QuoteCommand(const std::vector<std::string>& argv);
+
+/// How long the installer may run: a long bound, only so that a wedged child cannot hang
+/// torchdex forever (a CUDA torch download is ~2.5 GB).
+inline constexpr std::chrono::milliseconds kInstallTimeout = std::chrono::hours(6);
+
+/// Runs `argv` through `runner` and relays its stdout to `out` and stderr to `err`. Returns the
+/// installer's exit code; a child that could not start, crashed or timed out is explained on
+/// `err` and gives 1. When pip reports a hash mismatch, adds what that means for the index.
+int ExecuteInstall(const std::vector<std::string>& argv, ProcessRunner& runner,
+                   const Environment& env, std::ostream& out, std::ostream& err,
+                   std::chrono::milliseconds timeout = kInstallTimeout);
+
+}  // namespace torchdex::installer
+
+#endif  // TORCHDEX_INSTALLER_INSTALL_PIP_COMMAND_H_

@@ -1,0 +1,635 @@
+#include "installer/install/plan.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include "core/name.h"
+#include "core/version.h"
+#include "core/wheel.h"
+#include "index/page.h"
+#include "index/sha256.h"
+#include "index/url.h"
+#include "installer/install/metadata.h"
+#include "installer/install/transport.h"
+#include "installer/select/selection.h"
+
+namespace torchdex::installer {
+
+std::vector<std::string> CatalogueVersionsSource::Versions(const std::string& project,
+                                                           const std::string& backend) const {
+  return catalogue_.Versions(project, backend);
+}
+
+bool CatalogueVersionsSource::HasWheelFor(const std::string& project, const std::string& backend,
+                                          const std::string& version,
+                                          const std::vector<core::Tag>& supported) const {
+  return catalogue_.HasWheelFor(project, backend, version, supported);
+}
+
+namespace {
+
+// Resolution rounds before giving up; each round either settles or rules out one version of a
+// dependent package, so real requests settle in a handful.
+constexpr int kMaxRounds = 200;
+constexpr size_t kVersionsShown = 8;
+
+struct WheelCandidate {
+  core::Version version;
+  std::string filename;
+  std::string url;  // without fragment; "" offline
+  std::string sha256;
+  bool has_metadata = false;
+  std::string metadata_sha256;
+  std::size_t rank = 0;  // tag rank, 0 = best
+  bool yanked = false;
+};
+
+struct ProjectPage {
+  std::string url;
+  std::vector<WheelCandidate> wheels;  // fit the tags and Requires-Python; page order
+  std::size_t listed = 0;              // wheels of the project on the page before filtering
+};
+
+// One requirement on a routed project: the user's, or a dependency's.
+struct Constraint {
+  core::SpecifierSet specifiers;
+  std::string text;            // "torch==2.5.1"
+  std::string origin_project;  // "" for the user
+  std::string origin_version;  // "0.20.1+cu124"
+
+  std::string Describe() const {
+    return origin_project.empty() ? "you asked " + text
+                                  : origin_project + " " + origin_version + " needs " + text;
+  }
+};
+
+struct Demand {
+  std::vector<Constraint> constraints;
+  std::set<std::string> extras;
+};
+using Demands = std::map<std::string, Demand>;
+
+std::string RequirementText(const core::Requirement& requirement) {
+  std::string text = requirement.NormalizedName();
+  if (!requirement.extras.empty()) {
+    text += "[";
+    for (size_t i = 0; i < requirement.extras.size(); ++i) {
+      text += (i ? "," : "") + requirement.extras[i];
+    }
+    text += "]";
+  }
+  return text + requirement.specifiers.ToString();
+}
+
+// A canonical text of the demands, to see when a round changed nothing.
+std::string Fingerprint(const Demands& demands) {
+  std::string key;
+  for (const auto& [project, demand] : demands) {
+    key += project + "{";
+    std::vector<std::string> parts;
+    for (const Constraint& c : demand.constraints) parts.push_back(c.Describe());
+    std::sort(parts.begin(), parts.end());
+    for (const std::string& part : parts) key += part + ";";
+    for (const std::string& extra : demand.extras) key += "[" + extra + "]";
+    key += "}";
+  }
+  return key;
+}
+
+std::string LastPathSegment(std::string_view url) {
+  std::string_view path = index::UrlPath(url);
+  const size_t slash = path.rfind('/');
+  if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  return index::PercentDecode(path);
+}
+
+std::string JoinVersions(const std::vector<WheelCandidate>& wheels) {
+  std::vector<core::Version> versions;
+  for (const WheelCandidate& wheel : wheels) versions.push_back(wheel.version);
+  std::sort(versions.begin(), versions.end(), std::greater<>());
+  versions.erase(std::unique(versions.begin(), versions.end()), versions.end());
+  std::string text;
+  for (size_t i = 0; i < versions.size() && i < kVersionsShown; ++i) {
+    text += (i ? ", " : "") + versions[i].ToString();
+  }
+  if (versions.size() > kVersionsShown) {
+    text += " and " + std::to_string(versions.size() - kVersionsShown) + " older";
+  }
+  return text;
+}
+
+class Planner {
+ public:
+  Planner(const PlanRequest& request, index::Fetcher* fetcher)
+      : request_(request), fetcher_(fetcher), ranking_(request.supported_tags) {
+    base_url_ = request.backend_index_url;
+    if (!base_url_.empty() && base_url_.back() != '/') base_url_ += '/';
+  }
+
+  core::Expected<InstallPlan> Run();
+
+ private:
+  std::string PageUrl(const std::string& project) const { return base_url_ + project + "/"; }
+  std::string Target() const {
+    return request_.target_description.empty() ? "the target interpreter"
+                                               : request_.target_description;
+  }
+  void Warn(std::string warning) {
+    if (std::find(plan_.warnings.begin(), plan_.warnings.end(), warning) == plan_.warnings.end()) {
+      plan_.warnings.push_back(std::move(warning));
+    }
+  }
+
+  std::map<std::string, index::FetchResult> FetchAll(const std::vector<std::string>& urls);
+  core::Status EnsurePages(const Demands& demands);
+  core::Status ReadPage(const std::string& project, const index::FetchResult& result);
+  void ReadOfflinePage(const std::string& project);
+  core::Status EnsureMetadata(const std::map<std::string, const WheelCandidate*>& picks);
+  const WheelCandidate* Pick(const std::string& project, const Demand& demand,
+                             const std::set<std::string>& excluded, std::string* why) const;
+  core::Expected<Demands> UserDemands();
+  core::Expected<Demands> DependencyDemands(
+      const Demands& user, const Demands& current,
+      const std::map<std::string, const WheelCandidate*>& picks) const;
+
+  const PlanRequest& request_;
+  index::Fetcher* fetcher_;
+  core::TagRanking ranking_;
+  std::string base_url_;
+  InstallPlan plan_;
+  std::map<std::string, ProjectPage> pages_;
+  // Routed dependencies of a wheel, by wheel URL (filename offline): all of Requires-Dist.
+  std::map<std::string, std::vector<core::Requirement>> dependencies_;
+};
+
+std::map<std::string, index::FetchResult> Planner::FetchAll(const std::vector<std::string>& urls) {
+  std::map<std::string, index::FetchResult> results;
+  if (urls.empty()) return results;
+  std::vector<index::FetchRequest> requests;
+  for (const std::string& url : urls) requests.push_back({url, "", "", 0});
+  fetcher_->Run(std::move(requests), [&](index::FetchResult&& result) {
+    std::string url = result.request.url;
+    results[url] = std::move(result);
+    return std::vector<index::FetchRequest>{};
+  });
+  return results;
+}
+
+core::Status Planner::EnsurePages(const Demands& demands) {
+  std::vector<std::string> wanted;
+  std::vector<std::string> urls;
+  for (const auto& [project, demand] : demands) {
+    if (pages_.count(project)) continue;
+    if (request_.offline != nullptr) {
+      ReadOfflinePage(project);
+      continue;
+    }
+    wanted.push_back(project);
+    urls.push_back(PageUrl(project));
+  }
+  std::map<std::string, index::FetchResult> results = FetchAll(urls);
+  for (const std::string& project : wanted) {
+    auto found = results.find(PageUrl(project));
+    if (found == results.end()) {
+      return core::MakeError("no answer for " + PageUrl(project) + " (the fetcher dropped it)");
+    }
+    if (core::Status status = ReadPage(project, found->second); !status) return status;
+  }
+  return {};
+}
+
+core::Status Planner::ReadPage(const std::string& project, const index::FetchResult& result) {
+  const std::string url = PageUrl(project);
+  switch (result.outcome) {
+    case index::FetchOutcome::kOk:
+    case index::FetchOutcome::kNotModified:
+      break;
+    case index::FetchOutcome::kAbsent:
+      return core::MakeError("backend " + request_.backend + " has no page for " + project + ": " +
+                             url + " answered " + std::to_string(result.status) +
+                             " (the PyTorch index answers 403 or 404 for what it does not have)");
+    case index::FetchOutcome::kFailed:
+      return core::MakeError("cannot read the " + request_.backend + " page of " + project + ": " +
+                             (result.error.empty() ? url : result.error));
+  }
+  const std::string base = result.effective_url.empty() ? url : result.effective_url;
+  // A redirect must not lead off HTTPS either.
+  if (core::Status ok = CheckTransport(base, request_.trusted_hosts, "the page of " + project);
+      !ok) {
+    return ok;
+  }
+  core::Expected<index::IndexPage> page = index::ParsePage(result.body, result.content_type, base);
+  if (!page) return core::MakeError(url + ": " + page.error().message);
+
+  ProjectPage parsed;
+  parsed.url = url;
+  std::optional<core::Version> python;
+  if (auto it = request_.markers.values.find("python_full_version");
+      it != request_.markers.values.end()) {
+    if (core::Expected<core::Version> v = core::Version::Parse(it->second)) python = *v;
+  }
+  for (const index::Anchor& anchor : page->anchors) {
+    const std::string filename = LastPathSegment(anchor.url);
+    if (filename.size() < 4 || filename.compare(filename.size() - 4, 4, ".whl") != 0) continue;
+    core::Expected<core::WheelFilename> wheel = core::ParseWheelFilename(filename);
+    if (!wheel || wheel->name != project) continue;
+    ++parsed.listed;
+    const std::optional<std::size_t> rank = ranking_.BestRank(wheel->Tags());
+    if (!rank) continue;
+    if (!anchor.requires_python.empty() && python) {
+      core::Expected<core::SpecifierSet> requires_python =
+          core::SpecifierSet::Parse(anchor.requires_python);
+      if (requires_python && !requires_python->Contains(*python, core::Prereleases::kAllow)) {
+        continue;
+      }
+    }
+    WheelCandidate candidate;
+    candidate.version = wheel->version;
+    candidate.filename = filename;
+    candidate.url = anchor.url;
+    candidate.sha256 = anchor.sha256;
+    candidate.has_metadata = anchor.has_metadata;
+    candidate.metadata_sha256 = anchor.metadata_sha256;
+    candidate.rank = *rank;
+    candidate.yanked = anchor.yanked.has_value();
+    parsed.wheels.push_back(std::move(candidate));
+  }
+  pages_[project] = std::move(parsed);
+  return {};
+}
+
+void Planner::ReadOfflinePage(const std::string& project) {
+  ProjectPage parsed;
+  parsed.url = PageUrl(project);
+  for (const std::string& text : request_.offline->Versions(project, request_.backend)) {
+    core::Expected<core::Version> version = core::Version::Parse(text);
+    if (!version) continue;
+    ++parsed.listed;
+    if (!request_.offline->HasWheelFor(project, request_.backend, text, request_.supported_tags)) {
+      continue;
+    }
+    WheelCandidate candidate;
+    candidate.version = *version;
+    parsed.wheels.push_back(std::move(candidate));
+  }
+  pages_[project] = std::move(parsed);
+}
+
+const WheelCandidate* Planner::Pick(const std::string& project, const Demand& demand,
+                                    const std::set<std::string>& excluded, std::string* why) const {
+  const ProjectPage& page = pages_.at(project);
+  std::string joined;
+  for (const Constraint& c : demand.constraints) {
+    const std::string text = c.specifiers.ToString();
+    if (text.empty()) continue;
+    joined += (joined.empty() ? "" : ",") + text;
+  }
+  // Each part came from a parsed SpecifierSet, so the join parses; say so if it ever does not.
+  core::Expected<core::SpecifierSet> parsed = core::SpecifierSet::Parse(joined);
+  if (!parsed) {
+    *why = project + ": the combined requirement \"" + joined +
+           "\" does not parse: " + parsed.error().message;
+    return nullptr;
+  }
+  const core::SpecifierSet& combined = *parsed;
+  bool pinned = false;  // PEP 592: a yanked file is chosen only for an exact pin
+  for (const core::Specifier& s : combined.specifiers()) {
+    if ((s.op() == core::SpecOp::kEqual && !s.wildcard()) || s.op() == core::SpecOp::kArbitrary) {
+      pinned = true;
+    }
+  }
+
+  for (const bool with_yanked : {false, true}) {
+    if (with_yanked && !pinned) break;
+    std::vector<core::Version> versions;
+    for (const WheelCandidate& wheel : page.wheels) {
+      if (wheel.yanked && !with_yanked) continue;
+      if (excluded.count(wheel.version.ToString())) continue;
+      versions.push_back(wheel.version);
+    }
+    std::vector<core::Version> fitting = combined.Filter(versions, request_.prereleases);
+    if (fitting.empty()) continue;
+    const core::Version best = *std::max_element(fitting.begin(), fitting.end());
+    const WheelCandidate* chosen = nullptr;
+    for (const WheelCandidate& wheel : page.wheels) {
+      if (!(wheel.version == best) || (wheel.yanked && !with_yanked)) continue;
+      if (chosen == nullptr || wheel.rank < chosen->rank) chosen = &wheel;
+    }
+    if (chosen != nullptr) return chosen;
+  }
+
+  // Nothing fits: say why.
+  const std::string where = "backend " + request_.backend + " (" + page.url + ")";
+  if (page.wheels.empty()) {
+    *why = page.listed == 0 ? where + " lists no wheel of " + project
+                            : "none of the " + std::to_string(page.listed) + " wheels of " +
+                                  project + " on " + where + " fits " + Target();
+    return nullptr;
+  }
+  // What dependents need first, then what the user asked: "torchvision 0.20.1+cu124 needs
+  // torch==2.5.1; you asked torch>=2.6".
+  std::string constraints;
+  for (const bool from_user : {false, true}) {
+    for (const Constraint& c : demand.constraints) {
+      if (c.origin_project.empty() != from_user) continue;
+      constraints += (constraints.empty() ? "" : "; ") + c.Describe();
+    }
+  }
+  const std::string available = JoinVersions(page.wheels);
+  if (demand.constraints.size() == 1) {
+    *why = "no version of " + project + " on " + where + " for " + Target() +
+           " matches: " + constraints + " (there: " + available + ")";
+  } else {
+    *why = "conflict on " + project + ": " + constraints + " (on " + where + " for " + Target() +
+           ": " + available + ")";
+  }
+  return nullptr;
+}
+
+core::Expected<Demands> Planner::UserDemands() {
+  Demands demands;
+  for (const core::Requirement& requirement : request_.routed) {
+    if (!requirement.marker.empty()) {
+      core::Expected<bool> applies = requirement.marker.Evaluate(request_.markers);
+      if (!applies) {
+        return core::MakeError("requirement \"" + requirement.ToString() +
+                               "\": " + applies.error().message);
+      }
+      if (!*applies) {
+        Warn(requirement.ToString() + ": skipped, its marker is false for " + Target());
+        continue;
+      }
+    }
+    const std::string name = requirement.NormalizedName();
+    if (!requirement.url.empty()) {
+      // A direct reference is the user's own choice of file: installed as written.
+      if (core::Status ok = CheckTransport(requirement.url, request_.trusted_hosts,
+                                           "requirement " + requirement.name);
+          !ok) {
+        return ok.error();
+      }
+      plan_.other.push_back(requirement.ToString());
+      Warn(requirement.ToString() +
+           ": a direct reference, installed as written; its routed "
+           "dependencies are not followed");
+      continue;
+    }
+    Demand& demand = demands[name];
+    demand.constraints.push_back({requirement.specifiers, RequirementText(requirement), "", ""});
+    demand.extras.insert(requirement.extras.begin(), requirement.extras.end());
+  }
+  return demands;
+}
+
+core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCandidate*>& picks) {
+  std::vector<std::string> urls;
+  std::map<std::string, std::pair<std::string, const WheelCandidate*>> by_url;
+  for (const auto& [project, wheel] : picks) {
+    const std::string key = wheel->url.empty() ? wheel->filename : wheel->url;
+    if (dependencies_.count(key)) continue;
+    if (request_.offline != nullptr) {
+      Warn(
+          "offline: versions come from the compiled table; routed dependencies are not "
+          "followed and no wheel URL or hash is known");
+      dependencies_[key] = {};
+      continue;
+    }
+    if (!wheel->has_metadata) {
+      Warn(project + " " + wheel->version.ToString() +
+           ": the page gives no PEP 658 metadata, so "
+           "its routed dependencies are not followed; the installer may look them up elsewhere");
+      dependencies_[key] = {};
+      continue;
+    }
+    const std::string url = wheel->url + ".metadata";
+    if (core::Status ok = CheckTransport(url, request_.trusted_hosts, "metadata of " + project);
+        !ok) {
+      return ok;
+    }
+    urls.push_back(url);
+    by_url[url] = {project, wheel};
+  }
+  std::map<std::string, index::FetchResult> results = FetchAll(urls);
+  for (const auto& [url, entry] : by_url) {
+    const auto& [project, wheel] = entry;
+    const std::string label = project + " " + wheel->version.ToString();
+    auto found = results.find(url);
+    if (found == results.end()) return core::MakeError("no answer for " + url);
+    const index::FetchResult& result = found->second;
+    if (result.outcome == index::FetchOutcome::kAbsent) {
+      Warn(label + ": its metadata " + url + " answered " + std::to_string(result.status) +
+           " although the page announces it; routed dependencies not followed");
+      dependencies_[wheel->url] = {};
+      continue;
+    }
+    if (result.outcome == index::FetchOutcome::kFailed) {
+      return core::MakeError("cannot read the metadata of " + label + ": " +
+                             (result.error.empty() ? url : result.error));
+    }
+    if (!wheel->metadata_sha256.empty()) {
+      const std::string actual = index::Sha256Hex(result.body);
+      if (actual != wheel->metadata_sha256) {
+        return core::MakeError("metadata of " + label + " does not match its hash: " + url +
+                               " has sha256 " + actual + ", the page " + PageUrl(project) +
+                               " says " + wheel->metadata_sha256);
+      }
+    }
+    core::Expected<CoreMetadata> metadata = ParseCoreMetadata(result.body, url);
+    if (!metadata) return metadata.error();
+    if (core::NormalizeName(metadata->name) != project) {
+      return core::MakeError(url + ": metadata is for \"" + metadata->name + "\", not " + project);
+    }
+    dependencies_[wheel->url] = std::move(metadata->requires_dist);
+  }
+  return {};
+}
+
+core::Expected<Demands> Planner::DependencyDemands(
+    const Demands& user, const Demands& current,
+    const std::map<std::string, const WheelCandidate*>& picks) const {
+  Demands next = user;
+  for (const auto& [project, wheel] : picks) {
+    const std::string key = wheel->url.empty() ? wheel->filename : wheel->url;
+    auto found = dependencies_.find(key);
+    if (found == dependencies_.end()) continue;
+    std::vector<std::string> extras = {""};
+    if (auto it = current.find(project); it != current.end()) {
+      extras.insert(extras.end(), it->second.extras.begin(), it->second.extras.end());
+    }
+    for (const core::Requirement& dependency : found->second) {
+      const std::string name = dependency.NormalizedName();
+      if (!request_.routed_projects.count(name)) continue;  // the default index's business
+      bool applies = dependency.marker.empty();
+      for (const std::string& extra : extras) {
+        if (applies) break;
+        core::Expected<bool> value = dependency.marker.Evaluate(request_.markers, extra);
+        if (!value) {
+          return core::MakeError(project + " " + wheel->version.ToString() + ": Requires-Dist \"" +
+                                 dependency.ToString() + "\": " + value.error().message);
+        }
+        applies = *value;
+      }
+      if (!applies) continue;
+      if (!dependency.url.empty()) {
+        return core::MakeError(project + " " + wheel->version.ToString() +
+                               " requires the routed package " + name + " by URL (" +
+                               dependency.url +
+                               "); torchdex resolves routed packages on the "
+                               "backend only");
+      }
+      Demand& demand = next[name];
+      demand.constraints.push_back(
+          {dependency.specifiers, RequirementText(dependency), project, wheel->version.ToString()});
+      demand.extras.insert(dependency.extras.begin(), dependency.extras.end());
+    }
+  }
+  return next;
+}
+
+core::Expected<InstallPlan> Planner::Run() {
+  plan_.backend = request_.backend;
+  plan_.backend_index_url = base_url_;
+  plan_.default_index_url = request_.default_index_url;
+  plan_.trusted_hosts = request_.trusted_hosts;
+  plan_.target_description = request_.target_description;
+  plan_.offline = request_.offline != nullptr;
+  if (request_.offline == nullptr && fetcher_ == nullptr) {
+    return core::MakeError("planning needs the network (a fetcher) or an offline source");
+  }
+  if (core::Status ok = CheckTransport(base_url_, request_.trusted_hosts,
+                                       "backend " + request_.backend + " index");
+      !ok) {
+    return ok.error();
+  }
+  if (!request_.default_index_url.empty()) {
+    if (core::Status ok =
+            CheckTransport(request_.default_index_url, request_.trusted_hosts, "default index");
+        !ok) {
+      return ok.error();
+    }
+  }
+  for (const std::string& other : request_.other) {
+    // Only what parses as a requirement can name a project; "-e ." and paths pass as they are.
+    core::Expected<core::Requirement> parsed = core::Requirement::Parse(other);
+    if (parsed && parsed->url.empty() && request_.routed_projects.count(parsed->NormalizedName())) {
+      return core::MakeError("\"" + other + "\" names the routed package " +
+                             parsed->NormalizedName() +
+                             ", which must come from the backend, not the default index");
+    }
+    plan_.other.push_back(other);
+  }
+
+  core::Expected<Demands> user = UserDemands();
+  if (!user) return user.error();
+  Demands demands = *user;
+  std::map<std::string, std::set<std::string>> excluded;
+  std::map<std::string, const WheelCandidate*> picks;
+  std::string first_conflict;
+  bool settled = false;
+  for (int round = 0; round < kMaxRounds && !settled; ++round) {
+    if (core::Status ok = EnsurePages(demands); !ok) return ok.error();
+    picks.clear();
+    bool restart = false;
+    for (const auto& [project, demand] : demands) {
+      std::string why;
+      const WheelCandidate* pick = Pick(project, demand, excluded[project], &why);
+      if (pick != nullptr) {
+        picks[project] = pick;
+        continue;
+      }
+      if (first_conflict.empty()) first_conflict = why;
+      // Blame the last dependent that constrains this project and try its next version
+      // (torchvision 0.20.1 pins torch==2.5.1; 0.21.0 may allow the torch the user asked for).
+      const Constraint* blame = nullptr;
+      for (const Constraint& c : demand.constraints) {
+        if (!c.origin_project.empty()) blame = &c;
+      }
+      if (blame == nullptr) return core::MakeError(first_conflict);
+      excluded[blame->origin_project].insert(blame->origin_version);
+      restart = true;
+      break;
+    }
+    if (restart) {
+      demands = *user;
+      continue;
+    }
+    if (core::Status ok = EnsureMetadata(picks); !ok) return ok.error();
+    core::Expected<Demands> next = DependencyDemands(*user, demands, picks);
+    if (!next) return next.error();
+    settled = Fingerprint(*next) == Fingerprint(demands);
+    demands = std::move(*next);
+  }
+  if (!settled) {
+    return core::MakeError(first_conflict.empty()
+                               ? "the routed dependencies did not settle after " +
+                                     std::to_string(kMaxRounds) + " rounds"
+                               : first_conflict);
+  }
+
+  for (const auto& [project, wheel] : picks) {
+    PlannedWheel planned;
+    planned.name = project;
+    planned.version = wheel->version.ToString();
+    planned.filename = wheel->filename;
+    planned.url = wheel->url;
+    planned.sha256 = wheel->sha256;
+    planned.page_url = PageUrl(project);
+    for (const Constraint& c : demands.at(project).constraints) {
+      planned.required_by.push_back(c.Describe());
+    }
+    if (!plan_.offline) {
+      if (core::Status ok = CheckTransport(wheel->url, request_.trusted_hosts,
+                                           "the wheel of " + project + " " + planned.version);
+          !ok) {
+        return ok.error();
+      }
+      if (wheel->sha256.empty()) {
+        Warn(wheel->filename + ": the page " + planned.page_url +
+             " gives no sha256, so the download cannot be verified (nightly pages never have "
+             "one; stable pages sometimes lack it)");
+      }
+    }
+    plan_.routed.push_back(std::move(planned));
+  }
+  return std::move(plan_);
+}
+
+}  // namespace
+
+core::Expected<InstallPlan> MakePlan(const PlanRequest& request, index::Fetcher* fetcher) {
+  Planner planner(request, fetcher);
+  return planner.Run();
+}
+
+std::string FormatPlan(const InstallPlan& plan) {
+  std::ostringstream out;
+  out << "backend: " << plan.backend << " (" << plan.backend_index_url << ")\n";
+  if (!plan.target_description.empty()) out << "target: " << plan.target_description << "\n";
+  if (plan.offline) out << "offline: versions from the compiled table; no URLs or hashes\n";
+  out << "routed packages, from the backend only:\n";
+  if (plan.routed.empty()) out << "  (none)\n";
+  for (const PlannedWheel& wheel : plan.routed) {
+    out << "  " << wheel.name << " " << wheel.version << "\n";
+    if (!wheel.url.empty()) out << "    url:    " << wheel.url << "\n";
+    if (!plan.offline) {
+      out << "    sha256: "
+          << (wheel.sha256.empty() ? "none on the page (not verified)" : wheel.sha256) << "\n";
+    }
+    out << "    page:   " << wheel.page_url << "\n";
+    std::string why;
+    for (const std::string& reason : wheel.required_by) why += (why.empty() ? "" : "; ") + reason;
+    out << "    why:    " << why << "\n";
+  }
+  out << "other requirements, from "
+      << (plan.default_index_url.empty() ? std::string("the installer's default index")
+                                         : plan.default_index_url)
+      << ":\n";
+  if (plan.other.empty()) out << "  (none)\n";
+  for (const std::string& other : plan.other) out << "  " << other << "\n";
+  for (const std::string& warning : plan.warnings) out << "warning: " << warning << "\n";
+  return out.str();
+}
+
+}  // namespace torchdex::installer

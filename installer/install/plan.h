@@ -1,0 +1,109 @@
+// The install plan (DESIGN.md "Installing"): every routed requirement resolved to one exact
+// wheel (URL and sha256) on the chosen backend's live index page, its routed dependencies
+// followed through PEP 658 metadata until the set is closed. Everything else is passed through
+// untouched, for the installer to take from the user's default index. A routed name is never
+// looked up on the default index: that is the dependency-confusion hole of --extra-index-url
+// (the December 2022 `torchtriton` attack on the nightly index).
+#ifndef TORCHDEX_INSTALLER_INSTALL_PLAN_H_
+#define TORCHDEX_INSTALLER_INSTALL_PLAN_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/expected.h"
+#include "core/requirement.h"
+#include "core/specifier.h"
+#include "core/tags.h"
+#include "index/fetcher.h"
+
+namespace torchdex::installer {
+
+class CatalogueView;
+
+/// Where versions come from without the network (`--dry-run --offline`): the compiled table.
+/// It knows versions and whether a build fits the tags, not URLs, hashes or dependencies.
+class OfflineVersionsSource {
+ public:
+  virtual ~OfflineVersionsSource() = default;
+  /// Every version `backend` offers of `project` (normalised name), normal form with local label.
+  virtual std::vector<std::string> Versions(const std::string& project,
+                                            const std::string& backend) const = 0;
+  virtual bool HasWheelFor(const std::string& project, const std::string& backend,
+                           const std::string& version,
+                           const std::vector<core::Tag>& supported) const = 0;
+};
+
+/// The offline source over selection's CatalogueView (the compiled table or an override one).
+class CatalogueVersionsSource final : public OfflineVersionsSource {
+ public:
+  explicit CatalogueVersionsSource(const CatalogueView& catalogue) : catalogue_(catalogue) {}
+  std::vector<std::string> Versions(const std::string& project,
+                                    const std::string& backend) const override;
+  bool HasWheelFor(const std::string& project, const std::string& backend,
+                   const std::string& version,
+                   const std::vector<core::Tag>& supported) const override;
+
+ private:
+  const CatalogueView& catalogue_;
+};
+
+struct PlanRequest {
+  std::vector<core::Requirement> routed;  // the routed requirements the user asked for
+  std::vector<std::string> other;         // everything else, passed through as written
+  /// Normalised names of every routed project (catalogue + overrides): a dependency with one of
+  /// these names is resolved on the backend too, never left to the default index.
+  std::set<std::string> routed_projects;
+
+  std::string backend;            // "cu124"
+  std::string backend_index_url;  // BackendIndexUrl(...): ".../whl/cu124/"; '/' added if missing
+  std::string default_index_url;  // the user's index for everything else; "" = the installer's own
+  std::vector<std::string> trusted_hosts;  // plain-HTTP hosts the user trusts (overrides)
+
+  std::vector<core::Tag> supported_tags;  // the target interpreter's, most preferred first
+  core::MarkerEnvironment markers;        // the target interpreter's
+  std::string target_description;         // "CPython 3.12.4 (/venv/bin/python)"
+
+  /// Pre-release policy of the channel: kAllow for nightly and test, kDefault for stable.
+  core::Prereleases prereleases = core::Prereleases::kDefault;
+
+  /// Set: plan from this source instead of live pages (no URLs, hashes or dependencies).
+  const OfflineVersionsSource* offline = nullptr;
+};
+
+struct PlannedWheel {
+  std::string name;      // normalised
+  std::string version;   // normal form, "2.5.1+cu124"
+  std::string filename;  // "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl"; "" offline
+  std::string url;       // without fragment; "" offline
+  std::string sha256;    // lower-case hex from the page; "" when the page gives none
+  std::string page_url;  // the backend page it came from
+  /// Why it is in the plan: "you asked torch>=2.5", "torchvision 0.20.1+cu124 needs torch==2.5.1".
+  std::vector<std::string> required_by;
+};
+
+struct InstallPlan {
+  std::string backend;
+  std::string backend_index_url;
+  std::string default_index_url;
+  std::vector<std::string> trusted_hosts;
+  std::string target_description;
+  bool offline = false;
+  std::vector<PlannedWheel> routed;  // sorted by name
+  std::vector<std::string> other;    // as given
+  std::vector<std::string> warnings;
+};
+
+/// Resolves the request. `fetcher` may be null only when `request.offline` is set.
+/// Errors say what and where: the page or metadata URL, the HTTP outcome, the versions there,
+/// and for conflicts who needs what ("torchvision 0.20.1+cu124 needs torch==2.5.1; you asked
+/// torch>=2.6").
+core::Expected<InstallPlan> MakePlan(const PlanRequest& request, index::Fetcher* fetcher);
+
+/// The plan as text for `--dry-run` and `--explain`: backend, each routed wheel with URL and
+/// hash and why it is there, the requirements passed through, the warnings.
+std::string FormatPlan(const InstallPlan& plan);
+
+}  // namespace torchdex::installer
+
+#endif  // TORCHDEX_INSTALLER_INSTALL_PLAN_H_

@@ -1,0 +1,439 @@
+// End to end: a PyTorch-style index and a PyPI-style default index of tiny but valid wheels
+// (make_index.py), served by a real nginx on 127.0.0.1; a real venv made by the system python3
+// with its bundled pip (offline); the planner over the real curl fetcher; the real pip.
+// The venv is made once and copied for each test that installs (a copy of a venv works when
+// run through its own bin/python, which is all these tests do).
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "index/fetcher.h"
+#include "installer/cli/run.h"
+#include "installer/detect/clock.h"
+#include "installer/detect/process_runner.h"
+#include "installer/install/export.h"
+#include "installer/install/pip_command.h"
+#include "installer/install/plan.h"
+#include "installer/python/interpreter.h"
+#include "tests/support/fault_server.h"
+#include "tests/support/nginx.h"
+
+namespace torchdex::installer {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const char* const kPython = TORCHDEX_TEST_PYTHON;
+const char* const kMakeIndex = TORCHDEX_MAKE_INDEX_SCRIPT;
+constexpr std::chrono::seconds kChildTimeout{120};
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteText(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+struct Output {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class InstallE2eTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string pattern = (fs::temp_directory_path() / "torchdex-install-e2e-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = new fs::path(pattern);
+    runner_ = MakeSystemProcessRunner().release();
+    // Children see only this: no user pip config, find-links or cache from the machine.
+    env_ = new Environment{{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+                           {"HOME", (*root_ / "home").string()},
+                           {"PIP_CONFIG_FILE", "/dev/null"},
+                           {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
+                           {"PIP_NO_INPUT", "1"}};
+    fs::create_directories(*root_ / "home");
+
+    Output index = RunChild({kPython, kMakeIndex, (*root_ / "index").string()});
+    ASSERT_EQ(index.exit_code, 0) << index.err;
+    // A backend whose page has a wrong sha256 for torch 2.5.1 (a re-uploaded wheel,
+    // pytorch/pytorch#110847); its links point at the good cu124 files.
+    fs::copy(*root_ / "index/whl/cu124", *root_ / "index/whl/cu124-bad",
+             fs::copy_options::recursive);
+    const fs::path bad_page = *root_ / "index/whl/cu124-bad/torch/index.html";
+    std::string page = ReadText(bad_page);
+    const size_t at = page.find("#sha256=") + 8;
+    page.replace(at, 64, std::string(64, 'f'));
+    WriteText(bad_page, page);
+
+    auto nginx = testing::Nginx::Start(*root_ / "index");
+    ASSERT_TRUE(nginx.ok()) << nginx.error().message;
+    nginx_ = nginx->release();
+
+    Output venv = RunChild({kPython, "-m", "venv", (*root_ / "base-venv").string()});
+    ASSERT_EQ(venv.exit_code, 0) << venv.out << venv.err;
+    auto python = QueryInterpreter((*root_ / "base-venv/bin/python").string(), *runner_, *env_,
+                                   std::chrono::seconds(30));
+    ASSERT_TRUE(python.ok()) << python.error().message;
+    interpreter_ = new Interpreter(std::move(*python));
+  }
+
+  static void TearDownTestSuite() {
+    delete nginx_;
+    delete interpreter_;
+    delete env_;
+    delete runner_;
+    if (root_ != nullptr) {
+      std::error_code ignored;
+      fs::remove_all(*root_, ignored);
+    }
+    delete root_;
+  }
+
+  void SetUp() override {
+    // A failure in SetUpTestSuite leaves these unset; every test would crash on them.
+    if (nginx_ == nullptr || interpreter_ == nullptr) GTEST_SKIP() << "suite setup failed";
+  }
+
+  static Output RunChild(const std::vector<std::string>& argv, const Environment* env = nullptr) {
+    ProcessResult result = runner_->Run(argv, env ? *env : *env_, kChildTimeout);
+    return {result.status == ProcessResult::Status::kExited ? result.exit_code : -1, result.output,
+            result.errors + result.failure};
+  }
+
+  // A fresh venv: a copy of the base one.
+  static std::string NewVenv(const std::string& name) {
+    const fs::path venv = *root_ / name;
+    fs::copy(*root_ / "base-venv", venv,
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    return (venv / "bin/python").string();
+  }
+
+  static PlanRequest Request(const std::string& backend_path, std::vector<std::string> routed,
+                             std::vector<std::string> other = {}) {
+    PlanRequest request;
+    for (const std::string& text : routed) {
+      request.routed.push_back(*core::Requirement::Parse(text));
+    }
+    request.other = std::move(other);
+    request.routed_projects = {"torch", "torchvision", "torchaudio", "triton", "pytorch-triton"};
+    request.backend = backend_path.substr(backend_path.rfind('/', backend_path.size() - 2) + 1);
+    if (!request.backend.empty() && request.backend.back() == '/') request.backend.pop_back();
+    request.backend_index_url = nginx_->Url(backend_path);
+    request.default_index_url = nginx_->Url("/simple/");
+    request.supported_tags = core::SupportedTags(interpreter_->info);
+    request.markers = interpreter_->markers;
+    request.target_description = interpreter_->description;
+    return request;
+  }
+
+  static core::Expected<InstallPlan> Plan(const PlanRequest& request) {
+    index::FetchOptions options;
+    options.max_attempts = 2;
+    options.backoff_initial_s = 0.05;
+    options.connect_timeout_s = 5;
+    std::unique_ptr<index::Fetcher> fetcher = index::MakeCurlFetcher(options);
+    return MakePlan(request, fetcher.get());
+  }
+
+  static Output Install(const InstallPlan& plan, const std::string& python) {
+    auto argv = InstallCommand(plan, {InstallerKind::kPip, python, "", {}});
+    if (!argv) return {-1, "", argv.error().message};
+    std::ostringstream out, err;
+    const int code = ExecuteInstall(*argv, *runner_, *env_, out, err);
+    return {code, out.str(), err.str()};
+  }
+
+  // name -> version of every distribution in the venv but pip and setuptools.
+  static std::map<std::string, std::string> Installed(const std::string& python) {
+    Output listed =
+        RunChild({python, "-c",
+                  "import importlib.metadata as m, json\n"
+                  "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))"});
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    std::map<std::string, std::string> installed;
+    const nlohmann::json listing = nlohmann::json::parse(listed.out);
+    for (const auto& [name, version] : listing.items()) {
+      if (name != "pip" && name != "setuptools") installed[name] = version.get<std::string>();
+    }
+    return installed;
+  }
+
+  static std::vector<std::string> RequestedPaths() {
+    std::vector<std::string> paths;
+    std::istringstream log(nginx_->AccessLog());
+    for (std::string line; std::getline(log, line);) {
+      const size_t get = line.find("\"GET ");
+      if (get == std::string::npos) continue;
+      paths.push_back(line.substr(get + 5, line.find(' ', get + 5) - get - 5));
+    }
+    return paths;
+  }
+
+  static inline fs::path* root_ = nullptr;
+  static inline ProcessRunner* runner_ = nullptr;
+  static inline Environment* env_ = nullptr;
+  static inline testing::Nginx* nginx_ = nullptr;
+  static inline Interpreter* interpreter_ = nullptr;
+};
+
+TEST_F(InstallE2eTest, InstallsTheCu124BuildAndTakesOnlyTheRestFromTheDefaultIndex) {
+  auto plan = Plan(Request("/whl/cu124/", {"torch==2.5.1", "torchvision"}, {"typing-extensions"}));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_TRUE(plan->warnings.empty()) << FormatPlan(*plan);
+  const std::string python = NewVenv("venv-cu124");
+  const Output result = Install(*plan, python);
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_EQ(Installed(python),
+            (std::map<std::string, std::string>{{"torch", "2.5.1+cu124"},
+                                                {"torchvision", "0.20.1+cu124"},
+                                                {"triton", "3.1.0"},  // torch's routed dependency
+                                                {"filelock", "3.16.1"},
+                                                {"typing-extensions", "4.12.2"}}));
+  // Routed names were never looked up on the default index, which has torch 9.9.9 and
+  // triton 9.9.9; the others came from it.
+  const std::vector<std::string> paths = RequestedPaths();
+  for (const std::string& path : paths) {
+    EXPECT_THAT(path, Not(HasSubstr("/simple/torch"))) << path;
+    EXPECT_THAT(path, Not(HasSubstr("/simple/triton"))) << path;
+  }
+  EXPECT_THAT(paths, ::testing::Contains(HasSubstr("/simple/filelock/")));
+}
+
+TEST_F(InstallE2eTest, ARoutedNameWithAHigherVersionOnTheDefaultIndexIsNotTaken) {
+  // The bait works: pip with the backend as an extra index takes torch 9.9.9 from the default.
+  const std::string report = (*root_ / "confusion.json").string();
+  const Output pip =
+      RunChild({(*root_ / "base-venv/bin/python").string(), "-m", "pip", "install", "--dry-run",
+                "--quiet", "--report", report, "--index-url", nginx_->Url("/simple/"),
+                "--extra-index-url", nginx_->Url("/whl/cu124/"), "torch"});
+  ASSERT_EQ(pip.exit_code, 0) << pip.err;
+  std::string pip_torch;
+  const nlohmann::json confusion = nlohmann::json::parse(ReadText(report));
+  for (const auto& item : confusion["install"]) {
+    if (item["metadata"]["name"] == "torch") pip_torch = item["metadata"]["version"];
+  }
+  EXPECT_EQ(pip_torch, "9.9.9");
+
+  // The planner only ever reads the backend for routed names.
+  auto plan = Plan(Request("/whl/cu124/", {"torch"}));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->routed.size(), 2u);
+  EXPECT_EQ(plan->routed[0].name, "torch");
+  EXPECT_EQ(plan->routed[0].version, "2.6.0+cu124");
+  EXPECT_EQ(plan->routed[1].name, "triton");
+  EXPECT_EQ(plan->routed[1].version, "3.2.0");
+  for (const PlannedWheel& wheel : plan->routed) {
+    EXPECT_THAT(wheel.url, HasSubstr("/whl/cu124/"));
+  }
+}
+
+TEST_F(InstallE2eTest, AnExplicitCpuBackendGivesTheCpuBuild) {
+  auto plan = Plan(Request("/whl/cpu/", {"torch", "torchvision"}));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  // The cpu torchvision anchor has no #sha256 (index-format.md quirk 1): said, and installed.
+  ASSERT_EQ(plan->warnings.size(), 1u) << FormatPlan(*plan);
+  EXPECT_THAT(plan->warnings[0], HasSubstr("torchvision-0.20.1+cpu-py3-none-any.whl: the page"));
+  EXPECT_THAT(FormatPlan(*plan), HasSubstr("sha256: none on the page (not verified)"));
+  const std::string python = NewVenv("venv-cpu");
+  const Output result = Install(*plan, python);
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_EQ(Installed(python),
+            (std::map<std::string, std::string>{
+                {"torch", "2.5.1+cpu"}, {"torchvision", "0.20.1+cpu"}, {"filelock", "3.16.1"}}));
+}
+
+TEST_F(InstallE2eTest, AWrongHashOnThePageFailsAndInstallsNothing) {
+  auto plan = Plan(Request("/whl/cu124-bad/", {"torch==2.5.1"}));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->routed[0].sha256, std::string(64, 'f'));
+  const std::string python = NewVenv("venv-bad-hash");
+  const Output result = Install(*plan, python);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_THAT(result.err, HasSubstr("DO NOT MATCH THE HASHES"));
+  EXPECT_THAT(result.err,
+              HasSubstr("torchdex: a downloaded wheel does not match the sha256 on the backend "
+                        "page; nothing was installed"));
+  EXPECT_TRUE(Installed(python).empty());
+}
+
+TEST_F(InstallE2eTest, UnreachableForbiddenAndMissingGiveClearErrors) {
+  // Nothing listens on a port that was just closed.
+  testing::FaultServer* closed = new testing::FaultServer();
+  const std::string dead = closed->Url("/whl/cu124/");
+  delete closed;
+  PlanRequest request = Request("/whl/cu124/", {"torch"});
+  request.backend_index_url = dead;
+  auto unreachable = Plan(request);
+  ASSERT_FALSE(unreachable.ok());
+  EXPECT_THAT(unreachable.error().message, HasSubstr("cannot read the cu124 page of torch: "));
+  EXPECT_THAT(unreachable.error().message, HasSubstr(dead + "torch/"));
+
+  testing::FaultServer server;
+  server.Script("/whl/cu124/torch/",
+                {testing::FaultResponse::Status(403, "<Error><Code>AccessDenied</Code></Error>")});
+  request.backend_index_url = server.Url("/whl/cu124/");
+  auto forbidden = Plan(request);
+  ASSERT_FALSE(forbidden.ok());
+  EXPECT_THAT(forbidden.error().message,
+              HasSubstr("backend cu124 has no page for torch: " + server.Url("/whl/cu124/torch/") +
+                        " answered 403"));
+
+  auto missing = Plan(Request("/whl/cu124/", {"torch==2.7.0"}));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(missing.error().message,
+              HasSubstr("no version of torch on backend cu124 (" +
+                        nginx_->Url("/whl/cu124/torch/") + ") for " + interpreter_->description +
+                        " matches: you asked torch==2.7.0 (there: 2.6.0+cu124, 2.5.1+cu124)"));
+
+  auto conflict = Plan(Request("/whl/cu124/", {"torch>=2.6", "torchvision==0.20.1"}));
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_THAT(conflict.error().message,
+              HasSubstr("torchvision 0.20.1+cu124 needs torch==2.5.1; you asked torch>=2.6"));
+}
+
+TEST_F(InstallE2eTest, NightlyTorchBringsItsPytorchTritonFromTheNightlyBackend) {
+  PlanRequest request = Request("/whl/nightly/cu124/", {"torch"});
+  request.prereleases = core::Prereleases::kAllow;
+  auto plan = Plan(request);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->routed.size(), 2u);
+  EXPECT_EQ(plan->routed[0].name, "pytorch-triton");
+  EXPECT_EQ(plan->routed[0].version, "3.2.0+git0d4682f0");
+  EXPECT_EQ(plan->routed[1].version, "2.6.0.dev20241112+cu124");
+  EXPECT_EQ(plan->warnings.size(), 2u);  // no sha256 on nightly pages, one warning per wheel
+}
+
+TEST_F(InstallE2eTest, PipReadsTheExportedRequirementsFile) {
+  auto plan = Plan(Request("/whl/cu124/", {"torch==2.5.1", "torchvision"}, {"typing-extensions"}));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  auto text = Export(*plan, ExportFormat::kRequirements,
+                     {{"detected: a test host", "chosen: cu124 (named on the command line)"}});
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  const fs::path file = *root_ / "requirements.txt";
+  WriteText(file, *text);
+  const std::string report = (*root_ / "report.json").string();
+  const Output pip = RunChild({(*root_ / "base-venv/bin/python").string(), "-m", "pip", "install",
+                               "--dry-run", "--quiet", "--report", report, "-r", file.string()});
+  ASSERT_EQ(pip.exit_code, 0) << pip.out << pip.err << *text;
+  std::map<std::string, std::string> would_install;
+  const nlohmann::json report_json = nlohmann::json::parse(ReadText(report));
+  for (const auto& item : report_json["install"]) {
+    would_install[item["metadata"]["name"]] = item["metadata"]["version"];
+  }
+  EXPECT_EQ(would_install, (std::map<std::string, std::string>{{"torch", "2.5.1+cu124"},
+                                                               {"torchvision", "0.20.1+cu124"},
+                                                               {"triton", "3.1.0"},
+                                                               {"filelock", "3.16.1"},
+                                                               {"typing-extensions", "4.12.2"}}));
+}
+
+TEST_F(InstallE2eTest, TheUvExportIsValidToml) {
+  auto plan = Plan(Request("/whl/cu124/", {"torch==2.5.1", "torchvision"}));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  auto text = Export(*plan, ExportFormat::kUv, {{"chosen: cu124"}});
+  ASSERT_TRUE(text.ok());
+  const fs::path file = *root_ / "pyproject-fragment.toml";
+  WriteText(file, *text);
+  const Output parsed = RunChild(
+      {kPython, "-c",
+       "import json, sys, tomllib\nprint(json.dumps(tomllib.load(open(sys.argv[1], 'rb'))))",
+       file.string()});
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.err << *text;
+  const nlohmann::json toml = nlohmann::json::parse(parsed.out);
+  const nlohmann::json& uv = toml["tool"]["uv"];
+  ASSERT_EQ(uv["index"].size(), 1u);
+  EXPECT_EQ(uv["index"][0]["name"], "pytorch-cu124");
+  EXPECT_EQ(uv["index"][0]["url"], nginx_->Url("/whl/cu124/"));
+  EXPECT_EQ(uv["index"][0]["explicit"], true);
+  EXPECT_EQ(uv["sources"], nlohmann::json::parse(R"({"torch": {"index": "pytorch-cu124"},
+      "torchvision": {"index": "pytorch-cu124"}, "triton": {"index": "pytorch-cu124"}})"));
+}
+
+TEST_F(InstallE2eTest, PipReadsTheExportedPipConf) {
+  auto plan = Plan(Request("/whl/cu124/", {"torch"}));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  auto text = Export(*plan, ExportFormat::kPipConf, {});
+  ASSERT_TRUE(text.ok());
+  const fs::path file = *root_ / "pip.conf";
+  WriteText(file, *text);
+  Environment env = *env_;
+  env["PIP_CONFIG_FILE"] = file.string();
+  const Output config =
+      RunChild({(*root_ / "base-venv/bin/python").string(), "-m", "pip", "config", "list"}, &env);
+  ASSERT_EQ(config.exit_code, 0) << config.err;
+  EXPECT_THAT(config.out, HasSubstr("global.index-url='" + nginx_->Url("/whl/cu124/") + "'"));
+}
+
+class NoClock final : public Clock {
+ public:
+  int64_t NowMicros() const override { return 0; }
+};
+
+// The command line, in process, with a mirror override pointing at nginx: `--torch-backend cu124`
+// reads the loopback copy, and the default index is the loopback PyPI.
+TEST_F(InstallE2eTest, TheInstallAndExportCommandsRunThePlan) {
+  const fs::path overrides = *root_ / "mirror.json";
+  WriteText(overrides, "{\"format\": 1, \"mirror\": \"" + nginx_->Url("/whl/") + "\"}\n");
+  const std::string python = NewVenv("venv-cli");
+  NoClock clock;
+  Deps deps{*env_, *runner_, clock};
+  const std::vector<std::string> choice = {
+      "--python",         python,        "--torch-backend",      "cu124", "--catalogue",
+      overrides.string(), "--index-url", nginx_->Url("/simple/")};
+  auto with = [&](std::vector<std::string> head, std::vector<std::string> tail) {
+    head.insert(head.end(), choice.begin(), choice.end());
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
+  };
+
+  std::ostringstream dry_out, dry_err;
+  ASSERT_EQ(Main(with({"install", "--dry-run"}, {"torch==2.5.1", "typing-extensions"}), deps,
+                 dry_out, dry_err),
+            0)
+      << dry_err.str();
+  EXPECT_THAT(dry_out.str(), HasSubstr("chosen: cu124 (named with --torch-backend"));
+  EXPECT_THAT(dry_out.str(), HasSubstr("  torch 2.5.1+cu124\n"));
+  EXPECT_THAT(dry_out.str(), HasSubstr("would run: " + python + " -m pip install 'torch @ " +
+                                       nginx_->Url("/whl/cu124/torch-2.5.1%2Bcu124")));
+  EXPECT_TRUE(Installed(python).empty());  // a dry run changes nothing
+
+  const fs::path exported = *root_ / "cli-requirements.txt";
+  std::ostringstream export_out, export_err;
+  ASSERT_EQ(Main(with({"export", "--format", "requirements", "--output", exported.string()},
+                      {"torch==2.5.1"}),
+                 deps, export_out, export_err),
+            0)
+      << export_err.str();
+  EXPECT_THAT(ReadText(exported), HasSubstr("# chosen: cu124"));
+
+  std::ostringstream out, err;
+  ASSERT_EQ(Main(with({"install"}, {"torch==2.5.1", "typing-extensions", "--", "--no-cache-dir"}),
+                 deps, out, err),
+            0)
+      << out.str() << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("--no-cache-dir"));
+  EXPECT_EQ(Installed(python),
+            (std::map<std::string, std::string>{{"torch", "2.5.1+cu124"},
+                                                {"triton", "3.1.0"},
+                                                {"filelock", "3.16.1"},
+                                                {"typing-extensions", "4.12.2"}}));
+}
+
+}  // namespace
+}  // namespace torchdex::installer

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Builds a tiny PyTorch-style index and a PyPI-style default index for the install tests.
+
+Usage: make_index.py OUT
+
+Every wheel is small but valid (METADATA with Requires-Dist, WHEEL, RECORD with sha256), so a
+real pip installs it. Layout, as download.pytorch.org serves it (index-format.md §2.2):
+  OUT/whl/<backend>/<project>/index.html   anchors with #sha256 and data-core-metadata
+  OUT/whl/<backend>/<file>.whl             the wheel ("+" literal on disk, "%2B" in hrefs)
+  OUT/whl/<backend>/<file>.whl.metadata    PEP 658
+  OUT/simple/<project>/index.html          the default index (PyPI-style), with bait versions
+                                           of routed names (dependency confusion)
+Zip entries carry a fixed date, so the wheels and their hashes are the same on every run.
+"""
+import base64
+import hashlib
+import os
+import sys
+import urllib.parse
+import zipfile
+
+LINUX = 'platform_system == "Linux"'
+
+# (directory, project, version, Requires-Dist lines, options)
+# options: hash=False leaves the page without #sha256 (index-format.md quirk 1, nightly pages).
+WHEELS = [
+    ("whl/cu124", "torch", "2.5.1+cu124",
+     ["filelock", "typing-extensions>=4.8.0", f"triton==3.1.0; {LINUX}",
+      'opt-einsum>=3.3; extra == "opt-einsum"'], {}),
+    ("whl/cu124", "torch", "2.6.0+cu124", ["filelock", f"triton==3.2.0; {LINUX}"], {}),
+    ("whl/cu124", "torchvision", "0.20.1+cu124", ["torch==2.5.1"], {}),
+    ("whl/cu124", "torchvision", "0.21.0+cu124", ["torch==2.6.0"], {}),
+    ("whl/cu124", "triton", "3.1.0", ["filelock"], {}),
+    ("whl/cu124", "triton", "3.2.0", ["filelock"], {}),
+    ("whl/cu121", "torch", "2.5.1+cu121", ["filelock", f"triton==3.1.0; {LINUX}"], {}),
+    ("whl/cu121", "triton", "3.1.0", ["filelock"], {}),
+    ("whl/cpu", "torch", "2.5.1+cpu", ["filelock"], {}),
+    ("whl/cpu", "torchvision", "0.20.1+cpu", ["torch==2.5.1"], {"hash": False}),
+    ("whl/nightly/cu124", "torch", "2.6.0.dev20241112+cu124",
+     ["filelock", f"pytorch-triton==3.2.0+git0d4682f0; {LINUX}"], {"hash": False}),
+    ("whl/nightly/cu124", "pytorch-triton", "3.2.0+git0d4682f0", [], {"hash": False}),
+    # The default index: what pip may take for everything that is not routed, and bait for
+    # the routed names (higher versions than the backend has).
+    ("simple", "filelock", "3.16.1", [], {}),
+    ("simple", "typing-extensions", "4.12.2", [], {}),
+    ("simple", "torch", "2.5.1", ["filelock"], {}),
+    ("simple", "torch", "9.9.9", ["filelock"], {}),
+    ("simple", "torchvision", "9.9.9", [], {}),
+    ("simple", "triton", "9.9.9", [], {}),
+]
+
+# Listed on the page but unfit for any Linux interpreter: the planner must skip it.
+UNFIT = [("whl/cu124", "torch", "torch-2.5.1+cu124-cp39-cp39-win_amd64.whl")]
+
+DATE = (2024, 10, 29, 0, 0, 0)
+
+
+def b64_digest(data):
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def metadata_text(project, version, requires):
+    lines = ["Metadata-Version: 2.1", f"Name: {project}", f"Version: {version}",
+             "Summary: a fake for torchdex tests", "Requires-Python: >=3.8"]
+    if any("extra ==" in r for r in requires):
+        lines.append("Provides-Extra: opt-einsum")
+    lines += [f"Requires-Dist: {r}" for r in requires]
+    return "\n".join(lines) + "\n\nA fake package.\n"
+
+
+def build_wheel(path, project, version, requires):
+    module = project.replace("-", "_")
+    dist_info = f"{module}-{version}.dist-info"
+    files = {
+        f"{module}/__init__.py": f'__version__ = "{version}"\n'.encode(),
+        f"{dist_info}/METADATA": metadata_text(project, version, requires).encode(),
+        f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: torchdex-tests\n"
+                              b"Root-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = "".join(f"{name},sha256={b64_digest(data)},{len(data)}\n"
+                     for name, data in files.items())
+    record += f"{dist_info}/RECORD,,\n"
+    files[f"{dist_info}/RECORD"] = record.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in files.items():
+            info = zipfile.ZipInfo(name, DATE)
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return files[f"{dist_info}/METADATA"]
+
+
+def main():
+    out = sys.argv[1]
+    pages = {}  # (directory, project) -> anchors
+    for directory, project, version, requires, options in WHEELS:
+        folder = os.path.join(out, directory)
+        os.makedirs(folder, exist_ok=True)
+        filename = f"{project.replace('-', '_')}-{version}-py3-none-any.whl"
+        wheel_path = os.path.join(folder, filename)
+        metadata = build_wheel(wheel_path, project, version, requires)
+        with open(wheel_path + ".metadata", "wb") as f:
+            f.write(metadata)
+        with open(wheel_path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        href = f"/{directory}/{urllib.parse.quote(filename)}"
+        if options.get("hash", True):
+            href += f"#sha256={digest}"
+        attributes = ""
+        if directory.startswith("whl"):
+            meta = hashlib.sha256(metadata).hexdigest()
+            attributes = f' data-dist-info-metadata="sha256={meta}" data-core-metadata="sha256={meta}"'
+        else:
+            attributes = ' data-requires-python="&gt;=3.8"'
+        pages.setdefault((directory, project), []).append(
+            f'<a href="{href}"{attributes}>{filename}</a>')
+    for directory, project, filename in UNFIT:
+        pages[(directory, project)].append(
+            f'<a href="/{directory}/{urllib.parse.quote(filename)}#sha256={"0" * 64}">{filename}</a>')
+    for (directory, project), anchors in pages.items():
+        folder = os.path.join(out, directory, project)
+        os.makedirs(folder, exist_ok=True)
+        separator = "<br/>\n    " if directory.startswith("whl") else "<br />\n    "
+        with open(os.path.join(folder, "index.html"), "w") as f:
+            f.write("<!DOCTYPE html>\n<html>\n  <body>\n    <h1>Links for "
+                    f"{project}</h1>\n    {separator.join(anchors)}<br/>\n  </body>\n</html>\n")
+    for directory in sorted({d for d, _ in pages}):
+        projects = sorted(p for d, p in pages if d == directory)
+        with open(os.path.join(out, directory, "index.html"), "w") as f:
+            f.write("<!DOCTYPE html>\n<html>\n  <body>\n" +
+                    "".join(f'    <a href="{p}/">{p}</a><br/>\n' for p in projects) +
+                    "  </body>\n</html>\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,553 @@
+// The planner against an in-memory index (a fake Fetcher): version and tag choice, PEP 658
+// dependencies with markers and extras, hash checks, conflicts, the HTTPS rule, offline plans;
+// and the pure pieces around it (core metadata, the installer argv, the export formats).
+// tests/installer/e2e/ runs the same code against nginx and a real pip.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "index/sha256.h"
+#include "installer/cli/run.h"
+#include "installer/install/export.h"
+#include "installer/install/metadata.h"
+#include "installer/install/pip_command.h"
+#include "installer/install/plan.h"
+#include "installer/install/transport.h"
+
+namespace torchdex::installer {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kBase = "https://download.pytorch.org/whl/cu124/";
+
+class FakeFetcher final : public index::Fetcher {
+ public:
+  void Serve(const std::string& url, std::string body) {
+    index::FetchResult result;
+    result.outcome = index::FetchOutcome::kOk;
+    result.status = 200;
+    result.body = std::move(body);
+    result.content_type = "text/html";
+    responses_[url] = result;
+  }
+  void Fail(const std::string& url, index::FetchOutcome outcome, long status, std::string error) {
+    index::FetchResult result;
+    result.outcome = outcome;
+    result.status = status;
+    result.error = std::move(error);
+    responses_[url] = result;
+  }
+  void Run(std::vector<index::FetchRequest> initial, const OnResult& on_result,
+           const OnProgress& /*on_progress*/) override {
+    for (index::FetchRequest& request : initial) {
+      requested.push_back(request.url);
+      index::FetchResult result;
+      if (auto it = responses_.find(request.url); it != responses_.end()) {
+        result = it->second;
+      } else {
+        result.outcome = index::FetchOutcome::kAbsent;
+        result.status = 404;
+        result.error = request.url + ": 404";
+      }
+      result.request = request;
+      on_result(std::move(result));
+    }
+  }
+  std::vector<std::string> requested;
+
+ private:
+  std::map<std::string, index::FetchResult> responses_;
+};
+
+struct FakeWheel {
+  FakeWheel(std::string filename_, std::vector<std::string> requires_dist_ = {},
+            std::string sha256_ = std::string(64, 'a'), bool metadata_ = true,
+            std::string metadata_hash_override_ = "")
+      : filename(std::move(filename_)),
+        requires_dist(std::move(requires_dist_)),
+        sha256(std::move(sha256_)),
+        metadata(metadata_),
+        metadata_hash_override(std::move(metadata_hash_override_)) {}
+  std::string filename;
+  std::vector<std::string> requires_dist;
+  std::string sha256;
+  bool metadata;
+  std::string metadata_hash_override;  // a wrong hash on the page
+};
+
+std::string Metadata(const std::string& name, const std::string& version,
+                     const std::vector<std::string>& requires_dist) {
+  std::string text = "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n";
+  for (const std::string& r : requires_dist) text += "Requires-Dist: " + r + "\n";
+  return text + "\nDescription body: Requires-Dist: not-a-field\n";
+}
+
+// Serves a project page under `base` with the wheels, and each wheel's .metadata.
+void ServeProject(FakeFetcher& fetcher, const std::string& base, const std::string& project,
+                  const std::vector<FakeWheel>& wheels) {
+  std::string html = "<html><body><h1>Links for " + project + "</h1>\n";
+  for (const FakeWheel& wheel : wheels) {
+    std::string encoded = wheel.filename;
+    for (size_t at = encoded.find('+'); at != std::string::npos; at = encoded.find('+', at)) {
+      encoded.replace(at, 1, "%2B");
+    }
+    const std::string url = base + encoded;
+    // Name and version from the filename, for the metadata.
+    const size_t dash = wheel.filename.find('-');
+    const std::string name = wheel.filename.substr(0, dash);
+    const std::string version =
+        wheel.filename.substr(dash + 1, wheel.filename.find('-', dash + 1) - dash - 1);
+    const std::string metadata = Metadata(name, version, wheel.requires_dist);
+    html += "<a href=\"" + url + (wheel.sha256.empty() ? "" : "#sha256=" + wheel.sha256) + "\"";
+    if (wheel.metadata) {
+      const std::string hash = wheel.metadata_hash_override.empty() ? index::Sha256Hex(metadata)
+                                                                    : wheel.metadata_hash_override;
+      html += " data-core-metadata=\"sha256=" + hash + "\"";
+      fetcher.Serve(url + ".metadata", metadata);
+    }
+    html += ">" + wheel.filename + "</a><br/>\n";
+  }
+  fetcher.Serve(base + project + "/", html + "</body></html>\n");
+}
+
+core::InterpreterInfo Cpython312() {
+  core::InterpreterInfo info;
+  info.python_minor = 12;
+  info.libc_minor = 36;
+  return info;
+}
+
+PlanRequest Request(std::vector<std::string> routed) {
+  PlanRequest request;
+  for (const std::string& text : routed) request.routed.push_back(*core::Requirement::Parse(text));
+  request.routed_projects = {"torch", "torchvision", "torchaudio", "triton", "pytorch-triton"};
+  request.backend = "cu124";
+  request.backend_index_url = kBase;
+  request.default_index_url = "https://pypi.org/simple/";
+  request.supported_tags = core::SupportedTags(Cpython312());
+  request.markers = core::MarkerEnvironment::ForLinuxCPython(3, 12, 4);
+  request.target_description = "CPython 3.12.4";
+  return request;
+}
+
+// The cu124 backend of torch 2.5.1 / 2.6.0 with torchvision pinning torch exactly.
+void ServeCu124(FakeFetcher& fetcher) {
+  ServeProject(fetcher, kBase, "torch",
+               {{"torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
+                 {"filelock", "triton==3.1.0; platform_system == \"Linux\"",
+                  "triton-extra; extra == \"opt\""}},
+                {"torch-2.5.1+cu124-cp312-cp312-manylinux_2_17_x86_64.whl",
+                 {"filelock", "triton==3.1.0; platform_system == \"Linux\""}},
+                {"torch-2.6.0+cu124-cp312-cp312-manylinux_2_28_x86_64.whl",
+                 {"filelock", "triton==3.2.0; platform_system == \"Linux\""}},
+                {"torch-2.7.0+cu124-cp312-cp312-win_amd64.whl", {}},
+                {"torch-2.7.0+cu124-cp311-cp311-manylinux_2_28_x86_64.whl", {}}});
+  ServeProject(fetcher, kBase, "torchvision",
+               {{"torchvision-0.20.1+cu124-cp312-cp312-linux_x86_64.whl", {"torch==2.5.1"}},
+                {"torchvision-0.21.0+cu124-cp312-cp312-linux_x86_64.whl", {"torch==2.6.0"}}});
+  ServeProject(fetcher, kBase, "triton",
+               {{"triton-3.1.0-cp312-cp312-manylinux_2_17_x86_64.whl", {}},
+                {"triton-3.2.0-cp312-cp312-manylinux_2_17_x86_64.whl", {}}});
+}
+
+const PlannedWheel* Find(const InstallPlan& plan, const std::string& name) {
+  for (const PlannedWheel& wheel : plan.routed) {
+    if (wheel.name == name) return &wheel;
+  }
+  return nullptr;
+}
+
+bool AnyContains(const std::vector<std::string>& lines, const std::string& needle) {
+  for (const std::string& line : lines) {
+    if (line.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(InstallPlanTest, PicksTheHighestVersionAndTheBestTagForTheTarget) {
+  FakeFetcher fetcher;
+  ServeCu124(fetcher);
+  auto plan = MakePlan(Request({"torch"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  // 2.7.0 is for Windows and for 3.11 only; 2.6.0 is the highest that fits.
+  const PlannedWheel* torch = Find(*plan, "torch");
+  ASSERT_NE(torch, nullptr);
+  EXPECT_EQ(torch->version, "2.6.0+cu124");
+  EXPECT_EQ(torch->url,
+            std::string(kBase) + "torch-2.6.0%2Bcu124-cp312-cp312-manylinux_2_28_x86_64.whl");
+  EXPECT_EQ(torch->sha256, std::string(64, 'a'));
+  EXPECT_EQ(torch->page_url, std::string(kBase) + "torch/");
+  // torch 2.6.0 pins triton==3.2.0 on Linux: followed through its metadata.
+  const PlannedWheel* triton = Find(*plan, "triton");
+  ASSERT_NE(triton, nullptr);
+  EXPECT_EQ(triton->version, "3.2.0");
+  EXPECT_EQ(triton->required_by, std::vector<std::string>{"torch 2.6.0+cu124 needs triton==3.2.0"});
+  EXPECT_EQ(plan->routed.size(), 2u);  // filelock is not routed: the default index's business
+}
+
+TEST(InstallPlanTest, AmongWheelsOfOneVersionTheBestRankedTagWins) {
+  FakeFetcher fetcher;
+  ServeCu124(fetcher);
+  auto plan = MakePlan(Request({"torch==2.5.1"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  // manylinux_2_17 ranks above linux_x86_64 for a glibc 2.36 CPython.
+  EXPECT_THAT(Find(*plan, "torch")->filename, HasSubstr("manylinux_2_17_x86_64"));
+}
+
+TEST(InstallPlanTest, FollowsExactPinsOfDependentsAndNeverAsksTheDefaultIndex) {
+  FakeFetcher fetcher;
+  ServeCu124(fetcher);
+  auto plan = MakePlan(Request({"torch", "torchvision==0.20.1"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(Find(*plan, "torch")->version, "2.5.1+cu124");
+  EXPECT_EQ(Find(*plan, "torchvision")->version, "0.20.1+cu124");
+  EXPECT_EQ(Find(*plan, "triton")->version, "3.1.0");
+  EXPECT_EQ(
+      Find(*plan, "torch")->required_by,
+      (std::vector<std::string>{"you asked torch", "torchvision 0.20.1+cu124 needs torch==2.5.1"}));
+  for (const std::string& url : fetcher.requested) {
+    EXPECT_EQ(url.rfind(kBase, 0), 0u) << url;  // nothing outside the backend
+    EXPECT_EQ(url.find("filelock"), std::string::npos) << url;
+  }
+}
+
+TEST(InstallPlanTest, AConflictNamesWhoNeedsWhat) {
+  FakeFetcher fetcher;
+  ServeCu124(fetcher);
+  auto plan = MakePlan(Request({"torch>=2.6", "torchvision==0.20.1"}), &fetcher);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(plan.error().message, HasSubstr("conflict on torch"));
+  EXPECT_THAT(plan.error().message,
+              HasSubstr("torchvision 0.20.1+cu124 needs torch==2.5.1; you asked torch>=2.6"));
+}
+
+TEST(InstallPlanTest, TriesAnotherVersionOfADependentBeforeGivingUp) {
+  FakeFetcher fetcher;
+  ServeCu124(fetcher);
+  // The newest torchvision (0.21.0) pins torch 2.6.0, which the user excluded: 0.20.1 fits.
+  auto plan = MakePlan(Request({"torch<2.6", "torchvision"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(Find(*plan, "torchvision")->version, "0.20.1+cu124");
+  EXPECT_EQ(Find(*plan, "torch")->version, "2.5.1+cu124");
+}
+
+TEST(InstallPlanTest, ExtrasAndMarkersDecideWhichDependenciesCount) {
+  FakeFetcher fetcher;
+  ServeProject(
+      fetcher, kBase, "torch",
+      {{"torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
+        {"triton==3.1.0; platform_system == \"Windows\"", "triton-extra; extra == \"opt\""}}});
+  ServeProject(fetcher, kBase, "triton-extra", {{"triton_extra-1.0-py3-none-any.whl", {}}});
+  PlanRequest request = Request({"torch[opt]==2.5.1"});
+  request.routed_projects.insert("triton-extra");
+  auto plan = MakePlan(request, &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_NE(Find(*plan, "triton-extra"), nullptr);
+  EXPECT_EQ(Find(*plan, "triton"), nullptr);  // a Windows-only dependency on Linux
+
+  request.routed = {*core::Requirement::Parse("torch==2.5.1")};
+  plan = MakePlan(request, &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->routed.size(), 1u);  // without the extra, only torch
+}
+
+TEST(InstallPlanTest, NightlyTorchPinsItsTritonBuild) {
+  FakeFetcher fetcher;
+  const std::string base = "https://download.pytorch.org/whl/nightly/cu124/";
+  ServeProject(fetcher, base, "torch",
+               {{"torch-2.6.0.dev20241112+cu124-cp312-cp312-linux_x86_64.whl",
+                 {"pytorch-triton==3.2.0+git0d4682f0; platform_system == \"Linux\""},
+                 ""}});
+  ServeProject(fetcher, base, "pytorch-triton",
+               {{"pytorch_triton-3.2.0+git0d4682f0-cp312-cp312-linux_x86_64.whl", {}, ""},
+                {"pytorch_triton-3.2.0+git35c6c7c6-cp312-cp312-linux_x86_64.whl", {}, ""}});
+  PlanRequest request = Request({"torch"});
+  request.backend_index_url = base;
+  request.prereleases = core::Prereleases::kAllow;
+  auto plan = MakePlan(request, &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(Find(*plan, "torch")->version, "2.6.0.dev20241112+cu124");
+  EXPECT_EQ(Find(*plan, "pytorch-triton")->version, "3.2.0+git0d4682f0");
+  // Nightly pages carry no hash: planned, with a warning naming each file.
+  EXPECT_TRUE(Find(*plan, "torch")->sha256.empty());
+  EXPECT_TRUE(AnyContains(plan->warnings,
+                          "torch-2.6.0.dev20241112+cu124-cp312-cp312-linux_x86_64.whl: the page"));
+  EXPECT_TRUE(AnyContains(plan->warnings, "gives no sha256"));
+}
+
+TEST(InstallPlanTest, AYankedFileIsChosenOnlyForAnExactPin) {
+  FakeFetcher fetcher;
+  fetcher.Serve(
+      std::string(kBase) + "torch/",
+      "<a href=\"torch-2.6.0%2Bcu124-cp312-cp312-linux_x86_64.whl#sha256=" + std::string(64, 'a') +
+          "\" data-yanked=\"broken\">torch-2.6.0+cu124-cp312-cp312-linux_x86_64.whl</a>"
+          "<a href=\"torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl#sha256=" +
+          std::string(64, 'a') + "\">torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl</a>");
+  auto plan = MakePlan(Request({"torch"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(Find(*plan, "torch")->version, "2.5.1+cu124");
+  plan = MakePlan(Request({"torch==2.6.0"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(Find(*plan, "torch")->version, "2.6.0+cu124");
+  EXPECT_FALSE(MakePlan(Request({"torch==2.6.*"}), &fetcher).ok());
+}
+
+TEST(InstallPlanTest, AWrongMetadataHashIsAnError) {
+  FakeFetcher fetcher;
+  ServeProject(fetcher, kBase, "torch",
+               {{"torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
+                 {},
+                 std::string(64, 'a'),
+                 true,
+                 std::string(64, 'b')}});
+  auto plan = MakePlan(Request({"torch"}), &fetcher);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(plan.error().message, HasSubstr("metadata of torch 2.5.1+cu124 does not match"));
+  EXPECT_THAT(plan.error().message, HasSubstr(".whl.metadata has sha256"));
+}
+
+TEST(InstallPlanTest, NoMetadataMeansAWarningNotASilentGap) {
+  FakeFetcher fetcher;
+  ServeProject(
+      fetcher, kBase, "torch",
+      {{"torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl", {}, std::string(64, 'a'), false}});
+  auto plan = MakePlan(Request({"torch"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_TRUE(AnyContains(plan->warnings, "no PEP 658 metadata"));
+}
+
+TEST(InstallPlanTest, MissingPagesVersionsAndUnreachableIndexesAreClearErrors) {
+  FakeFetcher fetcher;
+  ServeCu124(fetcher);
+  auto missing_version = MakePlan(Request({"torch==9.9"}), &fetcher);
+  ASSERT_FALSE(missing_version.ok());
+  EXPECT_THAT(missing_version.error().message,
+              HasSubstr("no version of torch on backend cu124 (" + std::string(kBase) +
+                        "torch/) for CPython 3.12.4 matches: you asked torch==9.9 (there: "
+                        "2.6.0+cu124, 2.5.1+cu124)"));
+
+  auto missing_page = MakePlan(Request({"torchaudio"}), &fetcher);
+  ASSERT_FALSE(missing_page.ok());
+  EXPECT_THAT(missing_page.error().message,
+              HasSubstr("backend cu124 has no page for torchaudio: " + std::string(kBase) +
+                        "torchaudio/ answered 404"));
+
+  FakeFetcher down;
+  down.Fail(std::string(kBase) + "torch/", index::FetchOutcome::kFailed, 0,
+            std::string(kBase) + "torch/: Couldn't connect to server");
+  auto unreachable = MakePlan(Request({"torch"}), &down);
+  ASSERT_FALSE(unreachable.ok());
+  EXPECT_THAT(unreachable.error().message,
+              HasSubstr("cannot read the cu124 page of torch: " + std::string(kBase) +
+                        "torch/: Couldn't connect"));
+}
+
+TEST(InstallPlanTest, PlainHttpIsRefusedUnlessLoopbackOrTrusted) {
+  FakeFetcher fetcher;
+  PlanRequest request = Request({"torch"});
+  request.backend_index_url = "http://mirror.example.com/whl/cu124";
+  auto refused = MakePlan(request, &fetcher);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error().message,
+              HasSubstr("refusing plain HTTP: http://mirror.example.com/whl/cu124/"));
+  EXPECT_TRUE(fetcher.requested.empty());
+
+  // Trusted: pages are read, and a wheel link to another plain-HTTP host is still refused.
+  request.trusted_hosts = {"mirror.example.com"};
+  ServeProject(fetcher, "http://mirror.example.com/whl/cu124/", "torch",
+               {{"torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl", {}}});
+  auto trusted = MakePlan(request, &fetcher);
+  ASSERT_TRUE(trusted.ok()) << trusted.error().message;
+
+  FakeFetcher elsewhere;
+  elsewhere.Serve(
+      "http://mirror.example.com/whl/cu124/torch/",
+      "<a href=\"http://cdn.example.net/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl"
+      "\">torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl</a>");
+  auto cdn = MakePlan(request, &elsewhere);
+  ASSERT_FALSE(cdn.ok());
+  EXPECT_THAT(
+      cdn.error().message,
+      HasSubstr("the wheel of torch 2.5.1+cu124: refusing plain HTTP: http://cdn.example.net/"));
+
+  EXPECT_TRUE(CheckTransport("https://download.pytorch.org/whl/", {}, "x").ok());
+  EXPECT_TRUE(CheckTransport("http://127.0.0.1:8080/simple/", {}, "x").ok());
+  EXPECT_TRUE(CheckTransport("http://127.3.2.1/simple/", {}, "x").ok());
+  EXPECT_TRUE(CheckTransport("http://localhost/simple/", {}, "x").ok());
+  EXPECT_TRUE(CheckTransport("http://[::1]:9000/simple/", {}, "x").ok());
+  EXPECT_TRUE(CheckTransport("http://mirror:8081/x", {"mirror:8081"}, "x").ok());
+  EXPECT_FALSE(CheckTransport("http://128.0.0.1/simple/", {}, "x").ok());
+  EXPECT_FALSE(CheckTransport("http://127.0.0.1.evil.com/simple/", {}, "x").ok());
+  EXPECT_FALSE(CheckTransport("file:///etc/passwd", {}, "x").ok());
+  EXPECT_FALSE(CheckTransport("http://mirror:8082/x", {"mirror:8081"}, "x").ok());
+}
+
+TEST(InstallPlanTest, ARoutedNameAmongTheOtherRequirementsIsRefused) {
+  FakeFetcher fetcher;
+  PlanRequest request = Request({});
+  request.other = {"numpy>=2", "-e .", "Torch==2.5.1"};
+  auto plan = MakePlan(request, &fetcher);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(plan.error().message, HasSubstr("names the routed package torch"));
+
+  request.other = {"numpy>=2", "-e ."};
+  plan = MakePlan(request, &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->other, request.other);
+}
+
+class TableSource final : public OfflineVersionsSource {
+ public:
+  std::vector<std::string> Versions(const std::string& project,
+                                    const std::string& backend) const override {
+    if (project == "torch" && backend == "cu124")
+      return {"2.4.1+cu124", "2.5.1+cu124", "2.6.0+cu124"};
+    return {};
+  }
+  bool HasWheelFor(const std::string&, const std::string&, const std::string& version,
+                   const std::vector<core::Tag>&) const override {
+    return version != "2.6.0+cu124";
+  }
+};
+
+TEST(InstallPlanTest, OfflinePlansComeFromTheTableAndCannotBeInstalled) {
+  TableSource table;
+  PlanRequest request = Request({"torch"});
+  request.offline = &table;
+  auto plan = MakePlan(request, nullptr);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_TRUE(plan->offline);
+  EXPECT_EQ(Find(*plan, "torch")->version, "2.5.1+cu124");
+  EXPECT_TRUE(Find(*plan, "torch")->url.empty());
+  EXPECT_TRUE(AnyContains(plan->warnings, "offline"));
+  auto argv = InstallCommand(*plan, {InstallerKind::kPip, "/usr/bin/python3", "", {}});
+  ASSERT_FALSE(argv.ok());
+  EXPECT_THAT(argv.error().message, HasSubstr("run without --offline"));
+  EXPECT_FALSE(Export(*plan, ExportFormat::kRequirements, {}).ok());
+  EXPECT_TRUE(Export(*plan, ExportFormat::kUv, {}).ok());
+}
+
+TEST(CoreMetadataTest, ReadsHeadersUntilTheBody) {
+  auto metadata = ParseCoreMetadata(
+      "Metadata-Version: 2.1\r\nName: torch\r\nVersion: 2.5.1+cu124\r\n"
+      "Requires-Dist: filelock\r\nrequires-dist: triton==3.1.0;\r\n  platform_system == "
+      "\"Linux\"\r\n"
+      "Requires-Python: >=3.9.0\r\n\r\nRequires-Dist: from-the-body\r\n",
+      "torch.metadata");
+  ASSERT_TRUE(metadata.ok()) << metadata.error().message;
+  EXPECT_EQ(metadata->name, "torch");
+  EXPECT_EQ(metadata->version, "2.5.1+cu124");
+  EXPECT_EQ(metadata->requires_python, ">=3.9.0");
+  ASSERT_EQ(metadata->requires_dist.size(), 2u);
+  EXPECT_EQ(metadata->requires_dist[1].NormalizedName(), "triton");
+  EXPECT_FALSE(metadata->requires_dist[1].marker.empty());
+
+  auto bad = ParseCoreMetadata("Name: torch\nRequires-Dist: triton===\n", "u.metadata");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, HasSubstr("u.metadata line 2: Requires-Dist \"triton===\""));
+  EXPECT_FALSE(ParseCoreMetadata("not a header\n", "u").ok());
+  EXPECT_FALSE(ParseCoreMetadata("Version: 1\n", "u").ok());
+}
+
+InstallPlan SamplePlan() {
+  InstallPlan plan;
+  plan.backend = "cu124";
+  plan.backend_index_url = kBase;
+  plan.default_index_url = "https://pypi.org/simple/";
+  plan.target_description = "CPython 3.12.4 (/venv/bin/python)";
+  plan.routed = {{"torch",
+                  "2.5.1+cu124",
+                  "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
+                  std::string(kBase) + "torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl",
+                  std::string(64, 'c'),
+                  std::string(kBase) + "torch/",
+                  {"you asked torch"}},
+                 {"triton",
+                  "3.1.0",
+                  "triton-3.1.0-cp312-cp312-linux_x86_64.whl",
+                  std::string(kBase) + "triton-3.1.0-cp312-cp312-linux_x86_64.whl",
+                  "",
+                  std::string(kBase) + "triton/",
+                  {"torch 2.5.1+cu124 needs triton==3.1.0"}}};
+  plan.other = {"numpy>=2", "pillow"};
+  return plan;
+}
+
+TEST(InstallCommandTest, PipAndUvArgvPinRoutedPackagesByUrlAndHash) {
+  const InstallPlan plan = SamplePlan();
+  auto pip =
+      InstallCommand(plan, {InstallerKind::kPip, "/venv/bin/python", "", {"--no-cache-dir"}});
+  ASSERT_TRUE(pip.ok()) << pip.error().message;
+  EXPECT_EQ(
+      *pip,
+      (std::vector<std::string>{
+          "/venv/bin/python", "-m", "pip", "install",
+          "torch @ " + std::string(kBase) +
+              "torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl#sha256=" + std::string(64, 'c'),
+          "triton @ " + std::string(kBase) + "triton-3.1.0-cp312-cp312-linux_x86_64.whl",
+          "numpy>=2", "pillow", "--index-url", "https://pypi.org/simple/", "--no-cache-dir"}));
+  auto uv = InstallCommand(plan, {InstallerKind::kUv, "/venv/bin/python", "/usr/bin/uv", {}});
+  ASSERT_TRUE(uv.ok());
+  EXPECT_EQ(
+      std::vector<std::string>(uv->begin(), uv->begin() + 5),
+      (std::vector<std::string>{"/usr/bin/uv", "pip", "install", "--python", "/venv/bin/python"}));
+  EXPECT_EQ(QuoteCommand({"/p y/python", "-m", "a'b", "x>=1"}),
+            "'/p y/python' -m 'a'\\''b' 'x>=1'");
+  EXPECT_FALSE(ParseInstallerKind("conda").ok());
+
+  auto no_uv = FindUv({{"PATH", "/nonexistent-dir"}});
+  ASSERT_FALSE(no_uv.ok());
+  EXPECT_THAT(no_uv.error().message, HasSubstr("uv is not on PATH"));
+}
+
+TEST(ExportTest, EachFormatSaysWhatWasChosenAndPinsRoutedPackagesToTheBackend) {
+  const InstallPlan plan = SamplePlan();
+  ExportContext context{{"detected: NVIDIA driver 550.144.03\nsecond line", "chosen: cu124"}};
+  auto requirements = Export(plan, ExportFormat::kRequirements, context);
+  ASSERT_TRUE(requirements.ok());
+  EXPECT_THAT(*requirements, HasSubstr("# detected: NVIDIA driver 550.144.03\n# second line\n"));
+  EXPECT_THAT(*requirements, HasSubstr("# chosen: cu124\n"));
+  EXPECT_THAT(*requirements, HasSubstr("\n--index-url https://pypi.org/simple/\n"));
+  EXPECT_THAT(*requirements, HasSubstr("\ntorch @ " + std::string(kBase)));
+  EXPECT_THAT(*requirements, HasSubstr("# no sha256 on " + std::string(kBase) + "triton/"));
+
+  auto uv = Export(plan, ExportFormat::kUv, context);
+  ASSERT_TRUE(uv.ok());
+  EXPECT_THAT(*uv, HasSubstr("[[tool.uv.index]]\nname = \"pytorch-cu124\"\nurl = \"" +
+                             std::string(kBase) + "\"\nexplicit = true\n"));
+  EXPECT_THAT(*uv, HasSubstr("\ntorch = { index = \"pytorch-cu124\" }"));
+  EXPECT_THAT(*uv, HasSubstr("\ntriton = { index = \"pytorch-cu124\" }"));
+
+  auto conf = Export(plan, ExportFormat::kPipConf, context);
+  ASSERT_TRUE(conf.ok());
+  EXPECT_THAT(*conf, HasSubstr("[global]\nindex-url = " + std::string(kBase) + "\n"));
+  EXPECT_EQ(conf->find("extra-index-url ="), std::string::npos);
+  EXPECT_FALSE(ParseExportFormat("poetry").ok());
+}
+
+TEST(InstallCliTest, OptionsAreCheckedBeforeAnythingRuns) {
+  auto parsed = ParseCommandLine({"install", "--dry-run", "torch", "numpy>=2", "--", "--no-deps"});
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(parsed->install.requirements, (std::vector<std::string>{"torch", "numpy>=2"}));
+  EXPECT_EQ(parsed->passthrough, std::vector<std::string>{"--no-deps"});
+  EXPECT_TRUE(parsed->install.dry_run);
+
+  auto format = ParseCommandLine({"export", "--format", "poetry", "torch"});
+  ASSERT_FALSE(format.ok());
+  EXPECT_THAT(format.error().message, HasSubstr("unknown export format \"poetry\""));
+  auto offline = ParseCommandLine({"install", "--offline", "torch"});
+  ASSERT_FALSE(offline.ok());
+  EXPECT_THAT(offline.error().message, HasSubstr("only be used with --dry-run"));
+  EXPECT_FALSE(ParseCommandLine({"detect", "--", "x"}).ok());
+  EXPECT_FALSE(ParseCommandLine({"install", "--installer", "conda", "torch"}).ok());
+  EXPECT_FALSE(ParseCommandLine({"install"}).ok());
+  EXPECT_TRUE(ParseCommandLine({"install", "--help"}).ok());
+}
+
+}  // namespace
+}  // namespace torchdex::installer
