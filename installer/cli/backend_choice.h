@@ -1,7 +1,7 @@
 // The seam between `select` and `install`/`export`: what the chosen backend is, where its index
-// is, and which names are routed. `install` and `export` call Deps::choose_backend; main() (or a
-// test) wires it to selection over the catalogue. Until that lands, ChooseNamedBackend serves an
-// explicit --torch-backend from the override files alone.
+// is, and which names are routed. `install` and `export` ask ChooseBackend, which decides exactly
+// as `torchdex select` does (select_flow.h); tests may put their own chooser in
+// Deps::choose_backend.
 #ifndef TORCHDEX_INSTALLER_CLI_BACKEND_CHOICE_H_
 #define TORCHDEX_INSTALLER_CLI_BACKEND_CHOICE_H_
 
@@ -46,16 +46,13 @@ struct BackendChoice {
 using ChooseBackendFn = std::function<core::Expected<BackendChoice>(
     const BackendChoiceRequest& request, const Interpreter& target, const Environment& env)>;
 
-/// The PyTorch project family routed when no catalogue says otherwise: torch, its companion
-/// libraries and the triton builds they pin (index-format.md §5).
-const std::set<std::string>& DefaultRoutedProjects();
+struct Deps;
 
-/// An explicit --torch-backend NAME, no detection: the index URL from the override files
-/// ($XDG_CONFIG_HOME/torchdex/catalogue.d, $TORCHDEX_CATALOGUE, --catalogue) over
-/// https://download.pytorch.org/whl/, routed names DefaultRoutedProjects() with the overrides'
-/// routed add/remove. `auto` (and --offline) need selection over the catalogue: a clear error.
-core::Expected<BackendChoice> ChooseNamedBackend(const BackendChoiceRequest& request,
-                                                 const Interpreter& target, const Environment& env);
+/// Selection over the catalogue and the override files, for the interpreter already asked:
+/// `auto` detects (or --root), a named backend (flag, TORCHDEX_TORCH_BACKEND, UV_TORCH_BACKEND,
+/// config file, a pin) is checked. `offline` carries the catalogue as a versions source.
+core::Expected<BackendChoice> ChooseBackend(const BackendChoiceRequest& request,
+                                            const Interpreter& target, Deps& deps);
 
 }  // namespace torchdex::installer
 

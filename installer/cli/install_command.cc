@@ -46,7 +46,7 @@ void AddChoiceOptions(po::options_description& description, InstallCliOptions& o
       po::value<std::vector<std::string>>(&o.requirement_files)->value_name("FILE"),
       "read requirements from FILE, one a line ('#' comments)")(
       "torch-backend", po::value<std::string>(&o.torch_backend)->value_name("NAME"),
-      "auto (default), cpu, cu124, rocm6.3, xpu, ...")(
+      "auto, cpu, cu124, rocm6.3, xpu, ...; default: TORCHDEX_TORCH_BACKEND, UV_TORCH_BACKEND, the config file, else auto")(
       "channel", po::value<std::string>(&o.channel)->value_name("C"),
       "stable (default), test or nightly")(
       "python", po::value<std::string>(&o.python)->value_name("PATH"), "the target interpreter")(
@@ -115,8 +115,9 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
       choice_request.requirements.push_back(std::move(*parsed));
     }
   }
-  const ChooseBackendFn choose = deps.choose_backend ? deps.choose_backend : ChooseNamedBackend;
-  core::Expected<BackendChoice> choice = choose(choice_request, *target, deps.env);
+  core::Expected<BackendChoice> choice = deps.choose_backend
+                                             ? deps.choose_backend(choice_request, *target, deps.env)
+                                             : ChooseBackend(choice_request, *target, deps);
   if (!choice) return choice.error();
 
   PlanRequest request;
@@ -277,79 +278,5 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
 }
 
 // ---- the backend choice without selection ----
-
-const std::set<std::string>& DefaultRoutedProjects() {
-  static const std::set<std::string> kProjects = {"torch",
-                                                  "torchvision",
-                                                  "torchaudio",
-                                                  "torchtext",
-                                                  "torchdata",
-                                                  "torchrec",
-                                                  "fbgemm-gpu",
-                                                  "triton",
-                                                  "pytorch-triton",
-                                                  "pytorch-triton-rocm",
-                                                  "pytorch-triton-xpu",
-                                                  "triton-rocm",
-                                                  "triton-xpu"};
-  return kProjects;
-}
-
-core::Expected<BackendChoice> ChooseNamedBackend(const BackendChoiceRequest& request,
-                                                 const Interpreter& /*target*/,
-                                                 const Environment& env) {
-  if (request.torch_backend == "auto" || request.torch_backend.empty()) {
-    return core::MakeError(
-        "--torch-backend=auto needs backend selection, which this build "
-        "does not wire into install yet; name a backend "
-        "(--torch-backend=cu124, cpu, rocm6.3, xpu, ...)");
-  }
-  if (request.offline) {
-    return core::MakeError(
-        "--offline needs the compiled catalogue, which this build does not "
-        "wire into install yet");
-  }
-  OverrideSources sources;
-  if (auto xdg = Lookup(env, "XDG_CONFIG_HOME"); xdg && !xdg->empty()) {
-    sources.config_home = *xdg;
-  } else if (auto home = Lookup(env, "HOME"); home && !home->empty()) {
-    sources.config_home = *home + "/.config";
-  }
-  sources.env_list = Lookup(env, "TORCHDEX_CATALOGUE").value_or("");
-  sources.cli_files = request.catalogues;
-  const std::vector<std::string> paths = OverrideFilePaths(sources, [](const std::string& dir) {
-    std::vector<std::string> files;
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-      if (entry.path().extension() == ".json") files.push_back(entry.path().string());
-    }
-    std::sort(files.begin(), files.end());
-    return files;
-  });
-  core::Expected<EffectiveOverrides> overrides = LoadOverrides(paths);
-  if (!overrides) return overrides.error();
-
-  BackendChoice choice;
-  choice.backend = request.torch_backend;
-  const std::string channel_path = request.channel == "stable" ? "" : request.channel + "/";
-  choice.index_url = BackendIndexUrl(*overrides, "https://download.pytorch.org/whl/", channel_path,
-                                     choice.backend);
-  choice.routed_projects = DefaultRoutedProjects();
-  for (const auto& [name, reason] : overrides->routed_add) {
-    choice.routed_projects.insert(core::NormalizeName(name));
-  }
-  for (const auto& [name, reason] : overrides->routed_remove) {
-    choice.routed_projects.erase(core::NormalizeName(name));
-  }
-  for (const auto& host : overrides->trusted_hosts) choice.trusted_hosts.push_back(host.value);
-  choice.prereleases =
-      request.channel == "stable" ? core::Prereleases::kDefault : core::Prereleases::kAllow;
-  const std::string chosen = "chosen: " + choice.backend +
-                             " (named with --torch-backend; no detection), index " +
-                             choice.index_url;
-  choice.explanation = {chosen};
-  choice.header = {chosen};
-  return choice;
-}
 
 }  // namespace torchdex::installer

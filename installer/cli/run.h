@@ -57,7 +57,7 @@ struct CatalogueCommandOptions {
 struct InstallCliOptions {
   std::vector<std::string> requirements;       // positional
   std::vector<std::string> requirement_files;  // -r
-  std::string torch_backend = "auto";
+  std::string torch_backend;  // "": the environment, the config file, else auto
   std::string channel = "stable";
   std::string python;     // "" = $VIRTUAL_ENV, then python3 on PATH
   std::string index_url;  // the default index for everything not routed; "" = the installer's
@@ -87,8 +87,8 @@ struct Deps {
   const Environment& env;
   ProcessRunner& runner;
   const Clock& clock;
-  // How install/export learn the chosen backend; empty: ChooseNamedBackend (explicit
-  // --torch-backend only). main() wires selection here.
+  // How install/export learn the chosen backend; empty: ChooseBackend (selection, as
+  // `select` decides). Tests may put a fixed choice here.
   ChooseBackendFn choose_backend = {};
   // HTTP for install/export; null: a curl fetcher made per run.
   index::Fetcher* fetcher = nullptr;

@@ -78,7 +78,8 @@ std::string ChannelPath(const std::string& channel) {
 
 }  // namespace
 
-core::Expected<SelectionOutcome> DecideBackend(const SelectionOptions& o, Deps& deps) {
+core::Expected<SelectionOutcome> DecideBackend(const SelectionOptions& o, Deps& deps,
+                                               const Interpreter* known_interpreter) {
   SelectionOutcome out;
   out.channel = o.channel.empty() ? "stable" : o.channel;
 
@@ -180,11 +181,16 @@ core::Expected<SelectionOutcome> DecideBackend(const SelectionOptions& o, Deps& 
     platform = (facts.os == "macos" ? "macosx_11_0_" : "linux_") + arch;
   }
   const int glibc_minor = this_machine ? HostGlibcMinor() : 35;
-  if (!o.python.empty()) {
-    auto path = FindInterpreter(o.python, deps.env);
-    if (!path) return path.error();
-    auto python = QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
-    if (!python) return python.error();
+  if (known_interpreter != nullptr || !o.python.empty()) {
+    core::Expected<Interpreter> python = known_interpreter != nullptr
+                                             ? core::Expected<Interpreter>(*known_interpreter)
+                                             : core::Expected<Interpreter>(core::MakeError(""));
+    if (known_interpreter == nullptr) {
+      auto path = FindInterpreter(o.python, deps.env);
+      if (!path) return path.error();
+      python = QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
+      if (!python) return python.error();
+    }
     out.interpreter = *python;
     target.supported_tags = core::SupportedTags(python->info);
     target.python_description = python->description;

@@ -39,7 +39,10 @@ struct SelectionOutcome {
   std::string default_base_url;
 };
 
-core::Expected<SelectionOutcome> DecideBackend(const SelectionOptions& options, Deps& deps);
+/// `known`: the target interpreter already asked (install asks it first); otherwise --python is
+/// asked here, or --python-version and --platform describe the target.
+core::Expected<SelectionOutcome> DecideBackend(const SelectionOptions& options, Deps& deps,
+                                               const Interpreter* known = nullptr);
 
 // select_command.cc
 std::string SelectionToText(const SelectionOutcome& outcome, bool explain);

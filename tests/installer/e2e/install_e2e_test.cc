@@ -407,11 +407,23 @@ TEST_F(InstallE2eTest, TheInstallAndExportCommandsRunThePlan) {
                  dry_out, dry_err),
             0)
       << dry_err.str();
-  EXPECT_THAT(dry_out.str(), HasSubstr("chosen: cu124 (named with --torch-backend"));
+  EXPECT_THAT(dry_out.str(), HasSubstr("backend cu124 named by --torch-backend; torch 2.5.1+cu124"));
   EXPECT_THAT(dry_out.str(), HasSubstr("  torch 2.5.1+cu124\n"));
   EXPECT_THAT(dry_out.str(), HasSubstr("would run: " + python + " -m pip install 'torch @ " +
                                        nginx_->Url("/whl/cu124/torch-2.5.1%2Bcu124")));
   EXPECT_TRUE(Installed(python).empty());  // a dry run changes nothing
+
+  // --torch-backend=auto over a captured host: an RTX 3090 on driver 550 with torch==2.5.1
+  // gets cu124 (cu121 and cu118 also have 2.5.1; the newest toolkit wins), as `select` says.
+  std::ostringstream auto_out, auto_err;
+  const std::string host = std::string(TORCHDEX_FIXTURES_DIR) + "/hosts/linux-rtx3090-driver550-proprietary";
+  ASSERT_EQ(Main({"install", "--dry-run", "--python", python, "--root", host, "--catalogue",
+                  overrides.string(), "--index-url", nginx_->Url("/simple/"), "torch==2.5.1"},
+                 deps, auto_out, auto_err),
+            0)
+      << auto_err.str();
+  EXPECT_THAT(auto_out.str(), HasSubstr("chose cu124 (CUDA): torch 2.5.1+cu124 is the newest that fits"));
+  EXPECT_THAT(auto_out.str(), HasSubstr("backend: cu124 (" + nginx_->Url("/whl/cu124/") + ")"));
 
   const fs::path exported = *root_ / "cli-requirements.txt";
   std::ostringstream export_out, export_err;
