@@ -390,7 +390,8 @@ TEST(CatalogueJsonTest, RejectsASchemaVersionThatWrapsToOne) {
       "crawled_from": "", "updated_at": "", "note": ""}, "backends": {}, "projects": {}})";
   EXPECT_TRUE(catalogue::ParseCatalogueJson(R"({"schema_version": 1)" + rest, "t").ok());
   for (const char* version : {"4294967297", "-4294967295", "1.0", "\"1\""}) {
-    auto parsed = catalogue::ParseCatalogueJson(std::string(R"({"schema_version": )") + version + rest, "t");
+    const std::string json = std::string(R"({"schema_version": )") + version + rest;
+    auto parsed = catalogue::ParseCatalogueJson(json, "t");
     EXPECT_FALSE(parsed.ok()) << version;
   }
 }

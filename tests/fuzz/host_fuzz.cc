@@ -24,7 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)OsReleaseIsWsl(input);
   if (auto arch = ParseKernelArch(input)) {
     TORCHDEX_FUZZ_CHECK(!arch->empty() && arch->size() <= 32);
-    for (char c : *arch) TORCHDEX_FUZZ_CHECK(std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    for (char c : *arch) {
+      TORCHDEX_FUZZ_CHECK(std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    }
   }
   const std::string runtime = ContainerRuntimeInCgroup(input);
   TORCHDEX_FUZZ_CHECK(runtime.empty() || input.find(runtime) != std::string_view::npos);

@@ -35,8 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const SmiGpu& gpu : ParseNvidiaSmiCsv(input, with_cc)) {
       CheckDriver(gpu.driver_version);
       TORCHDEX_FUZZ_CHECK(with_cc || gpu.compute_capability.empty());
-      TORCHDEX_FUZZ_CHECK(gpu.compute_capability.empty() ||
-                          NormalizeComputeCapability(gpu.compute_capability) == gpu.compute_capability);
+      const std::string& cc = gpu.compute_capability;
+      TORCHDEX_FUZZ_CHECK(cc.empty() || NormalizeComputeCapability(cc) == cc);
       TORCHDEX_FUZZ_CHECK(gpu.pci_bus_id.empty() ||
                           NormalizePciBusId(gpu.pci_bus_id) == gpu.pci_bus_id);
     }
