@@ -11,7 +11,6 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/man/"
         DESTINATION "${CMAKE_INSTALL_MANDIR}/man1" FILES_MATCHING PATTERN "*.1")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}" FILES_MATCHING PATTERN "*.md" PATTERN "man" EXCLUDE)
-install(FILES "${PROJECT_SOURCE_DIR}/mkdocs.yml" DESTINATION "${CMAKE_INSTALL_DOCDIR}" OPTIONAL)
 file(GLOB TORCHDEX_DATA_FILES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/data/*.json")
 install(FILES ${TORCHDEX_DATA_FILES} DESTINATION "${CMAKE_INSTALL_DATADIR}/torchdex/data")
 
@@ -26,11 +25,12 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "utils")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "Install the right PyTorch build for this machine\n"
-    "torchdex detects the accelerator (NVIDIA driver and GPUs, AMD gfx targets, Intel XPU,\n"
-    "WSL2, containers, Jetson) and picks the PyTorch wheel index that fits it.\n"
-    "torchdex-crawl crawls the PyTorch wheel index into a catalogue.")
+# The first line of the control file's Description is CPACK_PACKAGE_DESCRIPTION_SUMMARY; this
+# is the extended text under it (one string: a CMake list would join its lines with ';').
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "torchdex detects the accelerator (NVIDIA driver and GPUs, AMD gfx targets,
+Intel XPU, WSL2, containers, Jetson) and picks the PyTorch wheel index that fits it.
+torchdex-crawl crawls the PyTorch wheel index into a catalogue; torchdex-codegen
+turns curated hardware tables into C++ sources.")
 # The runtime dependencies come from the linked libraries (dpkg-shlibdeps, in dpkg-dev); where
 # that tool is missing, this list (Debian 12's packages) is declared instead.
 find_program(TORCHDEX_DPKG_SHLIBDEPS dpkg-shlibdeps)
