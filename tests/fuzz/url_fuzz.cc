@@ -2,6 +2,7 @@
 // relative (no scheme, not "//host"), the result keeps the base's origin and its path has no
 // "." or ".." segment left. The accessors return parts of their input; PercentDecode never
 // grows its input.
+#include <cctype>
 #include <string>
 #include <string_view>
 
@@ -48,8 +49,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const std::string resolved = ResolveUrl(base, href);
   const std::string_view origin = UrlOrigin(StripFragment(base));
-  const bool relative = UrlOrigin(href).empty() && !href.starts_with("//") &&
-                        href.find(':') == std::string_view::npos;
+  // Relative: no scheme (a letter, then letters, digits, "+-." up to a ':') and no "//host".
+  const std::size_t colon = href.find(':');
+  bool has_scheme = colon != std::string_view::npos && colon > 0 &&
+                    std::isalpha(static_cast<unsigned char>(href[0]));
+  for (std::size_t i = 0; has_scheme && i < colon; ++i) {
+    const unsigned char c = static_cast<unsigned char>(href[i]);
+    has_scheme = (c < 0x80 && std::isalnum(c)) || c == '+' || c == '-' || c == '.';
+  }
+  const bool relative = !has_scheme && !href.starts_with("//");
   if (!origin.empty() && relative) {
     TORCHDEX_FUZZ_CHECK(UrlOrigin(resolved) == origin);
     if (!href.empty() && href.front() != '?' && href.front() != '#') {

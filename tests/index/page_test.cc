@@ -224,6 +224,14 @@ TEST(UrlTest, ResolvesEveryKindOfReference) {
   EXPECT_EQ(ResolveUrl("http://h/a/b", "./c/./d/../e"), "http://h/a/c/e");
 }
 
+// A scheme starts with a letter (RFC 3986 §3.1): "2.5:x" and "+x:y" are relative paths.
+TEST(UrlTest, AReferenceStartingWithADigitHasNoScheme) {
+  EXPECT_EQ(ResolveUrl("https://h/whl/torch/", "2.5:x"), "https://h/whl/torch/2.5:x");
+  EXPECT_EQ(ResolveUrl("https://h/whl/torch/", "+x:y"), "https://h/whl/torch/+x:y");
+  EXPECT_EQ(ResolveUrl("https://h/whl/torch/", "HTTP://other/x"), "HTTP://other/x");
+  EXPECT_EQ(UrlOrigin("2x://h/a"), "");
+}
+
 TEST(UrlTest, TakesUrlsApart) {
   const std::string url = "https://user@host:8443/whl/cu128/x.whl?q=1#sha256=ab";
   EXPECT_EQ(UrlOrigin(url), "https://user@host:8443");
