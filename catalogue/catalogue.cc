@@ -177,7 +177,8 @@ core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_
   if (!doc.contains("schema_version") || !doc["schema_version"].is_number_integer()) {
     return fail("/schema_version", "expected an integer");
   }
-  if (doc["schema_version"].get<int>() != Catalogue::kSchemaVersion) {
+  // Compared as a JSON number: get<int>() would wrap 4294967297 to 1 and accept it.
+  if (doc["schema_version"] != Catalogue::kSchemaVersion) {
     return fail("/schema_version", "version " + doc["schema_version"].dump() +
                                        " is not the one this torchdex reads (" +
                                        std::to_string(Catalogue::kSchemaVersion) + ")");

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -22,6 +23,9 @@
 #endif
 #ifndef TORCHDEX_DATA_DIR
 #define TORCHDEX_DATA_DIR "data"
+#endif
+#ifndef TORCHDEX_INSTALLED_DATA_DIR
+#define TORCHDEX_INSTALLED_DATA_DIR "share/torchdex/data"
 #endif
 
 namespace torchdex::crawler {
@@ -373,12 +377,28 @@ int RunDiff(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
 }  // namespace
 
+// Where indexes.json and routing-policy.json are: $TORCHDEX_DATA_DIR when set; else, for an
+// installed binary, <prefix>/share/torchdex/data beside its bin/ (found from /proc/self/exe, so
+// `cmake --install`, the .deb and a `dpkg -x` scratch root all work); else the source tree's
+// data/ that the build compiled in.
+std::string DefaultDataDir() {
+  const char* env = std::getenv("TORCHDEX_DATA_DIR");
+  if (env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed =
+        exe.parent_path().parent_path() / TORCHDEX_INSTALLED_DATA_DIR;
+    if (std::filesystem::is_directory(installed, ec)) return installed.string();
+  }
+  return TORCHDEX_DATA_DIR;
+}
+
 CliDeps DefaultCliDeps() {
   CliDeps deps;
   deps.make_fetcher = [](const index::FetchOptions& o) { return index::MakeCurlFetcher(o); };
   deps.clock = SystemClockRfc3339;
-  const char* data_dir = std::getenv("TORCHDEX_DATA_DIR");
-  deps.data_dir = data_dir != nullptr && *data_dir != '\0' ? data_dir : TORCHDEX_DATA_DIR;
+  deps.data_dir = DefaultDataDir();
   deps.stderr_is_terminal = isatty(STDERR_FILENO) != 0;
   return deps;
 }

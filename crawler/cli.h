@@ -31,6 +31,9 @@ struct CliDeps {
 };
 
 CliDeps DefaultCliDeps();
+/// $TORCHDEX_DATA_DIR, else an installed copy (<prefix>/share/torchdex/data beside the binary's
+/// bin/), else the source tree's data/.
+std::string DefaultDataDir();
 
 int RunCrawlCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
                 const CliDeps& deps);

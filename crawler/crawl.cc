@@ -140,7 +140,7 @@ std::string DigestOf(const std::vector<AnchorRow>& rows) {
     for (std::string_view field : {std::string_view(a.url), std::string_view(a.text),
                                    std::string_view(a.sha256), std::string_view(a.metadata_sha256),
                                    std::string_view(a.requires_python),
-                                   std::string_view(a.yanked ? *a.yanked : "\x01"),
+                                   a.yanked ? std::string_view(*a.yanked) : std::string_view("\x01"),
                                    std::string_view(a.upload_time)}) {
       d.Add(field);
     }

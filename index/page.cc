@@ -34,6 +34,29 @@ std::string Sha256FromHashSpec(std::string_view spec) {
   return {};
 }
 
+// A project name as one relative path segment: valid names ([A-Za-z0-9._-]) are unchanged;
+// anything else ('#', '?', '/', '%', spaces, bytes >= 0x80) is percent-encoded, so a hostile
+// name in a JSON list page cannot add a fragment, a query or path segments to the project's URL
+// (found by json_page_fuzz). "." and ".." are encoded too, so they stay names.
+std::string EscapePathSegment(std::string_view name) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  const bool dots_only = !name.empty() && name.find_first_not_of('.') == std::string_view::npos &&
+                         name.size() <= 2;
+  std::string out;
+  for (unsigned char c : name) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '-' || c == '_' || c == '~' || (c == '.' && !dots_only);
+    if (plain) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+    }
+  }
+  return out;
+}
+
 void SetUrlAndHash(Anchor& anchor, std::string_view page_url, std::string_view href) {
   const std::string resolved = ResolveUrl(page_url, Trim(href));
   anchor.url = std::string(StripFragment(resolved));
@@ -184,6 +207,9 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
   htmlFreeParserCtxt(ctxt);
 
   IndexPage page = std::move(state.page);
+  // An anchor the parser closed implicitly (a new <a> inside it, the end of a malformed page)
+  // got no end-element callback; trim those too (found by html_page_fuzz).
+  for (Anchor& anchor : page.anchors) anchor.text = std::string(Trim(anchor.text));
   const std::string_view h1 = Trim(state.h1);
   constexpr std::string_view kLinksFor = "Links for ";
   if (h1.starts_with(kLinksFor)) page.heading = std::string(h1.substr(kLinksFor.size()));
@@ -266,7 +292,7 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
       if (name == p.end() || !name->is_string()) continue;
       Anchor anchor;
       anchor.text = name->get<std::string>();
-      anchor.url = ResolveUrl(page_url, anchor.text + "/");
+      anchor.url = ResolveUrl(page_url, EscapePathSegment(anchor.text) + "/");
       page.anchors.push_back(std::move(anchor));
     }
   }

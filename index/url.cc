@@ -14,6 +14,9 @@ bool IsSchemeChar(char c) {
 std::size_t SchemeLength(std::string_view s) {
   const std::size_t colon = s.find(':');
   if (colon == std::string_view::npos || colon == 0) return 0;
+  // RFC 3986 §3.1: a scheme starts with a letter, so "2.5:x" is a relative path, not a scheme.
+  const char first = s[0];
+  if (!((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z'))) return 0;
   for (std::size_t i = 0; i < colon; ++i) {
     if (!IsSchemeChar(s[i])) return 0;
   }

@@ -17,6 +17,7 @@ TORCHDEX_PACKAGES=(
   libcurl4-openssl-dev libxml2-dev libboost-program-options-dev libsqlite3-dev
   nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   nginx curl python3 python3-venv
+  mkdocs dpkg-dev time bc
 )
 
 torchdex_install_packages() {

@@ -388,6 +388,30 @@ TEST(CrawlCliTest, ReportsBadUsageAndUnknownCommands) {
   EXPECT_NE(r.out.find("exit codes"), std::string::npos);
 }
 
+// A schema_version that only wraps to 1 as an int is still the wrong version.
+TEST(CatalogueJsonTest, RejectsASchemaVersionThatWrapsToOne) {
+  const std::string rest = R"(, "provenance": {"family": "pytorch", "channel": "stable",
+      "crawled_from": "", "updated_at": "", "note": ""}, "backends": {}, "projects": {}})";
+  EXPECT_TRUE(catalogue::ParseCatalogueJson(R"({"schema_version": 1)" + rest, "t").ok());
+  for (const char* version : {"4294967297", "-4294967295", "1.0", "\"1\""}) {
+    const std::string json = std::string(R"({"schema_version": )") + version + rest;
+    auto parsed = catalogue::ParseCatalogueJson(json, "t");
+    EXPECT_FALSE(parsed.ok()) << version;
+  }
+}
+
+// The data directory: $TORCHDEX_DATA_DIR wins; otherwise this test binary, which is not
+// installed, gets the source tree's data/.
+TEST(CrawlCliTest, FindsTheDataDirectory) {
+  const char* saved = std::getenv("TORCHDEX_DATA_DIR");
+  const std::string saved_value = saved != nullptr ? saved : "";
+  setenv("TORCHDEX_DATA_DIR", "/somewhere/else", 1);
+  EXPECT_EQ(DefaultDataDir(), "/somewhere/else");
+  unsetenv("TORCHDEX_DATA_DIR");
+  EXPECT_TRUE(fs::exists(fs::path(DefaultDataDir()) / "indexes.json")) << DefaultDataDir();
+  if (saved != nullptr) setenv("TORCHDEX_DATA_DIR", saved_value.c_str(), 1);
+}
+
 }  // namespace
 }  // namespace torchdex::crawler
 

@@ -176,6 +176,38 @@ TEST(PageTest, ReadsPep691Json) {
   EXPECT_NE(bad.error().message.find("/files/0"), std::string::npos);
 }
 
+// Found by html_page_fuzz: an anchor closed implicitly kept the spaces around its text.
+TEST(PageTest, TrimsTheTextOfAnchorsClosedImplicitly) {
+  for (const char* html : {"<a href=\"x\"> a <a href=\"y\"> b </a>", "<a href=\"z\">  c  ",
+                           "<p><a href=\"x\"> a </p><a href=\"y\"> b "}) {
+    auto page = ParseHtmlPage(html, "https://h/p/");
+    ASSERT_TRUE(page.ok()) << html;
+    ASSERT_FALSE(page->anchors.empty()) << html;
+    for (const Anchor& anchor : page->anchors) {
+      ASSERT_FALSE(anchor.text.empty()) << html;
+      EXPECT_NE(anchor.text.front(), ' ') << html << " -> '" << anchor.text << "'";
+      EXPECT_NE(anchor.text.back(), ' ') << html << " -> '" << anchor.text << "'";
+    }
+  }
+}
+
+// Found by json_page_fuzz: a project name in a JSON list page went into its URL unescaped, so
+// "a#b" became a fragment and "a/b" two path segments.
+TEST(PageTest, JsonListNamesStayOnePathSegment) {
+  auto page = ParseJsonPage(
+      R"({"projects": [{"name": "torch"}, {"name": "torchvisi#on"}, {"name": "a/b?c"},
+                        {"name": ".."}, {"name": "typing_extensions.x"}]})",
+      "https://h/whl/simple/");
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  ASSERT_EQ(page->anchors.size(), 5u);
+  EXPECT_EQ(page->anchors[0].url, "https://h/whl/simple/torch/");
+  EXPECT_EQ(page->anchors[1].url, "https://h/whl/simple/torchvisi%23on/");
+  EXPECT_EQ(page->anchors[1].text, "torchvisi#on");
+  EXPECT_EQ(page->anchors[2].url, "https://h/whl/simple/a%2Fb%3Fc/");
+  EXPECT_EQ(page->anchors[3].url, "https://h/whl/simple/%2E%2E/");
+  EXPECT_EQ(page->anchors[4].url, "https://h/whl/simple/typing_extensions.x/");
+}
+
 TEST(UrlTest, ResolvesEveryKindOfReference) {
   const std::string base = "https://download.pytorch.org/whl/cu128/torch/";
   EXPECT_EQ(ResolveUrl(base, "/whl/cu128/torch-2.10.0%2Bcu128.whl#sha256=ab"),
@@ -190,6 +222,14 @@ TEST(UrlTest, ResolvesEveryKindOfReference) {
   EXPECT_EQ(ResolveUrl("http://h/whl", "cpu/"), "http://h/cpu/");
   EXPECT_EQ(ResolveUrl("http://h/a/b?q=1", "#frag"), "http://h/a/b?q=1#frag");
   EXPECT_EQ(ResolveUrl("http://h/a/b", "./c/./d/../e"), "http://h/a/c/e");
+}
+
+// A scheme starts with a letter (RFC 3986 §3.1): "2.5:x" and "+x:y" are relative paths.
+TEST(UrlTest, AReferenceStartingWithADigitHasNoScheme) {
+  EXPECT_EQ(ResolveUrl("https://h/whl/torch/", "2.5:x"), "https://h/whl/torch/2.5:x");
+  EXPECT_EQ(ResolveUrl("https://h/whl/torch/", "+x:y"), "https://h/whl/torch/+x:y");
+  EXPECT_EQ(ResolveUrl("https://h/whl/torch/", "HTTP://other/x"), "HTTP://other/x");
+  EXPECT_EQ(UrlOrigin("2x://h/a"), "");
 }
 
 TEST(UrlTest, TakesUrlsApart) {

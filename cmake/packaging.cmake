@@ -1,0 +1,61 @@
+# Installing torchdex and packaging it as a .deb (issue 9, "Packaging torchdex itself").
+#   cmake --install build/release --prefix /usr/local   the programs, man pages, docs, data
+#   cmake --build build/release --target deb            build/release/torchdex_<v>_<arch>.deb
+# Layout (GNUInstallDirs): bin/torchdex{,-crawl,-codegen}, share/man/man1/*.1,
+# share/doc/torchdex/*.md, share/torchdex/data/*.json (torchdex-crawl finds them from its own
+# location; see DefaultDataDir in crawler/cli.cc).
+
+# torchdex-crawl's install rule lives in crawler/CMakeLists.txt.
+install(TARGETS torchdex torchdex-codegen RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/man/"
+        DESTINATION "${CMAKE_INSTALL_MANDIR}/man1" FILES_MATCHING PATTERN "*.1")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/"
+        DESTINATION "${CMAKE_INSTALL_DOCDIR}" FILES_MATCHING PATTERN "*.md" PATTERN "man" EXCLUDE)
+file(GLOB TORCHDEX_DATA_FILES CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/data/*.json")
+install(FILES ${TORCHDEX_DATA_FILES} DESTINATION "${CMAKE_INSTALL_DATADIR}/torchdex/data")
+
+set(CPACK_PACKAGE_NAME "torchdex")
+set(CPACK_PACKAGE_VENDOR "torchdex")
+set(CPACK_PACKAGE_CONTACT "torchdex maintainers <torchdex@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_GENERATOR "DEB")
+set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION "utils")
+set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
+# The first line of the control file's Description is CPACK_PACKAGE_DESCRIPTION_SUMMARY; this
+# is the extended text under it (one string: a CMake list would join its lines with ';').
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "torchdex detects the accelerator (NVIDIA driver and GPUs, AMD gfx targets,
+Intel XPU, WSL2, containers, Jetson) and picks the PyTorch wheel index that fits it.
+torchdex-crawl crawls the PyTorch wheel index into a catalogue; torchdex-codegen
+turns curated hardware tables into C++ sources.")
+# The runtime dependencies come from the linked libraries (dpkg-shlibdeps, in dpkg-dev); where
+# that tool is missing, this list (Debian 12's packages) is declared instead.
+find_program(TORCHDEX_DPKG_SHLIBDEPS dpkg-shlibdeps)
+if(TORCHDEX_DPKG_SHLIBDEPS)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+else()
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1, libcurl4 (>= 7.85), libxml2, \
+libsqlite3-0, libboost-program-options1.74.0")
+endif()
+include(CPack)
+
+add_custom_target(deb
+  COMMAND "${CMAKE_CPACK_COMMAND}" -G DEB --config "${PROJECT_BINARY_DIR}/CPackConfig.cmake"
+  WORKING_DIRECTORY "${PROJECT_BINARY_DIR}"
+  DEPENDS torchdex torchdex-crawl torchdex-codegen
+  COMMENT "cpack: the torchdex .deb"
+  VERBATIM)
+
+# The package test: cpack into a scratch folder, `dpkg -x` the .deb into a scratch root and run
+# the programs from there (tests/package/deb_test.sh).
+find_program(TORCHDEX_DPKG_DEB dpkg-deb)
+if(TORCHDEX_BUILD_TESTS AND TORCHDEX_DPKG_DEB)
+  add_test(NAME package.deb_installs_and_runs
+           COMMAND "${PROJECT_SOURCE_DIR}/tests/package/deb_test.sh"
+                   "${CMAKE_CPACK_COMMAND}" "${PROJECT_BINARY_DIR}/CPackConfig.cmake")
+  set_tests_properties(package.deb_installs_and_runs PROPERTIES TIMEOUT 120 LABELS package)
+endif()
