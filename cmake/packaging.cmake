@@ -33,9 +33,12 @@ torchdex-crawl crawls the PyTorch wheel index into a catalogue; torchdex-codegen
 turns curated hardware tables into C++ sources.")
 # The runtime dependencies come from the linked libraries (dpkg-shlibdeps, in dpkg-dev); where
 # that tool is missing, this list (Debian 12's packages) is declared instead.
+# libcurl and libxml2 are loaded with dlopen (index/lazy_libs.h), so no tool sees them: they
+# are always declared.
 find_program(TORCHDEX_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(TORCHDEX_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= 7.85), libxml2")
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
       "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1, libcurl4 (>= 7.85), libxml2, \

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "index/fetcher.h"
+#include "index/lazy_libs.h"
 
 #ifndef TORCHDEX_VERSION
 #error "TORCHDEX_VERSION comes from CMake (index/CMakeLists.txt)"
@@ -34,26 +35,29 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// libcurl, loaded by MakeCurlFetcher before any fetcher exists (lazy_libs.h says why).
+const lazy::Curl& Lib() { return *lazy::LoadCurl(nullptr); }
+
 void GlobalInitOnce() {
   // curl_global_init is not thread-safe on every build; a function-local static is.
-  static const CURLcode init = curl_global_init(CURL_GLOBAL_DEFAULT);
+  static const CURLcode init = Lib().global_init(CURL_GLOBAL_DEFAULT);
   if (init != CURLE_OK) {
-    throw std::runtime_error(std::string("curl_global_init: ") + curl_easy_strerror(init));
+    throw std::runtime_error(std::string("curl_global_init: ") + Lib().easy_strerror(init));
   }
 }
 
 struct EasyDeleter {
-  void operator()(CURL* easy) const { curl_easy_cleanup(easy); }
+  void operator()(CURL* easy) const { Lib().easy_cleanup(easy); }
 };
 using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
 
 struct MultiDeleter {
-  void operator()(CURLM* multi) const { curl_multi_cleanup(multi); }
+  void operator()(CURLM* multi) const { Lib().multi_cleanup(multi); }
 };
 using MultiHandle = std::unique_ptr<CURLM, MultiDeleter>;
 
 struct SlistDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+  void operator()(curl_slist* list) const { Lib().slist_free_all(list); }
 };
 using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
 
@@ -95,7 +99,7 @@ std::size_t OnBody(char* data, std::size_t size, std::size_t count, void* user) 
 
 std::string ResponseHeader(CURL* easy, const char* name) {
   curl_header* header = nullptr;
-  if (curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &header) == CURLHE_OK && header) {
+  if (Lib().easy_header(easy, name, 0, CURLH_HEADER, -1, &header) == CURLHE_OK && header) {
     return header->value;
   }
   return {};
@@ -151,7 +155,7 @@ Verdict Classify(Transfer& transfer, CURLcode code, const FetchOptions& options)
       verdict.retry = status >= 500 || status == 429 || status == 408;
       if (status == 429 || status == 503) {
         curl_off_t retry_after = 0;
-        if (curl_easy_getinfo(transfer.easy.get(), CURLINFO_RETRY_AFTER, &retry_after) ==
+        if (Lib().easy_getinfo(transfer.easy.get(), CURLINFO_RETRY_AFTER, &retry_after) ==
                 CURLE_OK &&
             retry_after > 0) {
           verdict.retry_after_s = static_cast<double>(retry_after);
@@ -162,7 +166,7 @@ Verdict Classify(Transfer& transfer, CURLcode code, const FetchOptions& options)
     return verdict;
   }
   const std::string detail =
-      transfer.error_buffer[0] ? transfer.error_buffer : curl_easy_strerror(code);
+      transfer.error_buffer[0] ? transfer.error_buffer : Lib().easy_strerror(code);
   if (transfer.too_large || code == CURLE_FILESIZE_EXCEEDED) {
     verdict.cause = "page larger than " + std::to_string(options.max_body_bytes) + " bytes";
   } else if (code == CURLE_TOO_MANY_REDIRECTS) {
@@ -190,12 +194,12 @@ class CurlFetcher final : public Fetcher {
     options_.max_attempts = std::max(1, options_.max_attempts);
     options_.max_redirects = std::max(0, options_.max_redirects);
     if (options_.user_agent.empty()) options_.user_agent = "torchdex/" TORCHDEX_VERSION;
-    multi_.reset(curl_multi_init());
+    multi_.reset(Lib().multi_init());
     if (!multi_) throw std::runtime_error("curl_multi_init failed");
-    curl_multi_setopt(multi_.get(), CURLMOPT_PIPELINING,
+    Lib().multi_setopt(multi_.get(), CURLMOPT_PIPELINING,
                       options_.http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING);
     // Keep as many idle connections as there can be transfers, for keep-alive reuse.
-    curl_multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, std::max(4L, long{options_.parallelism}));
+    Lib().multi_setopt(multi_.get(), CURLMOPT_MAXCONNECTS, std::max(4L, long{options_.parallelism}));
   }
 
   ~CurlFetcher() override {
@@ -213,13 +217,13 @@ class CurlFetcher final : public Fetcher {
 
   EasyHandle TakeEasy() {
     if (idle_.empty()) {
-      EasyHandle easy(curl_easy_init());
+      EasyHandle easy(Lib().easy_init());
       if (!easy) throw std::runtime_error("curl_easy_init failed");
       return easy;
     }
     EasyHandle easy = std::move(idle_.back());
     idle_.pop_back();
-    curl_easy_reset(easy.get());  // keeps its connections, DNS and TLS session caches
+    Lib().easy_reset(easy.get());  // keeps its connections, DNS and TLS session caches
     return easy;
   }
 
@@ -252,51 +256,51 @@ void CurlFetcher::Start(Transfer& transfer) {
   transfer.easy = TakeEasy();
   CURL* easy = transfer.easy.get();
   const FetchRequest& request = result.request;
-  curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(easy, CURLOPT_PRIVATE, &transfer);
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error_buffer);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(easy, CURLOPT_MAXREDIRS, long{options_.max_redirects});
-  curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // every encoding this libcurl decodes
-  curl_easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
+  Lib().easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+  Lib().easy_setopt(easy, CURLOPT_PRIVATE, &transfer);
+  Lib().easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
+  Lib().easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
+  Lib().easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error_buffer);
+  Lib().easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  Lib().easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  Lib().easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  Lib().easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+  Lib().easy_setopt(easy, CURLOPT_MAXREDIRS, long{options_.max_redirects});
+  Lib().easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // every encoding this libcurl decodes
+  Lib().easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  Lib().easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(std::ceil(options_.connect_timeout_s * 1000)));
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS,
+  Lib().easy_setopt(easy, CURLOPT_TIMEOUT_MS,
                    static_cast<long>(std::ceil(options_.total_timeout_s * 1000)));
-  curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  Lib().easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
   // Refuses at the headers a body whose Content-Length is already over the limit; the write
   // callback enforces the limit on everything else (chunked, close-delimited, decompressed).
-  curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE,
+  Lib().easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE,
                    static_cast<curl_off_t>(std::min<std::uint64_t>(
                        options_.max_body_bytes, std::numeric_limits<curl_off_t>::max())));
   if (options_.http2) {
-    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_2TLS});
+    Lib().easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_2TLS});
     // Over TLS, wait for a connection that may multiplex (HTTP/2) rather than open another.
     // Not for plain http: that is HTTP/1.1 here, and waiting would serialise every transfer
     // onto one connection.
-    if (request.url.rfind("https://", 0) == 0) curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+    if (request.url.rfind("https://", 0) == 0) Lib().easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
   } else {
-    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_1_1});
+    Lib().easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_1_1});
   }
   transfer.headers.reset();
   curl_slist* headers = nullptr;
   if (!request.etag.empty()) {
-    headers = curl_slist_append(headers, ("If-None-Match: " + request.etag).c_str());
+    headers = Lib().slist_append(headers, ("If-None-Match: " + request.etag).c_str());
   }
   if (!request.last_modified.empty()) {
-    headers = curl_slist_append(headers, ("If-Modified-Since: " + request.last_modified).c_str());
+    headers = Lib().slist_append(headers, ("If-Modified-Since: " + request.last_modified).c_str());
   }
   transfer.headers.reset(headers);
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+  Lib().easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
 
-  const CURLMcode added = curl_multi_add_handle(multi_.get(), easy);
+  const CURLMcode added = Lib().multi_add_handle(multi_.get(), easy);
   if (added != CURLM_OK) {
-    throw std::runtime_error(std::string("curl_multi_add_handle: ") + curl_multi_strerror(added));
+    throw std::runtime_error(std::string("curl_multi_add_handle: ") + Lib().multi_strerror(added));
   }
 }
 
@@ -324,7 +328,7 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
     CURLM* multi;
     std::unordered_map<CURL*, std::unique_ptr<Transfer>>& running;
     ~Detach() {
-      for (auto& [easy, transfer] : running) curl_multi_remove_handle(multi, easy);
+      for (auto& [easy, transfer] : running) Lib().multi_remove_handle(multi, easy);
     }
   } detach{multi_.get(), running};
 
@@ -352,30 +356,30 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
     }
 
     int still_running = 0;
-    curl_multi_perform(multi_.get(), &still_running);
+    Lib().multi_perform(multi_.get(), &still_running);
 
     int messages_left = 0;
-    while (CURLMsg* message = curl_multi_info_read(multi_.get(), &messages_left)) {
+    while (CURLMsg* message = Lib().multi_info_read(multi_.get(), &messages_left)) {
       if (message->msg != CURLMSG_DONE) continue;
       CURL* easy = message->easy_handle;
       const CURLcode code = message->data.result;
       auto node = running.extract(easy);
-      curl_multi_remove_handle(multi_.get(), easy);
+      Lib().multi_remove_handle(multi_.get(), easy);
       if (node.empty()) continue;
       std::unique_ptr<Transfer> transfer = std::move(node.mapped());
       FetchResult& result = transfer->result;
 
       long status = 0;
-      curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+      Lib().easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
       result.status = status;
       curl_off_t body_wire = 0;  // as received, before content decoding
-      curl_easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &body_wire);
+      Lib().easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &body_wire);
       long header_bytes = 0;
-      curl_easy_getinfo(easy, CURLINFO_HEADER_SIZE, &header_bytes);
+      Lib().easy_getinfo(easy, CURLINFO_HEADER_SIZE, &header_bytes);
       result.wire_bytes += static_cast<std::uint64_t>(std::max<curl_off_t>(0, body_wire)) +
                            static_cast<std::uint64_t>(std::max(0L, header_bytes));
       const char* effective_url = nullptr;
-      if (curl_easy_getinfo(easy, CURLINFO_EFFECTIVE_URL, &effective_url) == CURLE_OK &&
+      if (Lib().easy_getinfo(easy, CURLINFO_EFFECTIVE_URL, &effective_url) == CURLE_OK &&
           effective_url) {
         result.effective_url = effective_url;
       }
@@ -396,7 +400,7 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
         result.etag = ResponseHeader(easy, "ETag");
         result.last_modified = ResponseHeader(easy, "Last-Modified");
         const char* content_type = nullptr;
-        if (curl_easy_getinfo(easy, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK &&
+        if (Lib().easy_getinfo(easy, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK &&
             content_type) {
           result.content_type = content_type;
         }
@@ -438,14 +442,46 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
       std::this_thread::sleep_for(timeout);  // only retries waiting out their backoff
     } else {
       // Also wakes up for libcurl's own timers (timeouts, connection set-up).
-      curl_multi_poll(multi_.get(), nullptr, 0, static_cast<int>(timeout.count()), nullptr);
+      Lib().multi_poll(multi_.get(), nullptr, 0, static_cast<int>(timeout.count()), nullptr);
     }
   }
 }
 
 }  // namespace
 
+// When libcurl cannot be loaded, every request fails with the reason, so callers report it
+// like any other network failure.
+class UnavailableFetcher final : public Fetcher {
+ public:
+  explicit UnavailableFetcher(std::string why) : why_(std::move(why)) {}
+  void Run(std::vector<FetchRequest> initial, const OnResult& on_result,
+           const OnProgress& on_progress) override {
+    std::deque<FetchRequest> queue(initial.begin(), initial.end());
+    FetchProgress progress;
+    progress.queued = queue.size();
+    while (!queue.empty()) {
+      FetchResult result;
+      result.request = std::move(queue.front());
+      queue.pop_front();
+      result.outcome = FetchOutcome::kFailed;
+      result.error = "GET " + result.request.url + ": " + why_;
+      ++progress.done;
+      ++progress.failed;
+      for (FetchRequest& next : on_result(std::move(result))) {
+        queue.push_back(std::move(next));
+        ++progress.queued;
+      }
+      if (on_progress) on_progress(progress);
+    }
+  }
+
+ private:
+  std::string why_;
+};
+
 std::unique_ptr<Fetcher> MakeCurlFetcher(const FetchOptions& options) {
+  std::string why;
+  if (lazy::LoadCurl(&why) == nullptr) return std::make_unique<UnavailableFetcher>(why);
   return std::make_unique<CurlFetcher>(options);
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "index/lazy_libs.h"
 #include "index/url.h"
 
 namespace torchdex::index {
@@ -192,19 +193,22 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
   sax.warning = IgnoreMessage;
   sax.error = IgnoreMessage;
 
+  std::string unavailable;
+  const lazy::Xml* xml = lazy::LoadXml(&unavailable);
+  if (xml == nullptr) return core::MakeError("cannot parse " + std::string(page_url) + ": " + unavailable);
   htmlParserCtxtPtr ctxt =
-      htmlCreatePushParserCtxt(&sax, &state, nullptr, 0, nullptr, XML_CHAR_ENCODING_UTF8);
+      xml->create_push_parser(&sax, &state, nullptr, 0, nullptr, XML_CHAR_ENCODING_UTF8);
   if (ctxt == nullptr) return core::MakeError("out of memory parsing " + std::string(page_url));
-  htmlCtxtUseOptions(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+  xml->use_options(ctxt, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
                                HTML_PARSE_NONET | HTML_PARSE_NOBLANKS);
   // Feed in chunks: the push parser takes an int length.
   constexpr std::size_t kChunk = 1 << 20;
   for (std::size_t offset = 0; offset < html.size(); offset += kChunk) {
     const std::size_t n = std::min(kChunk, html.size() - offset);
-    htmlParseChunk(ctxt, html.data() + offset, static_cast<int>(n), 0);
+    xml->parse_chunk(ctxt, html.data() + offset, static_cast<int>(n), 0);
   }
-  htmlParseChunk(ctxt, nullptr, 0, 1);
-  htmlFreeParserCtxt(ctxt);
+  xml->parse_chunk(ctxt, nullptr, 0, 1);
+  xml->free_parser(ctxt);
 
   IndexPage page = std::move(state.page);
   // An anchor the parser closed implicitly (a new <a> inside it, the end of a malformed page)

@@ -514,6 +514,7 @@ TEST(FaultFetchTest, OversizedStreamedPageFailsWithinTheLimit) {
   server.Script("/big/", {FaultResponse::Generated(100'000'000, /*announce_length=*/false)});
   FetchOptions options = QuickOptions();
   options.max_body_bytes = 64ull << 20;
+  MakeCurlFetcher(options);  // libcurl is loaded on first use: not part of what is measured
   ResetPeakRss();
   const std::uint64_t before = RssBytes();
   const FetchResult result = FetchOne(options, Get(server.Url("/big/")));
