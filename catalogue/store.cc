@@ -484,6 +484,35 @@ core::Expected<std::unordered_map<std::string, Validators>> Store::LoadValidator
   return out;
 }
 
+core::Expected<std::unordered_map<std::string, PageRecord>> Store::LoadPages() {
+  std::unordered_map<std::string, PageRecord> out;
+  Statement s(impl_->db,
+              "SELECT path, channel, backend, project, kind, status, etag, last_modified, shape, "
+              "anchors, digest, fetched_at, changed_at FROM pages");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading pages");
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    PageRecord p;
+    p.path = s.Text(0);
+    p.channel = s.Text(1);
+    p.backend = s.Text(2);
+    p.project = s.Text(3);
+    p.kind = PageKindFromName(s.Text(4));
+    p.status = static_cast<int>(s.Int(5));
+    p.etag = s.Text(6);
+    p.last_modified = s.Text(7);
+    p.shape = s.Text(8);
+    p.anchors = s.Int(9);
+    p.digest = s.Text(10);
+    p.fetched_at = s.Text(11);
+    p.changed_at = s.Text(12);
+    std::string key = p.path;
+    out.emplace(std::move(key), std::move(p));
+  }
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
+  return out;
+}
+
 core::Expected<std::optional<PageRecord>> Store::GetPage(std::string_view page_path) {
   static constexpr const char* kSql =
       "SELECT path, channel, backend, project, kind, status, etag, last_modified, shape, "

@@ -155,6 +155,8 @@ class Store {
 
   // --- reading ---
   core::Expected<std::unordered_map<std::string, Validators>> LoadValidators();
+  /// Every stored page by path, read in one query (a crawl consults it for each answer).
+  core::Expected<std::unordered_map<std::string, PageRecord>> LoadPages();
   core::Expected<std::optional<PageRecord>> GetPage(std::string_view path);
   core::Expected<std::vector<AnchorRow>> AnchorsOf(std::string_view page_path);
   core::Expected<std::vector<BackendRecord>> Backends(std::string_view channel);

@@ -311,9 +311,16 @@ class Crawler {
     }
     if (!report_.failures.empty()) return report_;
 
-    auto validators = store_.LoadValidators();
-    if (!validators) return Fail(validators.error().message);
-    validators_ = std::move(validators).value();
+    // What the store holds, read once: validators for conditional requests, and each page's
+    // digest and anchor count, consulted for every answer instead of a query each.
+    auto pages = store_.LoadPages();
+    if (!pages) return Fail(pages.error().message);
+    stored_ = std::move(pages).value();
+    for (const auto& [path, page] : stored_) {
+      if (page.status == 200 || page.status == 304) {
+        validators_[path] = catalogue::Validators{page.etag, page.last_modified};
+      }
+    }
 
     std::string channel_names;
     for (const auto& [name, state] : channels_) channel_names += (channel_names.empty() ? "" : ",") + name;
@@ -440,9 +447,10 @@ class Crawler {
         if (task.kind == PageKind::kProject) {
           worker_.Post([this, task, now, validators] {
             Check(store_.TouchPage(task.path, 304, now, validators));
-            auto page = store_.GetPage(task.path);
-            if (!page) return Check(page.error());
-            if (*page) Update([&](CrawlReport& r) { r.stats.anchors += (*page)->anchors; });
+            if (auto it = stored_.find(task.path); it != stored_.end()) {
+              const std::int64_t anchors = it->second.anchors;
+              Update([&](CrawlReport& r) { r.stats.anchors += anchors; });
+            }
           }, 0);
           return next;
         }
@@ -517,27 +525,26 @@ class Crawler {
     record.anchors = static_cast<std::int64_t>(rows.size());
     record.fetched_at = now;
     record.digest = DigestOf(rows);
-    auto stored = store_.GetPage(task.path);
-    if (!stored) return Check(stored.error());
-    if (*stored && (*stored)->digest == record.digest) {
+    auto stored = stored_.find(task.path);
+    if (stored != stored_.end() && stored->second.digest == record.digest) {
       // Same anchors: only the validators (and the TIMESTAMP line) changed.
-      record.changed_at = (*stored)->changed_at;
+      record.changed_at = stored->second.changed_at;
       Check(store_.PutPage(record));
       return;
     }
     Update([](CrawlReport& r) { ++r.stats.pages_changed; });
     record.changed_at = now;
     Check(store_.PutPage(record));
-    Check(store_.ReplaceAnchors(task.path, rows));
+    // A page new to the store has no old anchors to delete.
+    if (stored != stored_.end() || !rows.empty()) Check(store_.ReplaceAnchors(task.path, rows));
   }
 
   void OnAbsent(const PageTask& task, const index::FetchResult& result, const std::string& now,
                 std::vector<index::FetchRequest>& next) {
     const std::string what = result.request.url + " answered " + std::to_string(result.status);
     worker_.Post([this, task, now, status = static_cast<int>(result.status)] {
-      auto stored = store_.GetPage(task.path);
-      if (!stored) return Check(stored.error());
-      if (*stored && (*stored)->status == status && (*stored)->anchors == 0) {
+      auto stored = stored_.find(task.path);
+      if (stored != stored_.end() && stored->second.status == status && stored->second.anchors == 0) {
         Check(store_.TouchPage(task.path, status, now, {}));
         return;
       }
@@ -552,7 +559,7 @@ class Crawler {
       record.changed_at = now;
       record.digest = DigestOf({});
       Check(store_.PutPage(record));
-      Check(store_.ReplaceAnchors(task.path, {}));
+      if (stored != stored_.end()) Check(store_.ReplaceAnchors(task.path, {}));
     }, 0);
     switch (task.kind) {
       case PageKind::kChannelRoot:
@@ -744,6 +751,7 @@ class Crawler {
   std::map<std::string, ChannelState> channels_;
   std::vector<PageTask> tasks_;
   std::unordered_map<std::string, catalogue::Validators> validators_;
+  std::unordered_map<std::string, catalogue::PageRecord> stored_;  // read-only once the crawl runs
   std::map<std::string, std::string> default_newest_;
   std::optional<std::string> store_error_;
   std::mutex report_mutex_;
