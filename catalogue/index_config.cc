@@ -1,6 +1,7 @@
 #include "catalogue/index_config.h"
 
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -13,6 +14,7 @@ namespace torchdex::catalogue {
 struct CompiledPatterns {
   std::regex backend;
   std::vector<std::regex> legacy;
+  std::mutex memo_mutex;  // a crawl asks from its network and parser threads at once
   std::unordered_map<std::string, bool> backend_memo;
   std::unordered_map<std::string, int> legacy_memo;  // index into legacy, -1 for none
 };
@@ -38,6 +40,7 @@ const Channel* IndexFamily::FindChannel(std::string_view name) const {
 }
 
 bool IndexFamily::IsBackendName(std::string_view dir) const {
+  std::lock_guard<std::mutex> lock(compiled->memo_mutex);
   std::string key(dir);
   auto [it, inserted] = compiled->backend_memo.try_emplace(key, false);
   if (inserted) it->second = std::regex_match(key, compiled->backend);
@@ -45,6 +48,7 @@ bool IndexFamily::IsBackendName(std::string_view dir) const {
 }
 
 std::optional<std::string> IndexFamily::LegacyReason(std::string_view dir) const {
+  std::lock_guard<std::mutex> lock(compiled->memo_mutex);
   std::string key(dir);
   auto [it, inserted] = compiled->legacy_memo.try_emplace(key, -1);
   if (inserted) {

@@ -334,6 +334,7 @@ class Crawler {
     fetcher_.Run(
         std::move(initial), [this](index::FetchResult&& r) { return OnResult(std::move(r)); },
         on_progress);
+    parser_.Drain();  // its tasks post to worker_: drained first
     worker_.Drain();
 
     if (store_error_) return Abort(*store_error_);
@@ -412,8 +413,10 @@ class Crawler {
       case index::FetchOutcome::kOk: {
         Update([](CrawlReport& r) { ++r.stats.pages_fetched; });
         if (task.kind == PageKind::kProject) {
+          // A pipeline: this thread reads the network, the parser thread turns bodies into rows,
+          // the store thread writes them. Each queue is bounded, so memory stays flat.
           const std::size_t bytes = result.body.size();
-          worker_.Post([this, task, now, result = std::move(result)]() mutable {
+          parser_.Post([this, task, now, result = std::move(result)]() mutable {
             auto page = index::ParsePage(result.body, result.content_type, result.request.url);
             std::string().swap(result.body);
             if (!page) {
@@ -425,7 +428,12 @@ class Crawler {
             std::vector<AnchorRow> project_rows = ProjectAnchorRows(
                 family_, base_url_, task.channel_path, task.project, page->anchors, &warnings);
             for (std::string& w : warnings) Warn(std::move(w));
-            StorePage(task, result, page->shape, project_rows, now);
+            const std::size_t row_bytes = project_rows.size() * 256;  // a rough size of a row
+            const index::PageShape shape = page->shape;
+            worker_.Post([this, task, now, shape, result = std::move(result),
+                          rows = std::move(project_rows)]() {
+              StorePage(task, result, shape, rows, now);
+            }, row_bytes);
           }, bytes);
           return next;
         }
@@ -755,7 +763,10 @@ class Crawler {
   std::map<std::string, std::string> default_newest_;
   std::optional<std::string> store_error_;
   std::mutex report_mutex_;
-  Worker worker_;  // last: destroyed (joined) first, while what its tasks use still exists
+  // Last: destroyed (joined) first, while what their tasks use still exists; parser_ posts to
+  // worker_, so it goes first.
+  Worker worker_;  // the store's thread: every write, in order
+  Worker parser_;  // project pages: parse and turn into rows
   CrawlReport report_;
 };
 
