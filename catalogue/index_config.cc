@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <mutex>
+#include <shared_mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -14,7 +15,9 @@ namespace torchdex::catalogue {
 struct CompiledPatterns {
   std::regex backend;
   std::vector<std::regex> legacy;
-  std::mutex memo_mutex;  // a crawl asks from its network and parser threads at once
+  // A crawl asks from its network and parser threads at once; almost every question has been
+  // asked before, so readers share the lock.
+  std::shared_mutex memo_mutex;
   std::unordered_map<std::string, bool> backend_memo;
   std::unordered_map<std::string, int> legacy_memo;  // index into legacy, -1 for none
 };
@@ -40,27 +43,40 @@ const Channel* IndexFamily::FindChannel(std::string_view name) const {
 }
 
 bool IndexFamily::IsBackendName(std::string_view dir) const {
-  std::lock_guard<std::mutex> lock(compiled->memo_mutex);
   std::string key(dir);
-  auto [it, inserted] = compiled->backend_memo.try_emplace(key, false);
-  if (inserted) it->second = std::regex_match(key, compiled->backend);
-  return it->second;
+  {
+    std::shared_lock<std::shared_mutex> read(compiled->memo_mutex);
+    if (auto it = compiled->backend_memo.find(key); it != compiled->backend_memo.end()) return it->second;
+  }
+  const bool match = std::regex_match(key, compiled->backend);
+  std::unique_lock<std::shared_mutex> write(compiled->memo_mutex);
+  compiled->backend_memo.emplace(std::move(key), match);
+  return match;
 }
 
 std::optional<std::string> IndexFamily::LegacyReason(std::string_view dir) const {
-  std::lock_guard<std::mutex> lock(compiled->memo_mutex);
   std::string key(dir);
-  auto [it, inserted] = compiled->legacy_memo.try_emplace(key, -1);
-  if (inserted) {
+  int index = -1;
+  bool known = false;
+  {
+    std::shared_lock<std::shared_mutex> read(compiled->memo_mutex);
+    if (auto it = compiled->legacy_memo.find(key); it != compiled->legacy_memo.end()) {
+      index = it->second;
+      known = true;
+    }
+  }
+  if (!known) {
     for (std::size_t i = 0; i < compiled->legacy.size(); ++i) {
       if (std::regex_match(key, compiled->legacy[i])) {
-        it->second = static_cast<int>(i);
+        index = static_cast<int>(i);
         break;
       }
     }
+    std::unique_lock<std::shared_mutex> write(compiled->memo_mutex);
+    compiled->legacy_memo.emplace(std::move(key), index);
   }
-  if (it->second < 0) return std::nullopt;
-  return legacy_patterns[static_cast<std::size_t>(it->second)].reason;
+  if (index < 0) return std::nullopt;
+  return legacy_patterns[static_cast<std::size_t>(index)].reason;
 }
 
 core::Expected<IndexConfig> ParseIndexConfig(std::string_view text, std::string_view origin) {
