@@ -114,6 +114,15 @@ int ExecuteInstall(const std::vector<std::string>& argv, ProcessRunner& runner,
              "nothing was installed. The index may have a re-uploaded wheel; report it to the "
              "index owner, or pin another version.\n";
     }
+    if (all.find("No module named pip") != std::string::npos) {
+      err << "torchdex: " << argv.front() << " has no pip; add it (" << argv.front()
+          << " -m ensurepip) or use --installer uv\n";
+    }
+    if (all.find("Read-only file system") != std::string::npos ||
+        all.find("Permission denied") != std::string::npos) {
+      err << "torchdex: the environment of " << argv.front()
+          << " cannot be written (read-only, or another user's); nothing was installed there\n";
+    }
     err << "torchdex: " << argv.front() << " exited with " << result.exit_code << "\n";
   }
   return result.exit_code;

@@ -272,6 +272,19 @@ TEST_F(InstallE2eTest, AWrongHashOnThePageFailsAndInstallsNothing) {
   EXPECT_TRUE(Installed(python).empty());
 }
 
+TEST_F(InstallE2eTest, AnInterpreterWithoutPipIsAClearErrorWithItsExitCode) {
+  const fs::path venv = *root_ / "venv-without-pip";
+  ASSERT_EQ(RunChild({"/usr/bin/python3", "-m", "venv", "--without-pip", venv.string()}).exit_code, 0);
+  const std::string python = (venv / "bin/python").string();
+  auto plan = Plan(Request("/whl/cu124/", {"torch==2.5.1"}));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const Output r = Install(*plan, python);
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // python -m pip: "No module named pip", exit 1
+  EXPECT_THAT(r.err, HasSubstr("torchdex: " + python + " has no pip; add it (" + python +
+                               " -m ensurepip) or use --installer uv"));
+  EXPECT_THAT(r.err, HasSubstr("exited with 1"));
+}
+
 TEST_F(InstallE2eTest, UnreachableForbiddenAndMissingGiveClearErrors) {
   // Nothing listens on a port that was just closed.
   testing::FaultServer* closed = new testing::FaultServer();
