@@ -219,6 +219,29 @@ AnchorRow ReadAnchor(Statement& s, int first) {
   return a;
 }
 
+// The columns ReadPage reads, in its order.
+constexpr const char* kPageColumns =
+    "path, channel, backend, project, kind, status, etag, last_modified, shape, anchors, digest, "
+    "fetched_at, changed_at";
+
+PageRecord ReadPage(Statement& s) {
+  PageRecord p;
+  p.path = s.Text(0);
+  p.channel = s.Text(1);
+  p.backend = s.Text(2);
+  p.project = s.Text(3);
+  p.kind = PageKindFromName(s.Text(4));
+  p.status = static_cast<int>(s.Int(5));
+  p.etag = s.Text(6);
+  p.last_modified = s.Text(7);
+  p.shape = s.Text(8);
+  p.anchors = s.Int(9);
+  p.digest = s.Text(10);
+  p.fetched_at = s.Text(11);
+  p.changed_at = s.Text(12);
+  return p;
+}
+
 constexpr const char* kAnchorColumns =
     "anchors.url, anchors.text, anchors.filename, anchors.project, anchors.version, "
     "anchors.local, anchors.build, anchors.tags, anchors.file_kind, anchors.sha256, "
@@ -486,26 +509,12 @@ core::Expected<std::unordered_map<std::string, Validators>> Store::LoadValidator
 
 core::Expected<std::unordered_map<std::string, PageRecord>> Store::LoadPages() {
   std::unordered_map<std::string, PageRecord> out;
-  Statement s(impl_->db,
-              "SELECT path, channel, backend, project, kind, status, etag, last_modified, shape, "
-              "anchors, digest, fetched_at, changed_at FROM pages");
+  const std::string sql = std::string("SELECT ") + kPageColumns + " FROM pages";
+  Statement s(impl_->db, sql.c_str());
   if (!s.ok()) return SqlError(impl_->db, path_, "reading pages");
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) {
-    PageRecord p;
-    p.path = s.Text(0);
-    p.channel = s.Text(1);
-    p.backend = s.Text(2);
-    p.project = s.Text(3);
-    p.kind = PageKindFromName(s.Text(4));
-    p.status = static_cast<int>(s.Int(5));
-    p.etag = s.Text(6);
-    p.last_modified = s.Text(7);
-    p.shape = s.Text(8);
-    p.anchors = s.Int(9);
-    p.digest = s.Text(10);
-    p.fetched_at = s.Text(11);
-    p.changed_at = s.Text(12);
+    PageRecord p = ReadPage(s);
     std::string key = p.path;
     out.emplace(std::move(key), std::move(p));
   }
@@ -514,31 +523,15 @@ core::Expected<std::unordered_map<std::string, PageRecord>> Store::LoadPages() {
 }
 
 core::Expected<std::optional<PageRecord>> Store::GetPage(std::string_view page_path) {
-  static constexpr const char* kSql =
-      "SELECT path, channel, backend, project, kind, status, etag, last_modified, shape, "
-      "anchors, digest, fetched_at, changed_at FROM pages WHERE path = ?";
-  Statement* s = impl_->Prepared(kSql);
+  static const std::string kSql = std::string("SELECT ") + kPageColumns + " FROM pages WHERE path = ?";
+  Statement* s = impl_->Prepared(kSql.c_str());
   if (s == nullptr) return SqlError(impl_->db, path_, "reading a page");
   s->Bind(1, page_path);
   if (const int rc = s->Step(); rc != SQLITE_ROW) {
     if (rc == SQLITE_DONE) return std::optional<PageRecord>();
     return SqlError(impl_->db, path_, "reading page " + std::string(page_path));
   }
-  PageRecord p;
-  p.path = s->Text(0);
-  p.channel = s->Text(1);
-  p.backend = s->Text(2);
-  p.project = s->Text(3);
-  p.kind = PageKindFromName(s->Text(4));
-  p.status = static_cast<int>(s->Int(5));
-  p.etag = s->Text(6);
-  p.last_modified = s->Text(7);
-  p.shape = s->Text(8);
-  p.anchors = s->Int(9);
-  p.digest = s->Text(10);
-  p.fetched_at = s->Text(11);
-  p.changed_at = s->Text(12);
-  return std::optional<PageRecord>(std::move(p));
+  return std::optional<PageRecord>(ReadPage(*s));
 }
 
 core::Expected<std::vector<AnchorRow>> Store::AnchorsOf(std::string_view page_path) {

@@ -516,22 +516,28 @@ class Crawler {
     return rows;
   }
 
-  // Worker thread: stores a fetched page, rewriting its anchors only when they changed.
-  void StorePage(const PageTask& task, const index::FetchResult& result, index::PageShape shape,
-                 const std::vector<AnchorRow>& rows, const std::string& now) {
-    Update([&](CrawlReport& r) { r.stats.anchors += static_cast<std::int64_t>(rows.size()); });
+  // What a page task says of the page, answered `status` at `now`.
+  static PageRecord RecordOf(const PageTask& task, int status, const std::string& now) {
     PageRecord record;
     record.path = task.path;
     record.channel = task.channel;
     record.backend = task.backend;
     record.project = task.project;
     record.kind = task.kind;
-    record.status = static_cast<int>(result.status);
+    record.status = status;
+    record.fetched_at = now;
+    return record;
+  }
+
+  // Worker thread: stores a fetched page, rewriting its anchors only when they changed.
+  void StorePage(const PageTask& task, const index::FetchResult& result, index::PageShape shape,
+                 const std::vector<AnchorRow>& rows, const std::string& now) {
+    Update([&](CrawlReport& r) { r.stats.anchors += static_cast<std::int64_t>(rows.size()); });
+    PageRecord record = RecordOf(task, static_cast<int>(result.status), now);
     record.etag = result.etag;
     record.last_modified = result.last_modified;
     record.shape = std::string(index::PageShapeName(shape));
     record.anchors = static_cast<std::int64_t>(rows.size());
-    record.fetched_at = now;
     record.digest = DigestOf(rows);
     auto stored = stored_.find(task.path);
     if (stored != stored_.end() && stored->second.digest == record.digest) {
@@ -556,14 +562,7 @@ class Crawler {
         Check(store_.TouchPage(task.path, status, now, {}));
         return;
       }
-      PageRecord record;
-      record.path = task.path;
-      record.channel = task.channel;
-      record.backend = task.backend;
-      record.project = task.project;
-      record.kind = task.kind;
-      record.status = status;
-      record.fetched_at = now;
+      PageRecord record = RecordOf(task, status, now);
       record.changed_at = now;
       record.digest = DigestOf({});
       Check(store_.PutPage(record));
