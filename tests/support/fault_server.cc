@@ -312,6 +312,9 @@ void FaultServer::Serve(int fd) {
       Wait(-1, fd);
       go_on = false;
     }
+    // Counted as in flight until the answer starts: once the client has the whole answer it may
+    // open its next transfer before this thread gets to run again.
+    --concurrent_;
     if (go_on && response.raw) {
       SendAll(fd, *response.raw);
     } else if (go_on) {
@@ -349,7 +352,6 @@ void FaultServer::Serve(int fd) {
         }
       }
     }
-    --concurrent_;
   }
   {
     std::lock_guard<std::mutex> lock(mutex_);
