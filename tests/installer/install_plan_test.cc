@@ -2,6 +2,10 @@
 // dependencies with markers and extras, hash checks, conflicts, the HTTPS rule, offline plans;
 // and the pure pieces around it (core metadata, the installer argv, the export formats).
 // tests/installer/e2e/ runs the same code against nginx and a real pip.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -547,6 +551,61 @@ TEST(InstallCliTest, OptionsAreCheckedBeforeAnythingRuns) {
   EXPECT_FALSE(ParseCommandLine({"install", "--installer", "conda", "torch"}).ok());
   EXPECT_FALSE(ParseCommandLine({"install"}).ok());
   EXPECT_TRUE(ParseCommandLine({"install", "--help"}).ok());
+}
+
+}  // namespace
+}  // namespace torchdex::installer
+
+namespace torchdex::installer {
+namespace {
+
+// The installer's failures, through a stand-in interpreter that fails as pip does: the exit
+// code is passed on, and the cause is said in words.
+class FakePython {
+ public:
+  FakePython(const std::string& stderr_text, int code) {
+    char pattern[] = "/tmp/torchdex-fake-python-XXXXXX";
+    dir_ = mkdtemp(pattern);
+    path_ = dir_ + "/python";
+    std::ofstream(path_) << "#!/bin/sh\ncat >&2 <<'EOF'\n" << stderr_text << "\nEOF\nexit " << code << "\n";
+    chmod(path_.c_str(), 0755);
+  }
+  ~FakePython() { std::filesystem::remove_all(dir_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string dir_;
+  std::string path_;
+};
+
+struct InstallerFailure {
+  const char* what;
+  const char* stderr_text;
+  int code;
+  const char* explained;
+};
+
+TEST(ExecuteInstallTest, InstallerFailuresKeepTheirExitCodeAndAreExplained) {
+  const InstallerFailure failures[] = {
+      {"pip missing", "/venv/bin/python: No module named pip", 1, "has no pip; add it ("},
+      {"read-only venv",
+       "ERROR: Could not install packages due to an OSError: [Errno 30] Read-only file system: "
+       "'/venv/lib/python3.11/site-packages/torch'",
+       1, "cannot be written (read-only, or another user's); nothing was installed there"},
+      {"wrong hash", "ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE.", 1,
+       "does not match the sha256 on the backend page"},
+      {"any other failure", "ERROR: something else", 2, "exited with 2"},
+  };
+  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  for (const InstallerFailure& f : failures) {
+    FakePython python(f.stderr_text, f.code);
+    std::ostringstream out, err;
+    const int code = ExecuteInstall({python.path(), "-m", "pip", "install", "torch"}, *runner, {},
+                                    out, err, std::chrono::seconds(10));
+    EXPECT_EQ(code, f.code) << f.what;
+    EXPECT_THAT(err.str(), ::testing::HasSubstr(f.explained)) << f.what << ": " << err.str();
+    EXPECT_THAT(err.str(), ::testing::HasSubstr("exited with " + std::to_string(f.code))) << f.what;
+  }
 }
 
 }  // namespace

@@ -237,3 +237,31 @@ TEST(CatalogueCliTest, ChecksOneFile) {
 
 }  // namespace
 }  // namespace torchdex::installer
+
+namespace torchdex::installer {
+namespace {
+
+TEST(SelectCliTest, ANewerCatalogueFromAnOverrideFileReplacesTheEmbeddedOne) {
+  // The small catalogue of the codegen tests: cpu, cu118, cu128 and rocm6.3, torch up to 2.8.0.
+  TempDir t;
+  const std::string catalogue = std::string(TORCHDEX_FIXTURES_DIR) + "/codegen/catalogue-small/catalogue.json";
+  const std::string file = t.Write("newer.json", "{\"format\": 1, \"catalogue\": \"" + catalogue + "\"}");
+  const Result r = Select({"--root", (kHosts / "linux-rtx3090-driver550-proprietary").string(), "--catalogue",
+                           file, "--json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["backend"], "cu128");
+  EXPECT_EQ(doc["primary_version"], "2.8.0+cu128");  // the small catalogue's newest, not 2.10.0
+  EXPECT_NE(doc["catalogue"].get<std::string>().find(catalogue), std::string::npos) << doc["catalogue"];
+  for (const auto& c : doc["candidates"]) EXPECT_NE(c["backend"], "cu126");  // not in it
+  // A catalogue that does not parse names itself and the file that named it.
+  const std::string broken = t.Write("broken-catalogue.json", "{\"schema_version\": 7}");
+  const std::string names_broken = t.Write("o.json", "{\"format\": 1, \"catalogue\": \"" + broken + "\"}");
+  const Result bad = Select({"--catalogue", names_broken});
+  EXPECT_EQ(bad.code, kExitFailure);
+  EXPECT_NE(bad.err.find(broken + ": /schema_version"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("(named by " + names_broken + ")"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace torchdex::installer
