@@ -412,13 +412,18 @@ core::Status Store::PutBackend(const BackendRecord& b) {
   return {};
 }
 
-core::Status Store::RemoveUnseen(std::string_view channel, const std::vector<std::string>& backends) {
+core::Status Store::RemoveUnseen(std::string_view channel, const std::vector<std::string>& backends,
+                                 std::int64_t* pages_removed) {
   sqlite3* db = impl_->db;
+  if (pages_removed != nullptr) *pages_removed = 0;
   auto run = [&](const char* sql, std::string_view backend) -> core::Status {
     Statement s(db, sql);
     s.Bind(1, channel).Bind(2, impl_->run_id);
     if (!backend.empty()) s.Bind(3, backend);
     if (s.Step() != SQLITE_DONE) return SqlError(db, path_, "removing pages that left the index");
+    if (pages_removed != nullptr && std::string_view(sql).starts_with("DELETE FROM pages")) {
+      *pages_removed += sqlite3_changes(db);
+    }
     return {};
   };
   if (backends.empty()) {
@@ -444,6 +449,23 @@ core::Status Store::RemoveUnseen(std::string_view channel, const std::vector<std
       return s;
     }
   }
+  return {};
+}
+
+core::Expected<std::string> Store::GetMeta(std::string_view key) {
+  Statement s(impl_->db, "SELECT value FROM meta WHERE key = ?");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading meta");
+  s.Bind(1, key);
+  const int rc = s.Step();
+  if (rc == SQLITE_ROW) return s.Text(0);
+  if (rc == SQLITE_DONE) return std::string();
+  return SqlError(impl_->db, path_, "reading meta");
+}
+
+core::Status Store::PutMeta(std::string_view key, std::string_view value) {
+  Statement s(impl_->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+  s.Bind(1, key).Bind(2, value);
+  if (s.Step() != SQLITE_DONE) return SqlError(impl_->db, path_, "writing meta");
   return {};
 }
 

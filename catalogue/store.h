@@ -147,7 +147,11 @@ class Store {
   core::Status PutBackend(const BackendRecord& backend);
   /// Deletes pages (and their anchors) of `channel` not seen in this run: projects that left
   /// the index. `backends` narrows it to those backends' pages when not empty.
-  core::Status RemoveUnseen(std::string_view channel, const std::vector<std::string>& backends);
+  core::Status RemoveUnseen(std::string_view channel, const std::vector<std::string>& backends,
+                            std::int64_t* pages_removed = nullptr);
+  /// A value of the meta table ("" when unset), and setting one (within the run).
+  core::Expected<std::string> GetMeta(std::string_view key);
+  core::Status PutMeta(std::string_view key, std::string_view value);
   core::Status ReplaceProjects(std::string_view channel, const std::vector<ProjectRecord>& projects);
   core::Status CommitRun(std::string_view finished_at, const RunStats& stats);
   /// Rolls back everything the run wrote and records it as failed with `message`.

@@ -562,6 +562,10 @@ class Crawler {
         Check(store_.TouchPage(task.path, status, now, {}));
         return;
       }
+      // Anchors that disappear are a change, like any other (the classification must see it).
+      if (stored != stored_.end() && stored->second.anchors > 0) {
+        Update([](CrawlReport& r) { ++r.stats.pages_changed; });
+      }
       PageRecord record = RecordOf(task, status, now);
       record.changed_at = now;
       record.digest = DigestOf({});
@@ -718,14 +722,37 @@ class Crawler {
     });
   }
 
+  // What the classification depends on besides the pages: the policy (and a default index,
+  // whose answers are not stored, so a crawl that asks one always classifies again).
+  std::string ClassificationInputs() const {
+    std::string key = "policy:";
+    for (const auto& [name, entry] : policy_.projects) key += name + "=" + entry.cls + "/" + entry.reason + ";";
+    return key;
+  }
+
   core::Status Finish() {
     for (auto& [name, channel] : channels_) {
       std::vector<std::string> narrowed = options_.backends;
-      if (auto s = store_.RemoveUnseen(name, narrowed); !s) return s;
+      std::int64_t removed = 0;
+      if (auto s = store_.RemoveUnseen(name, narrowed, &removed); !s) return s;
       for (auto& [backend_name, b] : channel.backends) {
         if (!options_.backends.empty() && b.state.starts_with("skipped")) continue;
         if (auto s = store_.PutBackend(b); !s) return s;
         report_.backends[name].push_back(b);
+      }
+      // Nothing changed since the last classification of this channel: it stands. This is most
+      // of a re-crawl's own work otherwise (grouping every anchor of the channel).
+      const std::string meta_key = "classified:" + name;
+      auto last_inputs = store_.GetMeta(meta_key);
+      if (!last_inputs) return last_inputs.error();
+      if (report_.stats.pages_changed == 0 && removed == 0 && options_.default_index.empty() &&
+          *last_inputs == ClassificationInputs()) {
+        auto stored = store_.Projects(name);
+        if (!stored) return stored.error();
+        if (!stored->empty()) {
+          for (const catalogue::ProjectRecord& p : *stored) ++report_.classes[name][p.cls];
+          continue;
+        }
       }
       auto listed = store_.ListedProjects(name);
       if (!listed) return listed.error();
@@ -744,6 +771,9 @@ class Crawler {
       const std::vector<catalogue::ProjectRecord> classes = catalogue::Classify(name, input);
       for (const catalogue::ProjectRecord& p : classes) ++report_.classes[name][p.cls];
       if (auto s = store_.ReplaceProjects(name, classes); !s) return s;
+      if (auto s = store_.PutMeta(meta_key, options_.default_index.empty() ? ClassificationInputs() : ""); !s) {
+        return s;
+      }
     }
     return store_.CommitRun(clock_(), report_.stats);
   }

@@ -356,6 +356,20 @@ TEST_F(CrawlFaultTest, TransientErrorsAreRetried) {
   EXPECT_NE(Exported().find("2.5.1+cu124"), std::string::npos);
 }
 
+TEST_F(CrawlFaultTest, APageThatDisappearsIsReclassifiedAndAnUnchangedCrawlKeepsTheClasses) {
+  ASSERT_NE(CrawlGood().find("\"class\": \"routed\""), std::string::npos);
+  // Nothing changed: the classes stand (and are not recomputed).
+  ASSERT_EQ(Crawl().code, kExitOk);
+  ASSERT_NE(Exported().find("\"class\": \"routed\""), std::string::npos);
+  // The torch page goes away: torch has no builds left, so it is no longer routed.
+  ScriptTorch(testing::FaultResponse::Status(404));
+  const CliResult r = Crawl();
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json cat = nlohmann::json::parse(Exported());
+  EXPECT_EQ(cat["projects"]["torch"]["class"], "mirror");
+  EXPECT_EQ(cat["projects"]["torch"]["reason"], "listed by a backend, but its page is missing or empty");
+}
+
 TEST_F(CrawlFaultTest, AbsentProjectPagesAreWarningsNotFailures) {
   ScriptTorch(testing::FaultResponse::Status(403, "<Error><Code>AccessDenied</Code></Error>"));
   const CliResult r = Crawl();
