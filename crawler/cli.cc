@@ -290,6 +290,7 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
     summary["backends"] = backends;
     summary["classes"] = report.classes;
+    summary["phases_s"] = report.phases;
     out << summary.dump(2) << "\n";
   }
   if (!report.ok) return kExitCrawlFailed;

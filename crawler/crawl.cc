@@ -331,17 +331,26 @@ class Crawler {
     for (const auto& [name, state] : channels_) {
       initial.push_back(Request(PageTask{state.path, name, state.path, PageKind::kChannelRoot, "", ""}));
     }
+    const auto started = std::chrono::steady_clock::now();
+    auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
     fetcher_.Run(
         std::move(initial), [this](index::FetchResult&& r) { return OnResult(std::move(r)); },
         on_progress);
+    report_.phases["fetch"] = seconds_since(started);
+    const auto drained = std::chrono::steady_clock::now();
     parser_.Drain();  // its tasks post to worker_: drained first
     worker_.Drain();
+    report_.phases["drain"] = seconds_since(drained);
 
     if (store_error_) return Abort(*store_error_);
     if (!report_.failures.empty()) return Abort("");
     if (!options_.default_index.empty()) FetchDefaultIndex();
     if (!report_.failures.empty()) return Abort("");
+    const auto finishing = std::chrono::steady_clock::now();
     if (auto s = Finish(); !s) return Abort(s.error().message);
+    report_.phases["classify_and_commit"] = seconds_since(finishing);
     report_.ok = true;
     return report_;
   }

@@ -31,6 +31,7 @@ struct CrawlReport {
   std::vector<std::string> failures;  // what made the crawl fail (nothing was stored)
   std::map<std::string, std::vector<catalogue::BackendRecord>> backends;  // by channel
   std::map<std::string, std::map<std::string, int>> classes;  // channel -> class -> count
+  std::map<std::string, double> phases;  // seconds: fetch, drain, classify_and_commit
 };
 
 /// Where time comes from: RFC 3339 UTC timestamps.
