@@ -267,14 +267,21 @@ core::Expected<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   }
   sqlite3* db = store->impl_->db;
   sqlite3_busy_timeout(db, 2000);
-  // WAL: readers (an export, the installer) never block on a crawl; NORMAL sync is durable
-  // at every commit in WAL mode and much cheaper than FULL.
-  if (auto s = Exec(db, path,
-                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;",
-                    "setting WAL mode");
-      !s) {
-    return s.error();
+  // The journal: a store that holds pages uses WAL, so readers (an export) never wait for a
+  // crawl and a re-crawl's small changes cost one sequential append. An empty store (a first
+  // crawl, a sync job without its cache) uses a rollback journal instead: pages added to a new
+  // file need no journaling, while WAL would write the whole catalogue twice (once to the log,
+  // once at the checkpoint). NORMAL sync is durable at every commit in WAL mode and much cheaper
+  // than FULL; a killed crawl is rolled back at the next open in either mode.
+  bool has_pages = false;
+  {
+    Statement probe(db, "SELECT EXISTS(SELECT 1 FROM pages)");
+    has_pages = probe.ok() && probe.Step() == SQLITE_ROW && probe.Int(0) != 0;
   }
+  const char* pragmas = has_pages
+                            ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;"
+                            : "PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;";
+  if (auto s = Exec(db, path, pragmas, "choosing the journal"); !s) return s.error();
   Statement version(db, "SELECT value FROM meta WHERE key='schema_version'");
   if (version.ok() && version.Step() == SQLITE_ROW && version.Text(0) != "1") {
     return core::MakeError("store " + path + ": schema version " + version.Text(0) +

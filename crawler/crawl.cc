@@ -784,7 +784,11 @@ class Crawler {
         return s;
       }
     }
-    return store_.CommitRun(clock_(), report_.stats);
+    const auto committing = std::chrono::steady_clock::now();
+    core::Status committed = store_.CommitRun(clock_(), report_.stats);
+    report_.phases["commit"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - committing).count();
+    return committed;
   }
 
   const catalogue::IndexFamily& family_;
