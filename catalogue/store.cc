@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <map>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 
@@ -70,6 +72,14 @@ CREATE TABLE IF NOT EXISTS anchors(
   host TEXT NOT NULL,
   backend TEXT NOT NULL,
   PRIMARY KEY(page_id, position)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS page_groups(
+  page_id INTEGER NOT NULL,
+  backend TEXT NOT NULL,
+  local TEXT NOT NULL,
+  host TEXT NOT NULL,
+  files INTEGER NOT NULL,
+  example_version TEXT NOT NULL,
+  PRIMARY KEY(page_id, backend, local, host)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS backends(
   channel TEXT NOT NULL,
   name TEXT NOT NULL,
@@ -287,7 +297,22 @@ core::Expected<std::unique_ptr<Store>> Store::Open(const std::string& path) {
     return core::MakeError("store " + path + ": schema version " + version.Text(0) +
                            " is not the one this torchdex reads (1)");
   }
+  bool had_groups = false;
+  {
+    Statement probe(db, "SELECT 1 FROM sqlite_master WHERE name = 'page_groups'");
+    had_groups = probe.ok() && probe.Step() == SQLITE_ROW;
+  }
   if (auto s = Exec(db, path, kSchema, "creating the schema"); !s) return s.error();
+  if (!had_groups && has_pages) {
+    // A store from before page_groups: derive them from the anchors once.
+    if (auto s = Exec(db, path,
+                      "INSERT INTO page_groups SELECT page_id, backend, local, host, COUNT(*), "
+                      "MIN(version) FROM anchors GROUP BY page_id, backend, local, host",
+                      "deriving page groups");
+        !s) {
+      return s.error();
+    }
+  }
   return store;
 }
 
@@ -361,6 +386,10 @@ core::Status Store::ReplaceAnchors(std::string_view page_path,
   sqlite3* db = impl_->db;
   static constexpr const char* kId = "SELECT id FROM pages WHERE path = ?";
   static constexpr const char* kDelete = "DELETE FROM anchors WHERE page_id = ?";
+  static constexpr const char* kDeleteGroups = "DELETE FROM page_groups WHERE page_id = ?";
+  static constexpr const char* kInsertGroup =
+      "INSERT INTO page_groups(page_id, backend, local, host, files, example_version) "
+      "VALUES(?,?,?,?,?,?)";
   static constexpr const char* kInsert =
       "INSERT INTO anchors(page_id, position, url, text, filename, project, version, local, "
       "build, tags, file_kind, sha256, metadata_sha256, has_metadata, requires_python, "
@@ -377,6 +406,31 @@ core::Status Store::ReplaceAnchors(std::string_view page_path,
   if (del == nullptr) return SqlError(db, path_, "preparing the anchor delete");
   del->Bind(1, page_id);
   if (del->Step() != SQLITE_DONE) return SqlError(db, path_, "replacing anchors");
+  Statement* del_groups = impl_->Prepared(kDeleteGroups);
+  if (del_groups == nullptr) return SqlError(db, path_, "preparing the group delete");
+  del_groups->Bind(1, page_id);
+  if (del_groups->Step() != SQLITE_DONE) return SqlError(db, path_, "replacing page groups");
+  // What classification reads, kept per page as the page is stored: files by backend, local
+  // label and host, with the smallest version (as SQL's MIN compares text) as the example.
+  struct Group {
+    std::int64_t files = 0;
+    std::string_view example;
+  };
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, Group> groups;
+  for (const AnchorRow& a : anchors) {
+    Group& g = groups[{a.backend, a.local, a.host}];
+    if (g.files == 0 || std::string_view(a.version) < g.example) g.example = a.version;
+    ++g.files;
+  }
+  Statement* insert_group = impl_->Prepared(kInsertGroup);
+  if (insert_group == nullptr) return SqlError(db, path_, "preparing the group insert");
+  for (const auto& [key, g] : groups) {
+    insert_group->Bind(1, page_id).BindStatic(2, std::get<0>(key)).BindStatic(3, std::get<1>(key));
+    insert_group->BindStatic(4, std::get<2>(key)).Bind(5, g.files).BindStatic(6, g.example);
+    const int rc = insert_group->Step();
+    sqlite3_reset(insert_group->get());
+    if (rc != SQLITE_DONE) return SqlError(db, path_, "storing the groups of " + std::string(page_path));
+  }
   Statement* ins = impl_->Prepared(kInsert);
   if (ins == nullptr) return SqlError(db, path_, "preparing the anchor insert");
   for (std::size_t i = 0; i < anchors.size(); ++i) {
@@ -444,6 +498,11 @@ core::Status Store::RemoveUnseen(std::string_view channel, const std::vector<std
         !s) {
       return s;
     }
+    if (auto s = run("DELETE FROM page_groups WHERE page_id IN (SELECT id FROM pages WHERE "
+                     "channel = ? AND run_id != ?)", "");
+        !s) {
+      return s;
+    }
     if (auto s = run("DELETE FROM backends WHERE channel = ? AND run_id != ?", "");
         !s) {
       return s;
@@ -453,6 +512,11 @@ core::Status Store::RemoveUnseen(std::string_view channel, const std::vector<std
   for (const std::string& backend : backends) {
     if (auto s = run("DELETE FROM anchors WHERE page_id IN (SELECT id FROM pages WHERE channel = ? "
                      "AND run_id != ? AND backend = ?)", backend);
+        !s) {
+      return s;
+    }
+    if (auto s = run("DELETE FROM page_groups WHERE page_id IN (SELECT id FROM pages WHERE "
+                     "channel = ? AND run_id != ? AND backend = ?)", backend);
         !s) {
       return s;
     }
@@ -643,8 +707,8 @@ core::Expected<std::vector<ListedAnchor>> Store::ProjectAnchors(std::string_view
 core::Expected<std::vector<FileGroup>> Store::ProjectFileGroups(std::string_view channel) {
   std::vector<FileGroup> out;
   Statement s(impl_->db,
-              "SELECT pages.project, anchors.backend, anchors.local, anchors.host, COUNT(*), "
-              "MIN(anchors.version) FROM anchors JOIN pages ON pages.id = anchors.page_id "
+              "SELECT pages.project, g.backend, g.local, g.host, SUM(g.files), "
+              "MIN(g.example_version) FROM page_groups g JOIN pages ON pages.id = g.page_id "
               "WHERE pages.channel = ? AND pages.kind = 'project' GROUP BY 1, 2, 3, 4 "
               "ORDER BY 1, 2, 3, 4");
   if (!s.ok()) return SqlError(impl_->db, path_, "grouping project files");
