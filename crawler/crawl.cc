@@ -1,6 +1,7 @@
 #include "crawler/crawl.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
@@ -340,7 +341,8 @@ class Crawler {
         on_progress);
     report_.phases["fetch"] = seconds_since(started);
     const auto drained = std::chrono::steady_clock::now();
-    parser_.Drain();  // its tasks post to worker_: drained first
+    for (Worker& parser : parsers_) parser.Drain();  // their tasks post to worker_: drained first
+    report_.phases["drain_parsers"] = seconds_since(drained);
     worker_.Drain();
     report_.phases["drain"] = seconds_since(drained);
 
@@ -425,7 +427,8 @@ class Crawler {
           // A pipeline: this thread reads the network, the parser thread turns bodies into rows,
           // the store thread writes them. Each queue is bounded, so memory stays flat.
           const std::size_t bytes = result.body.size();
-          parser_.Post([this, task, now, result = std::move(result)]() mutable {
+          Worker& parser = parsers_[next_parser_++ % parsers_.size()];
+          parser.Post([this, task, now, result = std::move(result)]() mutable {
             auto page = index::ParsePage(result.body, result.content_type, result.request.url);
             std::string().swap(result.body);
             if (!page) {
@@ -805,10 +808,13 @@ class Crawler {
   std::map<std::string, std::string> default_newest_;
   std::optional<std::string> store_error_;
   std::mutex report_mutex_;
-  // Last: destroyed (joined) first, while what their tasks use still exists; parser_ posts to
-  // worker_, so it goes first.
+  // Last: destroyed (joined) first, while what their tasks use still exists; the parsers post
+  // to worker_, so they go first.
   Worker worker_;  // the store's thread: every write, in order
-  Worker parser_;  // project pages: parse and turn into rows
+  // Project pages: parse and turn into rows. Parsing is the slowest stage (libxml2 reads the
+  // ~80 MB of a full crawl), and pages are independent: two threads share it.
+  std::array<Worker, 2> parsers_;
+  std::size_t next_parser_ = 0;
   CrawlReport report_;
 };
 
