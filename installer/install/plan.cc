@@ -9,7 +9,7 @@
 #include "core/version.h"
 #include "core/wheel.h"
 #include "index/page.h"
-#include "index/sha256.h"
+#include "core/sha256.h"
 #include "index/url.h"
 #include "installer/install/metadata.h"
 #include "installer/install/transport.h"
@@ -429,7 +429,7 @@ core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCand
                              (result.error.empty() ? url : result.error));
     }
     if (!wheel->metadata_sha256.empty()) {
-      const std::string actual = index::Sha256Hex(result.body);
+      const std::string actual = core::Sha256Hex(result.body);
       if (actual != wheel->metadata_sha256) {
         return core::MakeError("metadata of " + label + " does not match its hash: " + url +
                                " has sha256 " + actual + ", the page " + PageUrl(project) +

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "codegen/codegen.h"
-#include "codegen/sha256.h"
+#include "core/sha256.h"
 #include "codegen/tables.h"
 
 namespace torchdex::codegen {
@@ -24,9 +24,9 @@ std::string ReadFile(const std::filesystem::path& path) {
 }
 
 TEST(Sha256, KnownDigests) {
-  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(Sha256Hex(std::string(1000, 'a')),
+  EXPECT_EQ(core::Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(core::Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(core::Sha256Hex(std::string(1000, 'a')),
             "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
 }
 

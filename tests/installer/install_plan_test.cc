@@ -14,7 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "index/sha256.h"
+#include "core/sha256.h"
 #include "installer/cli/run.h"
 #include "installer/install/export.h"
 #include "installer/install/metadata.h"
@@ -109,7 +109,7 @@ void ServeProject(FakeFetcher& fetcher, const std::string& base, const std::stri
     const std::string metadata = Metadata(name, version, wheel.requires_dist);
     html += "<a href=\"" + url + (wheel.sha256.empty() ? "" : "#sha256=" + wheel.sha256) + "\"";
     if (wheel.metadata) {
-      const std::string hash = wheel.metadata_hash_override.empty() ? index::Sha256Hex(metadata)
+      const std::string hash = wheel.metadata_hash_override.empty() ? core::Sha256Hex(metadata)
                                                                     : wheel.metadata_hash_override;
       html += " data-core-metadata=\"sha256=" + hash + "\"";
       fetcher.Serve(url + ".metadata", metadata);

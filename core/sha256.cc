@@ -1,9 +1,9 @@
-#include "index/sha256.h"
+#include "core/sha256.h"
 
 #include <array>
 #include <cstdint>
 
-namespace torchdex::index {
+namespace torchdex::core {
 namespace {
 
 constexpr std::array<uint32_t, 64> kRoundConstants = {
@@ -88,4 +88,4 @@ std::string Sha256Hex(std::string_view data) {
   return hex;
 }
 
-}  // namespace torchdex::index
+}  // namespace torchdex::core
