@@ -1,5 +1,5 @@
-// Internal to the CLI: the subcommand table. A later issue adds `select`, `install`, `export`,
-// `catalogue` as rows: a name, a summary, its options bound to its member of Options, and Run.
+// Internal to the CLI: the subcommand table. Each command is a row: a name, a summary, its
+// options bound to its member of Options, where its positional arguments go, and Run.
 #ifndef TORCHDEX_INSTALLER_CLI_COMMANDS_H_
 #define TORCHDEX_INSTALLER_CLI_COMMANDS_H_
 

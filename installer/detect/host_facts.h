@@ -1,4 +1,4 @@
-// What detection found: plain data, printed by report.h, consumed by selection (a later issue).
+// What detection found: plain data, printed by report.h, consumed by selection (select/).
 // Every fact carries where it came from, so every answer can be explained.
 #ifndef TORCHDEX_INSTALLER_DETECT_HOST_FACTS_H_
 #define TORCHDEX_INSTALLER_DETECT_HOST_FACTS_H_
