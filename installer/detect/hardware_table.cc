@@ -70,6 +70,18 @@ std::vector<unsigned> ParseDottedNumbers(std::string_view text) {
   return numbers;
 }
 
+std::string FormatDriverVersion(unsigned major, unsigned minor, unsigned patch) {
+  char text[40];
+  if (patch != 0) {
+    std::snprintf(text, sizeof(text), "%u.%02u.%02u", major, minor, patch);
+  } else if (minor == 0) {
+    std::snprintf(text, sizeof(text), "%u", major);  // NVIDIA's Table 2 says ">= 580"
+  } else {
+    std::snprintf(text, sizeof(text), "%u.%02u", major, minor);
+  }
+  return text;
+}
+
 std::optional<CudaForDriver> MaxCudaForDriver(std::string_view driver_version, DriverTable table) {
   if (table == DriverTable::kNone) return std::nullopt;
   std::vector<unsigned> parsed = ParseDottedNumbers(driver_version);
@@ -90,12 +102,7 @@ std::optional<CudaForDriver> MaxCudaForDriver(std::string_view driver_version, D
       table == DriverTable::kWindows ? best->windows_min : best->linux_min;
   CudaForDriver result;
   result.cuda = std::to_string(best->cuda_major) + "." + std::to_string(best->cuda_minor);
-  result.first_driver = std::to_string(minimum[0]) + "." + std::to_string(minimum[1]);
-  if (minimum[2] != 0) {
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, ".%02u", minimum[2]);
-    result.first_driver += buffer;
-  }
+  result.first_driver = FormatDriverVersion(minimum[0], minimum[1], minimum[2]);
   // A driver of a newer branch than the newest row may support a newer CUDA than the table
   // knows (R610 reports 13.3): the answer is a lower bound then.
   result.beyond_table = best == newest_in_column && driver[0] > minimum[0];

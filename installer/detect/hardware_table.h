@@ -76,6 +76,9 @@ std::optional<TegraGpu> FindTegraGpu(std::string_view device_tree_compatible);
 // "550.144.03" -> {550, 144, 3}; empty when not 1 to 4 dot-separated decimal numbers.
 std::vector<unsigned> ParseDottedNumbers(std::string_view text);
 
+// A driver version as NVIDIA writes it: "550.144.03", "570.26", and "580" for a branch alone.
+std::string FormatDriverVersion(unsigned major, unsigned minor, unsigned patch);
+
 }  // namespace torchdex::installer
 
 #endif  // TORCHDEX_INSTALLER_DETECT_HARDWARE_TABLE_H_

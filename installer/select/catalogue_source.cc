@@ -1,7 +1,6 @@
 #include "installer/select/catalogue_source.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
@@ -11,6 +10,7 @@
 #include "core/spelling.h"
 #include "core/version.h"
 #include "core/wheel.h"
+#include "installer/detect/hardware_table.h"
 #include "installer/table/catalogue_table.h"
 
 namespace torchdex::installer {
@@ -41,16 +41,7 @@ AcceleratorKind FromName(const std::string& kind) {
 }
 
 std::string DriverText(const table::DriverVersion& v) {
-  if (!v.known()) return "";
-  char text[32];
-  if (v.patch != 0) {
-    std::snprintf(text, sizeof(text), "%u.%02u.%02u", v.major, v.minor, v.patch);
-  } else if (v.minor == 0) {
-    std::snprintf(text, sizeof(text), "%u", v.major);  // NVIDIA's table says ">= 580"
-  } else {
-    std::snprintf(text, sizeof(text), "%u.%02u", v.major, v.minor);
-  }
-  return text;
+  return v.known() ? FormatDriverVersion(v.major, v.minor, v.patch) : "";
 }
 
 // "sm_86" -> "8.6", "sm_120" -> "12.0"; other names (gfx targets) as they are.

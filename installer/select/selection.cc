@@ -2,28 +2,14 @@
 
 #include <algorithm>
 #include <map>
-#include <sstream>
 
 #include "core/name.h"
 #include "core/specifier.h"
 #include "core/version.h"
+#include "installer/detect/hardware_table.h"
 
 namespace torchdex::installer {
 namespace {
-
-std::vector<long> DriverParts(const std::string& v) {
-  std::vector<long> parts;
-  std::stringstream in(v);
-  std::string item;
-  while (std::getline(in, item, '.')) {
-    try {
-      parts.push_back(std::stol(item));
-    } catch (...) {
-      parts.push_back(0);
-    }
-  }
-  return parts;
-}
 
 struct Cc {
   int major = 0;
@@ -127,11 +113,13 @@ struct Requested {
 }  // namespace
 
 int CompareDriverVersions(const std::string& a, const std::string& b) {
-  const std::vector<long> x = DriverParts(a);
-  const std::vector<long> y = DriverParts(b);
+  // The parser detection uses; what does not parse counts as 0 (both come from validated
+  // sources: detection's facts and the compiled table).
+  const std::vector<unsigned> x = ParseDottedNumbers(a);
+  const std::vector<unsigned> y = ParseDottedNumbers(b);
   for (std::size_t i = 0; i < std::max(x.size(), y.size()); ++i) {
-    const long p = i < x.size() ? x[i] : 0;
-    const long q = i < y.size() ? y[i] : 0;
+    const unsigned p = i < x.size() ? x[i] : 0;
+    const unsigned q = i < y.size() ? y[i] : 0;
     if (p != q) return p < q ? -1 : 1;
   }
   return 0;
