@@ -79,20 +79,13 @@ int RunCatalogue(const Options& options, Deps& deps, std::ostream& out, std::ost
     return kExitOk;
   }
 
-  SelectionOptions selection;
-  selection.catalogues = o.files;
-  selection.torch_backend = "cpu";  // nothing is chosen here; skip detection
-  auto decided = DecideBackend(selection, deps);
-  if (!decided) {
-    err << "torchdex catalogue show: " << decided.error().message << "\n";
+  auto user = LoadUserCatalogue(o.files, deps.env);
+  if (!user) {
+    err << "torchdex catalogue show: " << user.error().message << "\n";
     return kExitFailure;
   }
-  const EffectiveOverrides& ov = decided->overrides;
-  auto source = LoadCatalogueSource(ov);
-  if (!source) {
-    err << "torchdex catalogue show: " << source.error().message << "\n";
-    return kExitFailure;
-  }
+  const EffectiveOverrides& ov = user->overrides;
+  const CatalogueSource* source = user->source.get();
   nlohmann::json doc;
   doc["catalogue"] = source->description;
   doc["files"] = ov.files;

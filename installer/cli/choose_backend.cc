@@ -10,11 +10,11 @@
 namespace torchdex::installer {
 namespace {
 
-// The catalogue as an offline versions source, owning what it reads.
+// The catalogue as an offline versions source, keeping what it reads alive.
 class OwnedCatalogueVersions final : public OfflineVersionsSource {
  public:
-  explicit OwnedCatalogueVersions(CatalogueSource source)
-      : source_(std::move(source)), versions_(*source_.view) {}
+  explicit OwnedCatalogueVersions(std::shared_ptr<const CatalogueSource> source)
+      : source_(std::move(source)), versions_(*source_->view) {}
   std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
     return versions_.Versions(project, backend);
   }
@@ -24,7 +24,7 @@ class OwnedCatalogueVersions final : public OfflineVersionsSource {
   }
 
  private:
-  CatalogueSource source_;
+  std::shared_ptr<const CatalogueSource> source_;
   CatalogueVersionsSource versions_;
 };
 
@@ -62,11 +62,7 @@ core::Expected<BackendChoice> ChooseBackend(const BackendChoiceRequest& request,
   choice.header.push_back("chosen: " + choice.backend + " " + choice.index_url +
                           (outcome->forced_by.empty() ? "" : " (named by " + outcome->forced_by + ")"));
   for (const std::string& line : outcome->explanation) choice.header.push_back("why: " + line);
-  if (request.offline) {
-    core::Expected<CatalogueSource> source = LoadCatalogueSource(outcome->overrides);
-    if (!source) return source.error();
-    choice.offline = std::make_shared<OwnedCatalogueVersions>(std::move(source).value());
-  }
+  if (request.offline) choice.offline = std::make_shared<OwnedCatalogueVersions>(outcome->catalogue);
   return choice;
 }
 

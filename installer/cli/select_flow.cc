@@ -78,19 +78,29 @@ std::string ChannelPath(const std::string& channel) {
 
 }  // namespace
 
+core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& cli_files,
+                                                const Environment& env) {
+  OverrideSources sources{ConfigHome(env), Lookup(env, "TORCHDEX_CATALOGUE").value_or(""), cli_files};
+  auto overrides = LoadOverrides(OverrideFilePaths(sources, ListJsonFiles));
+  if (!overrides) return overrides.error();
+  auto source = LoadCatalogueSource(*overrides);
+  if (!source) return source.error();
+  return UserCatalogue{std::move(overrides).value(),
+                       std::make_shared<const CatalogueSource>(std::move(source).value())};
+}
+
 core::Expected<SelectionOutcome> DecideBackend(const SelectionOptions& o, Deps& deps,
                                                const Interpreter* known_interpreter) {
   SelectionOutcome out;
   out.channel = o.channel.empty() ? "stable" : o.channel;
 
   // The catalogue and the user's override files.
-  OverrideSources sources{ConfigHome(deps.env), Lookup(deps.env, "TORCHDEX_CATALOGUE").value_or(""),
-                          o.catalogues};
-  auto overrides = LoadOverrides(OverrideFilePaths(sources, ListJsonFiles));
-  if (!overrides) return overrides.error();
-  out.overrides = *overrides;
-  auto source = LoadCatalogueSource(*overrides);
-  if (!source) return source.error();
+  auto user = LoadUserCatalogue(o.catalogues, deps.env);
+  if (!user) return user.error();
+  out.overrides = user->overrides;
+  out.catalogue = user->source;
+  const EffectiveOverrides* overrides = &out.overrides;
+  const CatalogueSource* source = out.catalogue.get();
   out.catalogue_description = source->description;
   out.default_base_url = source->default_base_url;
   out.routed_names = source->routed;

@@ -10,7 +10,10 @@
 #include "core/expected.h"
 #include "core/requirement.h"
 #include "installer/cli/run.h"
+#include <memory>
+
 #include "installer/overrides/overrides.h"
+#include "installer/select/catalogue_source.h"
 #include "installer/python/interpreter.h"
 #include "installer/select/selection.h"
 
@@ -36,8 +39,18 @@ struct SelectionOutcome {
   std::vector<std::string> routed_names;  // every routed project (catalogue + overrides)
   std::optional<Interpreter> interpreter;
   EffectiveOverrides overrides;
+  std::shared_ptr<const CatalogueSource> catalogue;  // read once, for install's --offline too
   std::string default_base_url;
 };
+
+/// The user's override files (config folder, TORCHDEX_CATALOGUE, then `cli_files`) merged, and
+/// the catalogue they lead to: what select, install, export and `catalogue show` all read.
+struct UserCatalogue {
+  EffectiveOverrides overrides;
+  std::shared_ptr<const CatalogueSource> source;
+};
+core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& cli_files,
+                                                const Environment& env);
 
 /// `known`: the target interpreter already asked (install asks it first); otherwise --python is
 /// asked here, or --python-version and --platform describe the target.
