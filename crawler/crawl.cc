@@ -266,8 +266,7 @@ std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
     row.url = under_base ? *rel : a.url;
     row.host = under_base ? "" : std::string(index::UrlHost(a.url));
     row.text = a.text;
-    const std::string_view path = index::UrlPath(a.url);
-    row.filename = index::PercentDecode(path.substr(path.rfind('/') + 1));
+    row.filename = index::UrlFilename(a.url);
     row.project = std::string(project);
     row.sha256 = a.sha256;
     row.metadata_sha256 = a.metadata_sha256;
@@ -723,8 +722,7 @@ class Crawler {
       const std::string& project = names[r.request.cookie];
       for (const index::Anchor& a : page->anchors) {
         AnchorRow row;
-        const std::string_view path = index::UrlPath(a.url);
-        row.filename = index::PercentDecode(path.substr(path.rfind('/') + 1));
+        row.filename = index::UrlFilename(a.url);
         FillFromFilename(row, project, nullptr, a.url);
         if (!row.version.empty() && !a.yanked) versions.push_back(row.version);
       }

@@ -1,5 +1,7 @@
 #include "index/url.h"
 
+#include "core/url.h"
+
 #include <vector>
 
 namespace torchdex::index {
@@ -53,13 +55,6 @@ std::string RemoveDotSegments(std::string_view path) {
   }
   if (trailing_slash && (result.empty() || result.back() != '/')) result.push_back('/');
   return result;
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 }  // namespace
@@ -129,22 +124,9 @@ std::string ResolveUrl(std::string_view base, std::string_view href) {
   return std::string(origin).append(path).append(ref_tail);
 }
 
-std::string PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      const int hi = HexValue(text[i + 1]);
-      const int lo = HexValue(text[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(text[i]);
-  }
-  return out;
+std::string UrlFilename(std::string_view url) {
+  const std::string_view path = UrlPath(url);
+  return core::PercentDecode(path.substr(path.rfind('/') + 1));
 }
 
 }  // namespace torchdex::index

@@ -24,8 +24,8 @@ std::string_view UrlFragment(std::string_view url);
 /// The URL without its fragment.
 std::string_view StripFragment(std::string_view url);
 
-/// %XX decoding (a '%' not followed by two hex digits is kept as is). '+' stays '+'.
-std::string PercentDecode(std::string_view text);
+/// The file a URL names: its last path segment, percent-decoded ("torch-2.5.1+cu124-....whl").
+std::string UrlFilename(std::string_view url);
 
 }  // namespace torchdex::index
 

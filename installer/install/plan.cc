@@ -98,13 +98,6 @@ std::string Fingerprint(const Demands& demands) {
   return key;
 }
 
-std::string LastPathSegment(std::string_view url) {
-  std::string_view path = index::UrlPath(url);
-  const size_t slash = path.rfind('/');
-  if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
-  return index::PercentDecode(path);
-}
-
 std::string JoinVersions(const std::vector<WheelCandidate>& wheels) {
   std::vector<core::Version> versions;
   for (const WheelCandidate& wheel : wheels) versions.push_back(wheel.version);
@@ -231,7 +224,7 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
     if (core::Expected<core::Version> v = core::Version::Parse(it->second)) python = *v;
   }
   for (const index::Anchor& anchor : page->anchors) {
-    const std::string filename = LastPathSegment(anchor.url);
+    const std::string filename = index::UrlFilename(anchor.url);
     if (filename.size() < 4 || filename.compare(filename.size() - 4, 4, ".whl") != 0) continue;
     core::Expected<core::WheelFilename> wheel = core::ParseWheelFilename(filename);
     if (!wheel || wheel->name != project) continue;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/url.h"
+
 namespace torchdex::core {
 namespace {
 
@@ -247,32 +249,6 @@ struct IndexWheels {
   std::size_t anchors = 0;          // hrefs to a .whl, counting repeats across pages
   std::set<std::string> filenames;  // percent-decoded, distinct
 };
-
-// %XX decoding of an href's last segment ("torch-2.5.1%2Bcu124-..."). Written out here because
-// core_tests links core alone; index::PercentDecode is the production one.
-std::string PercentDecode(std::string_view text) {
-  const auto hex = [](char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(text[i]);
-    }
-  }
-  return out;
-}
-
-TEST(WheelFixtureHelpersTest, PercentDecode) {
-  EXPECT_EQ(PercentDecode("torch-2.5.1%2Bcu124-x.whl"), "torch-2.5.1+cu124-x.whl");
-  EXPECT_EQ(PercentDecode("%2b%41+%zz%4"), "+A+%zz%4");
-}
 
 // The href values of a page, each without its "#sha256=..." fragment. The pages are
 // generated HTML with double-quoted attributes, which is all this needs to read.

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/url.h"
 #include "index/url.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -44,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     TORCHDEX_FUZZ_CHECK(IsPartOf(UrlPath(url), url));
     TORCHDEX_FUZZ_CHECK(IsPartOf(UrlFragment(url), url));
     TORCHDEX_FUZZ_CHECK(url.starts_with(StripFragment(url)));
-    TORCHDEX_FUZZ_CHECK(PercentDecode(url).size() <= url.size());
+    TORCHDEX_FUZZ_CHECK(torchdex::core::PercentDecode(url).size() <= url.size());
+    TORCHDEX_FUZZ_CHECK(UrlFilename(url).size() <= url.size());
   }
 
   const std::string resolved = ResolveUrl(base, href);

@@ -240,7 +240,7 @@ TEST(UrlTest, TakesUrlsApart) {
   EXPECT_EQ(UrlFragment(url), "sha256=ab");
   EXPECT_EQ(StripFragment(url), "https://user@host:8443/whl/cu128/x.whl?q=1");
   EXPECT_EQ(UrlHost("/relative/path"), "");
-  EXPECT_EQ(PercentDecode("torch-2.5.1%2Bcu124%2b%zz%4"), "torch-2.5.1+cu124+%zz%4");
+  EXPECT_EQ(UrlFilename("https://h/whl/cu124/torch-2.5.1%2Bcu124%2b%zz%4?q#f"), "torch-2.5.1+cu124+%zz%4");
 }
 
 }  // namespace
