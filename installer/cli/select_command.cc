@@ -92,26 +92,6 @@ core::Expected<bool> ValidateSelectOptions(const Options& options) {
   return ValidateSelectionOptions(options.select);
 }
 
-namespace {
-
-std::string KindWord(AcceleratorKind kind) {
-  switch (kind) {
-    case AcceleratorKind::kCpu:
-      return "cpu";
-    case AcceleratorKind::kCuda:
-      return "cuda";
-    case AcceleratorKind::kRocm:
-      return "rocm";
-    case AcceleratorKind::kXpu:
-      return "xpu";
-    case AcceleratorKind::kOther:
-      return "other";
-  }
-  return "other";
-}
-
-}  // namespace
-
 std::string SelectionToText(const SelectionOutcome& o, bool explain) {
   std::ostringstream out;
   if (o.default_index) {
@@ -155,7 +135,7 @@ std::string SelectionToJson(const SelectionOutcome& o) {
   doc["primary_version"] = o.primary_version;
   doc["candidates"] = nlohmann::json::array();
   for (const Candidate& c : o.selection.candidates) {
-    doc["candidates"].push_back({{"backend", c.backend}, {"kind", KindWord(c.kind)},
+    doc["candidates"].push_back({{"backend", c.backend}, {"kind", std::string(AcceleratorKindWord(c.kind))},
                                  {"version", c.primary_version}, {"notes", c.notes}});
   }
   doc["rejected"] = nlohmann::json::array();

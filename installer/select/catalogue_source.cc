@@ -32,14 +32,6 @@ AcceleratorKind FromTable(table::BackendKind kind) {
   return AcceleratorKind::kOther;
 }
 
-AcceleratorKind FromName(const std::string& kind) {
-  if (kind == "cpu") return AcceleratorKind::kCpu;
-  if (kind == "cuda") return AcceleratorKind::kCuda;
-  if (kind == "rocm") return AcceleratorKind::kRocm;
-  if (kind == "xpu") return AcceleratorKind::kXpu;
-  return AcceleratorKind::kOther;
-}
-
 std::string DriverText(const table::DriverVersion& v) {
   return v.known() ? FormatDriverVersion(v.major, v.minor, v.patch) : "";
 }
@@ -67,7 +59,7 @@ class ViewBase : public CatalogueView {
       if (b.legacy || b.state != "ok") continue;  // recorded, never chosen
       out.push_back({std::string(b.name), FromTable(b.kind), std::string(b.toolkit)});
     }
-    for (const auto& [name, c] : custom_) out.push_back({name, FromName(c.kind), c.toolkit});
+    for (const auto& [name, c] : custom_) out.push_back({name, ParseAcceleratorKind(c.kind), c.toolkit});
     return out;
   }
 
@@ -165,7 +157,7 @@ class JsonView : public ViewBase {
     }
     for (const auto& [name, b] : cat_.backends) {
       if (b.legacy || b.state != "ok" || table::FindBackend(name) != nullptr) continue;
-      out.push_back({name, FromName(b.kind), b.toolkit});  // new in the newer catalogue
+      out.push_back({name, ParseAcceleratorKind(b.kind), b.toolkit});  // new in the newer catalogue
     }
     return out;
   }

@@ -377,4 +377,28 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
   return out;
 }
 
+std::string_view AcceleratorKindWord(AcceleratorKind kind) {
+  switch (kind) {
+    case AcceleratorKind::kCpu:
+      return "cpu";
+    case AcceleratorKind::kCuda:
+      return "cuda";
+    case AcceleratorKind::kRocm:
+      return "rocm";
+    case AcceleratorKind::kXpu:
+      return "xpu";
+    case AcceleratorKind::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+AcceleratorKind ParseAcceleratorKind(std::string_view word) {
+  for (AcceleratorKind kind : {AcceleratorKind::kCpu, AcceleratorKind::kCuda, AcceleratorKind::kRocm,
+                               AcceleratorKind::kXpu}) {
+    if (word == AcceleratorKindWord(kind)) return kind;
+  }
+  return AcceleratorKind::kOther;
+}
+
 }  // namespace torchdex::installer

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/requirement.h"
@@ -15,6 +16,11 @@
 namespace torchdex::installer {
 
 enum class AcceleratorKind { kCpu, kCuda, kRocm, kXpu, kOther };
+
+/// The catalogue's word for a kind ("cuda"), as overrides and `select --json` spell it.
+std::string_view AcceleratorKindWord(AcceleratorKind kind);
+/// The inverse of AcceleratorKindWord; a word it does not know is kOther.
+AcceleratorKind ParseAcceleratorKind(std::string_view word);
 
 struct BackendView {
   std::string name;  // "cu128"

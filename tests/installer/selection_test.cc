@@ -326,5 +326,15 @@ TEST(SelectionTest, ComparesDriverVersionsNumerically) {
   EXPECT_LT(CompareDriverVersions("99.1", "450.80.02"), 0);
 }
 
+TEST(AcceleratorKindWord, ReadsBackWhatItWrites) {
+  for (AcceleratorKind kind : {AcceleratorKind::kCpu, AcceleratorKind::kCuda, AcceleratorKind::kRocm,
+                               AcceleratorKind::kXpu, AcceleratorKind::kOther}) {
+    EXPECT_EQ(ParseAcceleratorKind(AcceleratorKindWord(kind)), kind) << AcceleratorKindWord(kind);
+  }
+  EXPECT_EQ(AcceleratorKindWord(AcceleratorKind::kRocm), "rocm");
+  EXPECT_EQ(ParseAcceleratorKind("CUDA"), AcceleratorKind::kOther);  // the catalogue's words are lower case
+  EXPECT_EQ(ParseAcceleratorKind("npu"), AcceleratorKind::kOther);
+}
+
 }  // namespace
 }  // namespace torchdex::installer
