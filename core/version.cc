@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace torchdex::core {
@@ -140,26 +141,25 @@ Expected<Version> Version::Parse(std::string_view text) {
 
   if (in.Peek() == 'v') in.Advance();
 
-  // Epoch and the first release number: "1!2.0" or "2.0".
-  switch (in.ReadNumber(&number)) {
-    case Cursor::NumberResult::kNone:
-      return InvalidAt(text, begin + in.pos(), "expected a release number");
-    case Cursor::NumberResult::kOverflow:
-      return overflow();
-    case Cursor::NumberResult::kOk:
-      break;
-  }
-  if (in.Peek() == '!') {
-    in.Advance();
-    v.epoch_ = number;
+  // A number must stand here; `missing` is the error when none does.
+  auto require_number = [&](std::string_view missing) -> std::optional<Error> {
     switch (in.ReadNumber(&number)) {
       case Cursor::NumberResult::kNone:
-        return InvalidAt(text, begin + in.pos(), "expected a release number after the epoch");
+        return InvalidAt(text, begin + in.pos(), missing);
       case Cursor::NumberResult::kOverflow:
         return overflow();
       case Cursor::NumberResult::kOk:
         break;
     }
+    return std::nullopt;
+  };
+
+  // Epoch and the first release number: "1!2.0" or "2.0".
+  if (auto error = require_number("expected a release number")) return *error;
+  if (in.Peek() == '!') {
+    in.Advance();
+    v.epoch_ = number;
+    if (auto error = require_number("expected a release number after the epoch")) return *error;
   }
   v.release_.push_back(number);
   while (in.Peek() == '.' && IsDigit(in.Peek(1))) {

@@ -108,6 +108,7 @@ TEST(VersionTest, RejectsWhatPep440DoesNotAllowWithAColumn) {
       {"1.0.x", "unexpected '.' at column 4"},
       {"1.0rc1rc2", "unexpected 'c' at column 8"},  // "1.0rc1r" is a post release
       {"99999999999999999999", "number too large"},
+      {"1!99999999999999999999", "number too large"},
       {"1.0dev1.post1", "unexpected '.' at column 8"},  // dev must come last
   };
   for (const auto& [text, why] : cases) {
