@@ -1,5 +1,5 @@
 // The catalogue: what one channel of an index offers, as the installer and codegen need it.
-// Built from the store, written as canonical JSON (generated/catalogue.json), read back for
+// Built from the crawler's store (store/read_catalogue.h), written as canonical JSON (generated/catalogue.json), read back for
 // diffs and codegen. Its URLs are relative to the index base, so it applies to any mirror.
 #ifndef TORCHDEX_CATALOGUE_CATALOGUE_H_
 #define TORCHDEX_CATALOGUE_CATALOGUE_H_
@@ -14,8 +14,6 @@
 #include "core/expected.h"
 
 namespace torchdex::catalogue {
-
-class Store;
 
 struct CatalogueBackend {
   std::string kind;     // cpu, cuda, rocm, xpu, other
@@ -47,10 +45,6 @@ struct Catalogue {
   std::map<std::string, CatalogueBackend> backends;
   std::map<std::string, CatalogueProject> projects;
 };
-
-/// Reads one channel of the store into a catalogue.
-core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
-                                        std::string_view channel, std::string_view note);
 
 /// Canonical JSON: sorted keys, two-space indent, arrays of strings on one line, a trailing
 /// newline; the same catalogue always gives the same bytes.

@@ -112,7 +112,7 @@ core::Expected<std::string> GenerateNvidiaGpus(std::string_view data_text,
     out << Banner(std::array{InputFile{data_file, data_text}})
         << "// NVIDIA PCI device id (vendor 0x10de) -> compute capability, doubtful flag,\n"
         << "// architecture, name: " << rows.size() << " rows sorted by id. Read only by\n"
-        << "// installer/detect/hardware_table.cc, which defines NvidiaGpuRow.\n"
+        << "// installer/table/hardware_table.cc, which defines NvidiaGpuRow.\n"
         << "inline constexpr NvidiaGpuRow kNvidiaGpuRows[] = {\n";
     for (const NvidiaGpu& gpu : rows) {
       out << "    {" << Hex4(gpu.pci_id) << ", " << gpu.cc_major << ", " << gpu.cc_minor << ", "
@@ -180,7 +180,7 @@ core::Expected<std::string> GenerateIntelXpuDevices(std::string_view data_text,
         << platforms.size() << " rows sorted by name.\n"
         << "// Intel GPU PCI device id (vendor 0x8086) -> required class prefix (0: any display\n"
         << "// class), platform, name: " << rows.size() << " rows sorted by id.\n"
-        << "// Read only by installer/detect/hardware_table.cc, which defines the row structs.\n"
+        << "// Read only by installer/table/hardware_table.cc, which defines the row structs.\n"
         << "inline constexpr IntelPlatformRow kIntelPlatformRows[] = {\n";
     for (const IntelPlatform& platform : platforms) {
       out << "    {" << Literal(platform.platform) << ", "
@@ -249,7 +249,7 @@ core::Expected<std::string> GenerateNvidiaDriverCuda(std::string_view data_text,
     out << Banner(std::array{InputFile{data_file, data_text}})
         << "// CUDA release -> first Linux and Windows driver that supports it ({0, 0, 0}: none\n"
         << "// published): " << releases.size() << " rows sorted by CUDA version. Read only by\n"
-        << "// installer/detect/hardware_table.cc, which defines CudaDriverRow.\n"
+        << "// installer/table/hardware_table.cc, which defines CudaDriverRow.\n"
         << "inline constexpr CudaDriverRow kCudaDriverRows[] = {\n";
     for (size_t index : order) {
       const CudaRelease& release = releases[index];

@@ -14,8 +14,9 @@
 
 #include "catalogue/catalogue.h"
 #include "catalogue/diff.h"
-#include "catalogue/guard.h"
-#include "catalogue/store.h"
+#include "store/guard.h"
+#include "store/read_catalogue.h"
+#include "store/store.h"
 #include "core/spelling.h"
 
 #ifndef TORCHDEX_VERSION

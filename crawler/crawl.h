@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "catalogue/classify.h"
-#include "catalogue/index_config.h"
-#include "catalogue/store.h"
+#include "store/classify.h"
+#include "store/index_config.h"
+#include "store/store.h"
 #include "index/fetcher.h"
 #include "index/page.h"
 

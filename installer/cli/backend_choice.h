@@ -14,7 +14,7 @@
 #include "core/expected.h"
 #include "core/requirement.h"
 #include "core/specifier.h"
-#include "installer/detect/environment.h"
+#include "installer/platform/environment.h"
 #include "installer/python/interpreter.h"
 
 namespace torchdex::installer {

@@ -11,7 +11,7 @@
 #include "installer/install/export.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
-#include "installer/overrides/overrides.h"
+#include "installer/override_files/override_files.h"
 
 namespace torchdex::installer {
 

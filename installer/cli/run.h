@@ -11,9 +11,9 @@
 #include "core/expected.h"
 #include "index/fetcher.h"
 #include "installer/cli/backend_choice.h"
-#include "installer/detect/clock.h"
-#include "installer/detect/environment.h"
-#include "installer/detect/process_runner.h"
+#include "installer/platform/clock.h"
+#include "installer/platform/environment.h"
+#include "installer/platform/process_runner.h"
 
 namespace torchdex::installer {
 

@@ -12,7 +12,7 @@
 #include "installer/cli/run.h"
 #include <memory>
 
-#include "installer/overrides/overrides.h"
+#include "installer/override_files/override_files.h"
 #include "installer/select/catalogue_source.h"
 #include "installer/python/interpreter.h"
 #include "installer/select/selection.h"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "installer/detect/hardware_table.h"
-#include "installer/detect/text.h"
+#include "installer/table/hardware_table.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "installer/detect/detect_context.h"
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 #include "installer/detect/nvidia_parsers.h"
-#include "installer/detect/text.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer {
 

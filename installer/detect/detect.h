@@ -8,11 +8,11 @@
 #include <chrono>
 
 #include "core/expected.h"
-#include "installer/detect/clock.h"
-#include "installer/detect/environment.h"
-#include "installer/detect/file_reader.h"
+#include "installer/platform/clock.h"
+#include "installer/platform/environment.h"
+#include "installer/platform/file_reader.h"
 #include "installer/detect/host_facts.h"
-#include "installer/detect/process_runner.h"
+#include "installer/platform/process_runner.h"
 
 namespace torchdex::installer {
 

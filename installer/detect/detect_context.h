@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "installer/detect/detect.h"
-#include "installer/detect/overrides.h"
+#include "installer/detect/env_overrides.h"
 
 namespace torchdex::installer {
 

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "installer/detect/text.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer {
 namespace {

@@ -4,7 +4,7 @@
 #include <charconv>
 
 #include "installer/detect/nvidia_parsers.h"
-#include "installer/detect/text.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer {
 namespace {

@@ -1,7 +1,7 @@
 // Intel on Linux: PCI display devices with vendor 0x8086, matched by device id against the
 // compiled table (data/intel-xpu-devices.json). Every Intel iGPU has vendor 0x8086, so the id
 // decides; an iGPU that PyTorch XPU does not support is reported, but not as an XPU.
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 #include "installer/detect/linux_sources.h"
 
 namespace torchdex::installer {

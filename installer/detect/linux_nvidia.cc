@@ -3,11 +3,11 @@
 // NVML, libcuda and nvidia-smi, each in a child process with a timeout.
 #include <algorithm>
 
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 #include "installer/detect/library_probe.h"
 #include "installer/detect/linux_sources.h"
 #include "installer/detect/nvidia_parsers.h"
-#include "installer/detect/text.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cctype>
 
-#include "installer/detect/hardware_table.h"
-#include "installer/detect/text.h"
+#include "installer/table/hardware_table.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer {
 

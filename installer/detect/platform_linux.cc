@@ -7,7 +7,7 @@
 
 #include "installer/detect/host_parsers.h"
 #include "installer/detect/linux_sources.h"
-#include "installer/detect/text.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer {
 namespace {

@@ -13,7 +13,7 @@
 //      same PCI id table, so a known GPU needs no probe at all.
 //   4. Intel: PnP VEN_8086 display devices against the XPU table. AMD: no ROCm wheels on Windows.
 #include "installer/detect/detect_context.h"
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 #include "installer/detect/nvidia_parsers.h"
 
 namespace torchdex::installer {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/expected.h"
-#include "installer/detect/environment.h"
-#include "installer/detect/process_runner.h"
+#include "installer/platform/environment.h"
+#include "installer/platform/process_runner.h"
 #include "installer/install/plan.h"
 
 namespace torchdex::installer {

@@ -10,8 +10,8 @@
 #include "core/expected.h"
 #include "core/requirement.h"
 #include "core/tags.h"
-#include "installer/detect/environment.h"
-#include "installer/detect/process_runner.h"
+#include "installer/platform/environment.h"
+#include "installer/platform/process_runner.h"
 
 namespace torchdex::installer {
 

@@ -10,7 +10,7 @@
 #include "core/spelling.h"
 #include "core/version.h"
 #include "core/wheel.h"
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 #include "installer/table/catalogue_table.h"
 
 namespace torchdex::installer {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/expected.h"
-#include "installer/overrides/overrides.h"
+#include "installer/override_files/override_files.h"
 #include "installer/select/selection.h"
 
 namespace torchdex::installer {

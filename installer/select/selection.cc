@@ -6,7 +6,7 @@
 #include "core/name.h"
 #include "core/specifier.h"
 #include "core/version.h"
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 
 namespace torchdex::installer {
 namespace {

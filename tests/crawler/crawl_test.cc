@@ -14,7 +14,8 @@
 #include <sstream>
 
 #include "catalogue/catalogue.h"
-#include "catalogue/store.h"
+#include "store/read_catalogue.h"
+#include "store/store.h"
 #include "core/version.h"
 #include "crawler/cli.h"
 #include "crawler/crawl.h"

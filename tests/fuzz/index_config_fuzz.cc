@@ -3,7 +3,7 @@
 // for a few real directory names. DescribeBackend takes the input itself as a name.
 #include <string>
 
-#include "catalogue/index_config.h"
+#include "store/index_config.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -4,7 +4,7 @@
 // version where one is promised. The driver table answers for every accepted version.
 #include <string>
 
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 #include "installer/detect/nvidia_parsers.h"
 #include "tests/fuzz/fuzz_support.h"
 

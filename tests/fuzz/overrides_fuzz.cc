@@ -5,7 +5,7 @@
 
 #include "installer/detect/amd_parsers.h"
 #include "installer/detect/nvidia_parsers.h"
-#include "installer/detect/overrides.h"
+#include "installer/detect/env_overrides.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,7 +2,7 @@
 // entries have a known class and non-empty reason and source.
 #include <string>
 
-#include "catalogue/classify.h"
+#include "store/classify.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 
 namespace torchdex::installer {
 namespace {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "installer/detect/amd_parsers.h"
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 #include "installer/detect/host_parsers.h"
 #include "installer/detect/library_probe.h"
 #include "installer/detect/nvidia_parsers.h"

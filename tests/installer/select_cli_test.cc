@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "installer/cli/run.h"
-#include "installer/detect/clock.h"
+#include "installer/platform/clock.h"
 
 namespace torchdex::installer {
 namespace {

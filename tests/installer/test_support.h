@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "installer/detect/clock.h"
+#include "installer/platform/clock.h"
 #include "installer/detect/detect.h"
 #include "installer/detect/report.h"
 

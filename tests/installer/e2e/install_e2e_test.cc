@@ -17,8 +17,8 @@
 
 #include "index/fetcher.h"
 #include "installer/cli/run.h"
-#include "installer/detect/clock.h"
-#include "installer/detect/process_runner.h"
+#include "installer/platform/clock.h"
+#include "installer/platform/process_runner.h"
 #include "installer/install/export.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"

@@ -1,4 +1,4 @@
-#include "catalogue/store.h"
+#include "store/store.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>

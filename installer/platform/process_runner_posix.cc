@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "installer/detect/process_runner.h"
+#include "installer/platform/process_runner.h"
 
 namespace torchdex::installer {
 namespace {

@@ -1,7 +1,7 @@
 // The process environment, passed in as a value: detection never calls getenv() deep inside,
 // so tests give each host its own environment and overrides are testable in-process.
-#ifndef TORCHDEX_INSTALLER_DETECT_ENVIRONMENT_H_
-#define TORCHDEX_INSTALLER_DETECT_ENVIRONMENT_H_
+#ifndef TORCHDEX_INSTALLER_PLATFORM_ENVIRONMENT_H_
+#define TORCHDEX_INSTALLER_PLATFORM_ENVIRONMENT_H_
 
 #include <map>
 #include <optional>
@@ -20,4 +20,4 @@ std::optional<std::string> Lookup(const Environment& env, std::string_view name)
 
 }  // namespace torchdex::installer
 
-#endif  // TORCHDEX_INSTALLER_DETECT_ENVIRONMENT_H_
+#endif  // TORCHDEX_INSTALLER_PLATFORM_ENVIRONMENT_H_

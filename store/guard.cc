@@ -1,4 +1,4 @@
-#include "catalogue/guard.h"
+#include "store/guard.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "installer/detect/text.h"
+#include "installer/platform/text.h"
 
 #include <algorithm>
 

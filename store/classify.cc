@@ -1,4 +1,4 @@
-#include "catalogue/classify.h"
+#include "store/classify.h"
 
 #include <algorithm>
 #include <fstream>

@@ -2,8 +2,8 @@
 // is read as ROOT/sys/module/nvidia/version. With the root "/" that is the machine itself; with a
 // captured host folder (tests/fixtures/hosts/<name>/, or `torchdex detect --root DIR`) it is that
 // host, through exactly the same code.
-#ifndef TORCHDEX_INSTALLER_DETECT_FILE_READER_H_
-#define TORCHDEX_INSTALLER_DETECT_FILE_READER_H_
+#ifndef TORCHDEX_INSTALLER_PLATFORM_FILE_READER_H_
+#define TORCHDEX_INSTALLER_PLATFORM_FILE_READER_H_
 
 #include <cstddef>
 #include <optional>
@@ -55,4 +55,4 @@ class FileReader {
 
 }  // namespace torchdex::installer
 
-#endif  // TORCHDEX_INSTALLER_DETECT_FILE_READER_H_
+#endif  // TORCHDEX_INSTALLER_PLATFORM_FILE_READER_H_

@@ -3,8 +3,8 @@
 // bounded by a timeout: a hang or a crash in the child becomes a result to report, never a hang
 // or a crash of torchdex. CUDA_VISIBLE_DEVICES is removed in every child: an empty or invalid
 // value makes cuInit fail (conda PR #11667) and would hide GPUs from the probe.
-#ifndef TORCHDEX_INSTALLER_DETECT_PROCESS_RUNNER_H_
-#define TORCHDEX_INSTALLER_DETECT_PROCESS_RUNNER_H_
+#ifndef TORCHDEX_INSTALLER_PLATFORM_PROCESS_RUNNER_H_
+#define TORCHDEX_INSTALLER_PLATFORM_PROCESS_RUNNER_H_
 
 #include <chrono>
 #include <functional>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "installer/detect/environment.h"
+#include "installer/platform/environment.h"
 
 namespace torchdex::installer {
 
@@ -54,4 +54,4 @@ std::unique_ptr<ProcessRunner> MakeSystemProcessRunner();
 
 }  // namespace torchdex::installer
 
-#endif  // TORCHDEX_INSTALLER_DETECT_PROCESS_RUNNER_H_
+#endif  // TORCHDEX_INSTALLER_PLATFORM_PROCESS_RUNNER_H_

@@ -1,4 +1,4 @@
-#include "catalogue/index_config.h"
+#include "store/index_config.h"
 
 #include <fstream>
 #include <mutex>

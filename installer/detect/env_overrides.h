@@ -9,15 +9,15 @@
 //   TORCHDEX_AMD_GPU_ARCH         gfx targets, "gfx1100,gfx90a"    (wins over
 //   UV_AMD_GPU_ARCHITECTURE) UV_AMD_GPU_ARCHITECTURE       one gfx target, as uv reads it
 //   TORCHDEX_XPU                  0 or 1: no Intel XPU / an Intel XPU
-#ifndef TORCHDEX_INSTALLER_DETECT_OVERRIDES_H_
-#define TORCHDEX_INSTALLER_DETECT_OVERRIDES_H_
+#ifndef TORCHDEX_INSTALLER_DETECT_ENV_OVERRIDES_H_
+#define TORCHDEX_INSTALLER_DETECT_ENV_OVERRIDES_H_
 
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/expected.h"
-#include "installer/detect/environment.h"
+#include "installer/platform/environment.h"
 
 namespace torchdex::installer {
 
@@ -45,4 +45,4 @@ core::Expected<Overrides> ParseOverrides(const Environment& env);
 
 }  // namespace torchdex::installer
 
-#endif  // TORCHDEX_INSTALLER_DETECT_OVERRIDES_H_
+#endif  // TORCHDEX_INSTALLER_DETECT_ENV_OVERRIDES_H_

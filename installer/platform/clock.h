@@ -1,6 +1,6 @@
 // The clock used for timings_us, injectable so tests get deterministic numbers.
-#ifndef TORCHDEX_INSTALLER_DETECT_CLOCK_H_
-#define TORCHDEX_INSTALLER_DETECT_CLOCK_H_
+#ifndef TORCHDEX_INSTALLER_PLATFORM_CLOCK_H_
+#define TORCHDEX_INSTALLER_PLATFORM_CLOCK_H_
 
 #include <chrono>
 #include <cstdint>
@@ -25,4 +25,4 @@ class SteadyClock final : public Clock {
 
 }  // namespace torchdex::installer
 
-#endif  // TORCHDEX_INSTALLER_DETECT_CLOCK_H_
+#endif  // TORCHDEX_INSTALLER_PLATFORM_CLOCK_H_

@@ -1,4 +1,4 @@
-#include "installer/detect/environment.h"
+#include "installer/platform/environment.h"
 
 namespace torchdex::installer {
 

@@ -1,7 +1,7 @@
 // Typed lookups in the compiled hardware tables (generated/*.inc, made by torchdex-codegen from
 // data/*.json). Only hardware_table.cc includes the generated files.
-#ifndef TORCHDEX_INSTALLER_DETECT_HARDWARE_TABLE_H_
-#define TORCHDEX_INSTALLER_DETECT_HARDWARE_TABLE_H_
+#ifndef TORCHDEX_INSTALLER_TABLE_HARDWARE_TABLE_H_
+#define TORCHDEX_INSTALLER_TABLE_HARDWARE_TABLE_H_
 
 #include <array>
 #include <optional>
@@ -81,4 +81,4 @@ std::string FormatDriverVersion(unsigned major, unsigned minor, unsigned patch);
 
 }  // namespace torchdex::installer
 
-#endif  // TORCHDEX_INSTALLER_DETECT_HARDWARE_TABLE_H_
+#endif  // TORCHDEX_INSTALLER_TABLE_HARDWARE_TABLE_H_

@@ -2,8 +2,8 @@
 // with what its filename says, the backends found, the classification, and each crawl run.
 // Schema: docs/catalogue.md. A crawl writes in one transaction, so a crawl that fails or is
 // killed leaves the last complete catalogue as it was.
-#ifndef TORCHDEX_CATALOGUE_STORE_H_
-#define TORCHDEX_CATALOGUE_STORE_H_
+#ifndef TORCHDEX_STORE_STORE_H_
+#define TORCHDEX_STORE_STORE_H_
 
 #include <cstdint>
 #include <memory>
@@ -193,4 +193,4 @@ class Store {
 
 }  // namespace torchdex::catalogue
 
-#endif  // TORCHDEX_CATALOGUE_STORE_H_
+#endif  // TORCHDEX_STORE_STORE_H_

@@ -1,5 +1,5 @@
 // The one hand-written consumer of generated/*.inc: typed lookups over sorted constexpr arrays.
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 
 #include <algorithm>
 #include <charconv>

@@ -4,15 +4,15 @@
 //   mirror     copies of upstream pages, or the same files for every backend (jinja2, numpy);
 //   stale      the index lags the default index (torchdata).
 // A policy file (data/routing-policy.json) overrides any derived class, with a reason.
-#ifndef TORCHDEX_CATALOGUE_CLASSIFY_H_
-#define TORCHDEX_CATALOGUE_CLASSIFY_H_
+#ifndef TORCHDEX_STORE_CLASSIFY_H_
+#define TORCHDEX_STORE_CLASSIFY_H_
 
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "catalogue/store.h"
+#include "store/store.h"
 #include "core/expected.h"
 
 namespace torchdex::catalogue {
@@ -50,4 +50,4 @@ std::string NewestFinalVersion(const std::vector<std::string>& versions);
 
 }  // namespace torchdex::catalogue
 
-#endif  // TORCHDEX_CATALOGUE_CLASSIFY_H_
+#endif  // TORCHDEX_STORE_CLASSIFY_H_

@@ -1,8 +1,8 @@
 // The crawl targets, read from data/indexes.json: index families, their channels, and the
 // patterns that tell backend directories (and legacy ones) from projects. Declarative, so a
 // new backend never needs a code change.
-#ifndef TORCHDEX_CATALOGUE_INDEX_CONFIG_H_
-#define TORCHDEX_CATALOGUE_INDEX_CONFIG_H_
+#ifndef TORCHDEX_STORE_INDEX_CONFIG_H_
+#define TORCHDEX_STORE_INDEX_CONFIG_H_
 
 #include <memory>
 #include <optional>
@@ -64,4 +64,4 @@ BackendName DescribeBackend(std::string_view name);
 
 }  // namespace torchdex::catalogue
 
-#endif  // TORCHDEX_CATALOGUE_INDEX_CONFIG_H_
+#endif  // TORCHDEX_STORE_INDEX_CONFIG_H_

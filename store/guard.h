@@ -6,8 +6,8 @@
 // share of the wheels is refused, and the report says exactly what would have been removed.
 // What a reviewer must look at (new backends, reclassified packages, new torch versions) is
 // called out first.
-#ifndef TORCHDEX_CATALOGUE_GUARD_H_
-#define TORCHDEX_CATALOGUE_GUARD_H_
+#ifndef TORCHDEX_STORE_GUARD_H_
+#define TORCHDEX_STORE_GUARD_H_
 
 #include <string>
 #include <vector>
@@ -59,4 +59,4 @@ std::string GuardReportToJson(const GuardReport& report, const CatalogueDiff& di
 
 }  // namespace torchdex::catalogue
 
-#endif  // TORCHDEX_CATALOGUE_GUARD_H_
+#endif  // TORCHDEX_STORE_GUARD_H_

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "installer/detect/file_reader.h"
+#include "installer/platform/file_reader.h"
 
 namespace torchdex::installer {
 

@@ -1,6 +1,6 @@
 // The sync job's guard over small catalogues built in code: what it calls out, what it refuses,
 // and that it lists exactly what a refused change would have removed.
-#include "catalogue/guard.h"
+#include "store/guard.h"
 
 #include <gtest/gtest.h>
 

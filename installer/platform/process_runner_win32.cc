@@ -9,7 +9,7 @@
 // RunInChild(): Windows has no fork. The library probes will instead run `torchdex.exe
 // --internal-probe nvml` (the same binary, a hidden subcommand that calls ProbeNvml and prints
 // its answer) through Run(), which gives the same isolation and the same timeout.
-#include "installer/detect/process_runner.h"
+#include "installer/platform/process_runner.h"
 
 namespace torchdex::installer {
 namespace {

@@ -1,9 +1,9 @@
-#include "installer/detect/overrides.h"
+#include "installer/detect/env_overrides.h"
 
 #include "installer/detect/amd_parsers.h"
-#include "installer/detect/hardware_table.h"
+#include "installer/table/hardware_table.h"
 #include "installer/detect/nvidia_parsers.h"
-#include "installer/detect/text.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer {
 namespace {

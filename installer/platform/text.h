@@ -1,6 +1,6 @@
 // Small string helpers shared by the parsers.
-#ifndef TORCHDEX_INSTALLER_DETECT_TEXT_H_
-#define TORCHDEX_INSTALLER_DETECT_TEXT_H_
+#ifndef TORCHDEX_INSTALLER_PLATFORM_TEXT_H_
+#define TORCHDEX_INSTALLER_PLATFORM_TEXT_H_
 
 #include <string>
 #include <string_view>
@@ -21,4 +21,4 @@ std::string Quote(std::string_view text);
 
 }  // namespace torchdex::installer
 
-#endif  // TORCHDEX_INSTALLER_DETECT_TEXT_H_
+#endif  // TORCHDEX_INSTALLER_PLATFORM_TEXT_H_

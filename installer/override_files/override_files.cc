@@ -1,4 +1,4 @@
-#include "installer/overrides/overrides.h"
+#include "installer/override_files/override_files.h"
 
 #include <algorithm>
 #include <fstream>

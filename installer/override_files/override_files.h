@@ -2,8 +2,8 @@
 // S3), per-backend URLs, custom backends, routed packages added or removed, packages pinned to a
 // backend, and a newer catalogue.json replacing the embedded one. JSON with comments; every
 // error names the file and the line or JSON pointer; a file with any error is not applied at all.
-#ifndef TORCHDEX_INSTALLER_OVERRIDES_OVERRIDES_H_
-#define TORCHDEX_INSTALLER_OVERRIDES_OVERRIDES_H_
+#ifndef TORCHDEX_INSTALLER_OVERRIDE_FILES_OVERRIDE_FILES_H_
+#define TORCHDEX_INSTALLER_OVERRIDE_FILES_OVERRIDE_FILES_H_
 
 #include <functional>
 #include <map>
@@ -89,4 +89,4 @@ std::string BackendIndexUrl(const EffectiveOverrides& overrides, const std::stri
 
 }  // namespace torchdex::installer
 
-#endif  // TORCHDEX_INSTALLER_OVERRIDES_OVERRIDES_H_
+#endif  // TORCHDEX_INSTALLER_OVERRIDE_FILES_OVERRIDE_FILES_H_
