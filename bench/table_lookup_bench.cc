@@ -102,14 +102,14 @@ BENCHMARK(BM_ArchList);
 void BM_ArchListAndCovers(benchmark::State& state) {
   for (auto _ : state) {
     auto list = table::ArchList("cu130", "2.9.1", table::CpuArch::kX86_64);
-    benchmark::DoNotOptimize(table::Covers(*list, "sm_89", table::TargetOs::kLinux));
+    benchmark::DoNotOptimize(table::Covers(*list, "sm_89", torchdex::core::TargetOs::kLinux));
   }
 }
 BENCHMARK(BM_ArchListAndCovers);
 
 void BM_DriverFloor(benchmark::State& state) {
   for (auto _ : state)
-    benchmark::DoNotOptimize(table::DriverFloor("cu128", table::TargetOs::kLinux));
+    benchmark::DoNotOptimize(table::DriverFloor("cu128", torchdex::core::TargetOs::kLinux));
 }
 BENCHMARK(BM_DriverFloor);
 

@@ -17,6 +17,7 @@
 #include "catalogue/catalogue.h"
 #include "codegen/located.h"
 #include "codegen/tables.h"
+#include "core/accelerator.h"
 #include "core/name.h"
 #include "core/version.h"
 
@@ -25,16 +26,15 @@ namespace {
 
 using namespace detail;  // NOLINT: the helpers of codegen/located.h
 
-constexpr const char* kKinds[] = {"cpu", "cuda", "rocm", "xpu", "other"};
-constexpr const char* kKindEnums[] = {"kCpu", "kCuda", "kRocm", "kXpu", "kOther"};
 constexpr const char* kClasses[] = {"routed", "companion", "mirror", "stale"};
 constexpr const char* kClassEnums[] = {"kRouted", "kCompanion", "kMirror", "kStale"};
 
-using Driver = std::array<unsigned, 3>;  // {0, 0, 0}: unknown
+using core::BackendKind;
+using Driver = core::DriverVersion;  // Driver{}: unknown
 
 struct BackendOut {
   std::string name;
-  size_t kind = 0;
+  BackendKind kind = BackendKind::kOther;
   std::string toolkit;
   bool legacy = false;
   std::string state;
@@ -80,37 +80,22 @@ std::uint32_t TorchKey(const std::string& text, const std::string& pointer) {
   return parts[0] * 1000000 + parts[1] * 1000 + (parts.size() > 2 ? parts[2] : 0);
 }
 
-std::string DriverText(const Driver& driver) {
-  if (driver == Driver{}) return "—";
-  std::string text = std::to_string(driver[0]);
-  if (driver[1] != 0 || driver[2] != 0) {
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, ".%02u", driver[1]);
-    text += buffer;
-  }
-  if (driver[2] != 0) {
-    char buffer[16];
-    std::snprintf(buffer, sizeof buffer, ".%02u", driver[2]);
-    text += buffer;
-  }
-  return text;
-}
+std::string DriverText(const Driver& driver) { return driver.known() ? driver.ToString() : "—"; }
 
+// The row's initialiser: DriverVersion's constexpr constructor from numbers.
 std::string DriverInit(const Driver& driver) {
-  std::string text = "{";
-  text += std::to_string(driver[0]);
-  text += ", ";
-  text += std::to_string(driver[1]);
-  text += ", ";
-  text += std::to_string(driver[2]);
-  text += "}";
-  return text;
+  return "{" + std::to_string(driver.part(0)) + ", " + std::to_string(driver.part(1)) + ", " +
+         std::to_string(driver.part(2)) + "}";
 }
 
-Driver ToDriver(const std::vector<unsigned>& parts) {
-  Driver driver{};
-  for (size_t i = 0; i < parts.size() && i < 3; ++i) driver[i] = parts[i];
-  return driver;
+// A driver version of the data ("525.60.13", "580"): the one parser, with the location.
+Driver ReadDriver(const json& row, const std::string& pointer, const char* key) {
+  const std::string text = RequireString(row, pointer, key);
+  const std::optional<Driver> driver = Driver::Parse(text);
+  if (!driver || driver->size() > 3) {
+    Fail(Child(pointer, key), "expected a driver version (1 to 3 dot-separated numbers), got \"" + text + "\"");
+  }
+  return *driver;
 }
 
 // Toolkit versions compare as numbers ("12.10" after "12.9"); non-numeric ones sort first.
@@ -213,13 +198,11 @@ CudaDrivers ReadCudaDrivers(const InputFile& input) {
       }
       previous = cuda;
       const Driver linux_min =
-          ToDriver(ParseDotted(RequireString(releases[i], pointer, "linux_min_driver"),
-                               Child(pointer, "linux_min_driver"), 1, 3, "driver version"));
+          ReadDriver(releases[i], pointer, "linux_min_driver");
       Driver windows_min{};
       if (!Require(releases[i], pointer, "windows_min_driver").is_null()) {
         windows_min =
-            ToDriver(ParseDotted(RequireString(releases[i], pointer, "windows_min_driver"),
-                                 Child(pointer, "windows_min_driver"), 1, 3, "driver version"));
+            ReadDriver(releases[i], pointer, "windows_min_driver");
       }
       RequireSource(releases[i], pointer, ids);
       drivers.releases[cuda] = {linux_min, windows_min};
@@ -236,10 +219,8 @@ CudaDrivers ReadCudaDrivers(const InputFile& input) {
              "not above the previous row (rows sorted by cuda_major)");
       }
       drivers.majors[value] = {
-          ToDriver(ParseDotted(RequireString(majors[i], pointer, "linux_min_driver"),
-                               Child(pointer, "linux_min_driver"), 1, 3, "driver version")),
-          ToDriver(ParseDotted(RequireString(majors[i], pointer, "windows_min_driver"),
-                               Child(pointer, "windows_min_driver"), 1, 3, "driver version"))};
+          ReadDriver(majors[i], pointer, "linux_min_driver"),
+          ReadDriver(majors[i], pointer, "windows_min_driver")};
       RequireSource(majors[i], pointer, ids);
     }
     return drivers;
@@ -276,9 +257,9 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
                                             kind + " backend name");
       }
       if (!absent) range.backend = found->second;
-      if (!absent && kKinds[backends[range.backend].kind] != std::string_view(kind)) {
+      if (!absent && core::BackendKindWord(backends[range.backend].kind) != std::string_view(kind)) {
         Fail(Child(pointer, "backend"), "backend \"" + backend + "\" is a " +
-                                            kKinds[backends[range.backend].kind] +
+                                            std::string(core::BackendKindWord(backends[range.backend].kind)) +
                                             " backend in the catalogue, not " + kind);
       }
       range.cpu_arch = RequireString(row, pointer, "cpu_arch");
@@ -382,11 +363,11 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     for (const auto& [name, backend] : catalogue.backends) {
       BackendOut out;
       out.name = name;
-      const auto kind = std::find(std::begin(kKinds), std::end(kKinds), backend.kind);
-      if (kind == std::end(kKinds)) {
+      const std::optional<BackendKind> kind = core::ParseBackendKind(backend.kind);
+      if (!kind) {
         Fail(Pointer({"backends", name, "kind"}), "unknown backend kind \"" + backend.kind + "\"");
       }
-      out.kind = static_cast<size_t>(kind - std::begin(kKinds));
+      out.kind = *kind;
       out.toolkit = backend.toolkit;
       out.legacy = backend.legacy;
       out.state = backend.state;
@@ -564,7 +545,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         << "// Linux/Windows ({0, 0, 0}: unknown). Sorted by name.\n"
         << "inline constexpr BackendRow kBackendRows[] = {\n";
     for (const BackendOut& backend : backends) {
-      inc << "    {" << Literal(backend.name) << ", BackendKind::" << kKindEnums[backend.kind]
+      inc << "    {" << Literal(backend.name) << ", core::BackendKind::" << core::BackendKindEnumerator(backend.kind)
           << ", " << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
           << Literal(backend.state) << ", " << DriverInit(backend.linux_floor) << ", "
           << DriverInit(backend.windows_floor) << ", " << DriverInit(backend.linux_toolkit) << ", "
@@ -812,8 +793,8 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         torch_range = build->versions.front().parsed.Public().ToString() + " – " +
                       build->versions.back().parsed.Public().ToString();
       }
-      const bool cuda = backend.kind == 1;
-      backends_md << "| `" << backend.name << "` | " << kKinds[backend.kind] << " | "
+      const bool cuda = backend.kind == BackendKind::kCuda;
+      backends_md << "| `" << backend.name << "` | " << core::BackendKindWord(backend.kind) << " | "
                   << (backend.toolkit.empty() ? "—" : backend.toolkit) << " | "
                   << Cell(backend.state) << " | " << (cuda ? DriverText(backend.linux_floor) : "")
                   << " | " << (cuda ? DriverText(backend.windows_floor) : "") << " | "
@@ -870,7 +851,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
                 << "<details><summary>Backends and releases not covered</summary>\n\n"
                 << "| backend | torch releases |\n|---|---|\n";
     for (size_t index : backend_order) {
-      if (backends[index].kind != 1 && backends[index].kind != 2) continue;
+      if (backends[index].kind != BackendKind::kCuda && backends[index].kind != BackendKind::kRocm) continue;
       const BuildOut* build = torch_build(index);
       if (build == nullptr) continue;
       std::vector<std::string> missing;

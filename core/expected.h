@@ -1,9 +1,11 @@
 // The error model of the pure layers (core, and the parsers of index and catalogue):
-// functions that can fail return Expected<T>, a value or an Error that says what went wrong
-// and where. Nothing in core throws; only main() turns errors into exit codes.
+// functions that can fail return Expected<T>, a value or an Error that says what went wrong,
+// where, and what kind of failure it is (its code). Nothing in core throws; only the command
+// lines turn codes into exit statuses, through one table each (installer/cli/exit_codes.h).
 #ifndef TORCHDEX_CORE_EXPECTED_H_
 #define TORCHDEX_CORE_EXPECTED_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,8 +13,20 @@
 
 namespace torchdex::core {
 
+/// What kind of failure an error is: the commands map each to a documented exit status.
+enum class ErrorCode : std::uint8_t {
+  kFailure,           // unexpected: the message says what
+  kUsage,             // a bad command line: unknown option or backend, bad value or requirement
+  kBadEnvironment,    // a malformed environment variable (TORCHDEX_CUDA_ARCH=...)
+  kNotOffered,        // nothing offers what was asked (no backend, a named one lacks the version)
+  kBadInputFile,      // a file given or found (override, config, requirements, catalogue) is bad
+  kNetwork,           // an index could not be reached, or answered with an error or garbage
+  kInstallerFailed,   // pip or uv could not be started or refused the environment
+};
+
 struct Error {
   std::string message;
+  ErrorCode code = ErrorCode::kFailure;
 };
 
 template <typename T>
@@ -51,7 +65,9 @@ class [[nodiscard]] Status {
   std::optional<Error> error_;
 };
 
-inline Error MakeError(std::string message) { return Error{std::move(message)}; }
+inline Error MakeError(std::string message, ErrorCode code = ErrorCode::kFailure) {
+  return Error{std::move(message), code};
+}
 
 }  // namespace torchdex::core
 

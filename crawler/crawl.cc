@@ -617,7 +617,7 @@ class Crawler {
     b.channel = task.channel;
     b.name = name;
     const catalogue::BackendName described = catalogue::DescribeBackend(name);
-    b.kind = std::string(catalogue::BackendKindName(described.kind));
+    b.kind = std::string(core::BackendKindWord(described.kind));
     b.toolkit = described.toolkit;
     if (auto reason = family_.LegacyReason(name)) {
       b.legacy = true;

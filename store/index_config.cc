@@ -181,22 +181,6 @@ core::Expected<IndexConfig> LoadIndexConfig(const std::string& path) {
   return ParseIndexConfig(text.str(), path);
 }
 
-std::string_view BackendKindName(BackendKind kind) {
-  switch (kind) {
-    case BackendKind::kCpu:
-      return "cpu";
-    case BackendKind::kCuda:
-      return "cuda";
-    case BackendKind::kRocm:
-      return "rocm";
-    case BackendKind::kXpu:
-      return "xpu";
-    case BackendKind::kOther:
-      return "other";
-  }
-  return "other";
-}
-
 BackendName DescribeBackend(std::string_view name) {
   auto digits_after = [&](std::size_t from) {
     std::size_t end = from;
@@ -207,20 +191,20 @@ BackendName DescribeBackend(std::string_view name) {
   if (name.starts_with("cu") && name.size() > 2 && std::isdigit(static_cast<unsigned char>(name[2]))) {
     // cuXYZ: the last digit is the minor version (cu118 = 11.8, cu75 = 7.5, cu100 = 10.0).
     const std::string_view digits = digits_after(2);
-    out.kind = BackendKind::kCuda;
+    out.kind = core::BackendKind::kCuda;
     if (digits.size() >= 2) {
       out.toolkit = std::string(digits.substr(0, digits.size() - 1)) + "." +
                     std::string(digits.substr(digits.size() - 1));
     }
   } else if (name.starts_with("rocm")) {
-    out.kind = BackendKind::kRocm;
+    out.kind = core::BackendKind::kRocm;
     std::size_t end = 4;
     while (end < name.size() && (std::isdigit(static_cast<unsigned char>(name[end])) != 0 || name[end] == '.')) ++end;
     out.toolkit = std::string(name.substr(4, end - 4));
   } else if (name.starts_with("cpu")) {
-    out.kind = BackendKind::kCpu;
+    out.kind = core::BackendKind::kCpu;
   } else if (name.starts_with("xpu")) {
-    out.kind = BackendKind::kXpu;
+    out.kind = core::BackendKind::kXpu;
   }
   return out;
 }

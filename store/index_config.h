@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accelerator.h"
 #include "core/expected.h"
 
 namespace torchdex::catalogue {
@@ -51,11 +52,8 @@ struct IndexConfig {
 core::Expected<IndexConfig> ParseIndexConfig(std::string_view json, std::string_view origin);
 core::Expected<IndexConfig> LoadIndexConfig(const std::string& path);
 
-enum class BackendKind : std::uint8_t { kCpu, kCuda, kRocm, kXpu, kOther };
-std::string_view BackendKindName(BackendKind kind);
-
 struct BackendName {
-  BackendKind kind = BackendKind::kOther;
+  core::BackendKind kind = core::BackendKind::kOther;
   std::string toolkit;  // "12.8" for cu128, "6.2.4" for rocm6.2.4, empty for cpu/xpu
 };
 /// What a backend directory's name says: cu128 -> CUDA 12.8, cu75 -> 7.5, rocm6.3 -> ROCm 6.3;

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "installer/cli/commands.h"
-#include "installer/cli/select_flow.h"
+#include "installer/cli/decision_inputs.h"
 #include "installer/select/catalogue_source.h"
 #include "installer/table/catalogue_table.h"
 
@@ -32,7 +32,7 @@ void AddCatalogueOptions(po::options_description& d, Options& options) {
   // clang-format on
 }
 
-core::Expected<bool> ValidateCatalogueOptions(const Options& options) {
+core::Expected<bool> ValidateCatalogueOptions(Options& options) {
   const std::vector<std::string>& args = options.catalogue.args;
   if (args.empty()) return core::MakeError("expected an action: show, or check FILE");
   if (args[0] == "show" && args.size() == 1) return true;
@@ -44,17 +44,17 @@ core::Expected<bool> ValidateCatalogueOptions(const Options& options) {
 int RunCatalogue(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
   const CatalogueCommandOptions& o = options.catalogue;
   if (o.args[0] == "check") {
-    auto file = LoadOverrideFile(o.args[1]);
+    auto file = LoadOverrideFile(FileReader(""), o.args[1]);
     if (!file) {
       err << "torchdex catalogue check: " << file.error().message << "\n";
-      return kExitFailure;
+      return ExitStatus(file.error().code);
     }
     EffectiveOverrides effective;
     ApplyOverride(*file, effective);
     auto source = LoadCatalogueSource(effective);
     if (!source) {
       err << "torchdex catalogue check: " << source.error().message << "\n";
-      return kExitFailure;
+      return kExitBadInputFile;
     }
     // Pins must name a backend the catalogue (or the file) knows.
     const std::vector<std::string> known = source->BackendNames("stable");
@@ -62,7 +62,7 @@ int RunCatalogue(const Options& options, Deps& deps, std::ostream& out, std::ost
       if (std::find(known.begin(), known.end(), sourced.value) == known.end()) {
         err << "torchdex catalogue check: " << o.args[1] << ": /pin/" << project << ": unknown backend '"
             << sourced.value << "'" << ClosestBackend(sourced.value, known) << "\n";
-        return kExitFailure;
+        return kExitBadInputFile;
       }
     }
     out << o.args[1] << ": ok";
@@ -82,7 +82,7 @@ int RunCatalogue(const Options& options, Deps& deps, std::ostream& out, std::ost
   auto user = LoadUserCatalogue(o.files, deps.env);
   if (!user) {
     err << "torchdex catalogue show: " << user.error().message << "\n";
-    return kExitFailure;
+    return ExitStatus(user.error().code);
   }
   const EffectiveOverrides& ov = user->overrides;
   const CatalogueSource* source = user->source.get();

@@ -20,8 +20,9 @@ struct Subcommand {
   void (*add_options)(boost::program_options::options_description& description, Options& options);
   // The option that takes the positional arguments ("requirement"), or nullptr for none.
   const char* positional;
-  // Checks the values once parsed; an error is a usage error.
-  core::Expected<bool> (*validate)(const Options& options);
+  // Checks the values once parsed, and parses what the command takes as values (the
+  // requirements, once); an error is a usage error.
+  core::Expected<bool> (*validate)(Options& options);
   int (*run)(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 };
 
@@ -29,29 +30,29 @@ std::span<const Subcommand> Subcommands();
 
 // detect_command.cc
 void AddDetectOptions(boost::program_options::options_description& description, Options& options);
-core::Expected<bool> ValidateDetectOptions(const Options& options);
+core::Expected<bool> ValidateDetectOptions(Options& options);
 int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 extern const char* const kDetectDetails;
 
 // select_command.cc
 void AddSelectOptions(boost::program_options::options_description& description, Options& options);
-core::Expected<bool> ValidateSelectOptions(const Options& options);
+core::Expected<bool> ValidateSelectOptions(Options& options);
 int RunSelect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 extern const char* const kSelectDetails;
 // catalogue_command.cc
 void AddCatalogueOptions(boost::program_options::options_description& description, Options& options);
-core::Expected<bool> ValidateCatalogueOptions(const Options& options);
+core::Expected<bool> ValidateCatalogueOptions(Options& options);
 int RunCatalogue(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 extern const char* const kCatalogueDetails;
 
 // The options and checks `select` shares with `install`.
 void AddSelectionOptions(boost::program_options::options_description& description,
-                         SelectionOptions& options);
-core::Expected<bool> ValidateSelectionOptions(const SelectionOptions& options);
+                         ChoiceOptions& options);
+core::Expected<bool> ValidateSelectionOptions(ChoiceOptions& options);
 // install_command.cc: `install` and `export` share options and the plan.
 void AddInstallOptions(boost::program_options::options_description& description, Options& options);
 void AddExportOptions(boost::program_options::options_description& description, Options& options);
-core::Expected<bool> ValidateInstallOptions(const Options& options);
+core::Expected<bool> ValidateInstallOptions(Options& options);
 int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 extern const char* const kInstallDetails;

@@ -37,7 +37,7 @@ void AddDetectOptions(po::options_description& description, Options& options) {
       "default 5");
 }
 
-core::Expected<bool> ValidateDetectOptions(const Options& options) {
+core::Expected<bool> ValidateDetectOptions(Options& options) {
   const double timeout = options.detect.probe_timeout_seconds;
   if (!std::isfinite(timeout) || timeout <= 0 || timeout > 600) {
     return core::MakeError("--probe-timeout: expected seconds in (0, 600], got " +
@@ -60,7 +60,7 @@ int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostrea
   core::Expected<HostFacts> facts = Detect(detect_options, detect_deps);
   if (!facts) {
     err << "torchdex detect: " << facts.error().message << "\n";
-    return kExitBadOverride;
+    return ExitStatus(facts.error().code);
   }
   out << (options.detect.json ? HostFactsToJson(*facts) : HostFactsToText(*facts));
   return kExitOk;

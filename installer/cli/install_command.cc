@@ -1,5 +1,5 @@
-// `torchdex install` and `torchdex export`: the target interpreter, the backend choice (through
-// Deps::choose_backend), the plan over the live index, then the installer or an export.
+// `torchdex install` and `torchdex export`: the target interpreter, the decision (as `select`
+// decides it), the plan over the live index, then the installer or an export.
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -8,10 +8,10 @@
 
 #include "core/name.h"
 #include "installer/cli/commands.h"
+#include "installer/cli/decision_inputs.h"
 #include "installer/install/export.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
-#include "installer/override_files/override_files.h"
 
 namespace torchdex::installer {
 
@@ -39,25 +39,26 @@ const char* const kExportDetails =
 namespace {
 
 void AddChoiceOptions(po::options_description& description, InstallCliOptions& o) {
+  ChoiceOptions& c = o.choice;
   description.add_options()("requirement",
-                            po::value<std::vector<std::string>>(&o.requirements)->value_name("REQ"),
+                            po::value<std::vector<std::string>>(&c.requirements)->value_name("REQ"),
                             "a requirement (PEP 508); positional")(
       "requirements,r",
       po::value<std::vector<std::string>>(&o.requirement_files)->value_name("FILE"),
       "read requirements from FILE, one a line ('#' comments)")(
-      "torch-backend", po::value<std::string>(&o.torch_backend)->value_name("NAME"),
+      "torch-backend", po::value<std::string>(&c.torch_backend)->value_name("NAME"),
       "auto, cpu, cu124, rocm6.3, xpu, ...; default: TORCHDEX_TORCH_BACKEND, UV_TORCH_BACKEND, the config file, else auto")(
-      "channel", po::value<std::string>(&o.channel)->value_name("C"),
+      "channel", po::value<std::string>(&c.channel)->value_name("C"),
       "stable (default), test or nightly")(
-      "python", po::value<std::string>(&o.python)->value_name("PATH"), "the target interpreter")(
+      "python", po::value<std::string>(&c.python)->value_name("PATH"), "the target interpreter")(
       "index-url", po::value<std::string>(&o.index_url)->value_name("URL"),
       "the default index for everything not routed (default: the installer's own setting)")(
-      "explain", po::bool_switch(&o.explain), "say why the backend was chosen")(
+      "explain", po::bool_switch(&c.explain), "say why the backend was chosen")(
       "offline", po::bool_switch(&o.offline),
       "with --dry-run: versions from the compiled table, no network")(
-      "root", po::value<std::string>(&o.root)->value_name("DIR"),
+      "root", po::value<std::string>(&c.root)->value_name("DIR"),
       "detect the host captured under DIR")(
-      "catalogue", po::value<std::vector<std::string>>(&o.catalogues)->value_name("FILE"),
+      "catalogue", po::value<std::vector<std::string>>(&c.catalogues)->value_name("FILE"),
       "an override file (mirror, backend URLs, routed names, trusted hosts); repeatable");
 }
 
@@ -65,7 +66,7 @@ void AddChoiceOptions(po::options_description& description, InstallCliOptions& o
 // nothing in a file can add an index behind the plan's back.
 core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into) {
   std::ifstream in(path);
-  if (!in) return core::MakeError("-r " + path + ": cannot read the file");
+  if (!in) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (const size_t hash = line.find('#');
@@ -78,8 +79,9 @@ core::Status ReadRequirementFile(const std::string& path, std::vector<std::strin
     line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
     if (line.front() == '-') {
       return core::MakeError(path + " line " + std::to_string(number) + ": option \"" + line +
-                             "\" is not supported in requirement files given to torchdex; "
-                             "pass installer options after --");
+                                 "\" is not supported in requirement files given to torchdex; "
+                                 "pass installer options after --",
+                             core::ErrorCode::kUsage);
     }
     into.push_back(line);
   }
@@ -88,72 +90,78 @@ core::Status ReadRequirementFile(const std::string& path, std::vector<std::strin
 
 struct Prepared {
   Interpreter target;
-  BackendChoice choice;
+  Decision decision;
+  std::vector<std::string> explanation;  // the decision in sentences, warnings last
+  std::vector<std::string> header;       // "target: ...", "chosen: ..." for export headers
   InstallPlan plan;
 };
 
 core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   const InstallCliOptions& o = options.install;
-  core::Expected<std::string> path = FindInterpreter(o.python, deps.env);
+  core::Expected<std::string> path = FindInterpreter(o.choice.python, deps.env);
   if (!path) return path.error();
   core::Expected<Interpreter> target =
       QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
   if (!target) return target.error();
 
-  std::vector<std::string> texts = o.requirements;
+  // What was asked, parsed once: the command line, then each -r file.
+  std::vector<std::string> texts = o.choice.requirements;
   for (const std::string& file : o.requirement_files) {
     if (core::Status ok = ReadRequirementFile(file, texts); !ok) return ok.error();
   }
-  BackendChoiceRequest choice_request;
-  choice_request.torch_backend = o.torch_backend;
-  choice_request.channel = o.channel;
-  choice_request.root = o.root;
-  choice_request.catalogues = o.catalogues;
-  choice_request.offline = o.offline;
-  for (const std::string& text : texts) {
-    if (core::Expected<core::Requirement> parsed = core::Requirement::Parse(text)) {
-      choice_request.requirements.push_back(std::move(*parsed));
-    }
+  ChoiceOptions choice = o.choice;
+  core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(texts);
+  if (!asked) return asked.error();
+  choice.parsed = std::move(asked).value();
+
+  core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps, &*target);
+  if (!inputs) return inputs.error();
+  core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, inputs->catalogue);
+  if (!decided) return decided.error();
+  Decision& decision = *decided;
+  std::string backend = decision.backend;
+  if (decision.default_index) {
+    backend = "default";
+  } else if (decision.backend.empty()) {
+    std::string why = "no backend offers what was asked for " + decision.target_description;
+    for (const std::string& line : decision.explanation) why += "; " + line;
+    return core::MakeError(why, core::ErrorCode::kNotOffered);
   }
-  core::Expected<BackendChoice> choice = deps.choose_backend
-                                             ? deps.choose_backend(choice_request, *target, deps.env)
-                                             : ChooseBackend(choice_request, *target, deps);
-  if (!choice) return choice.error();
+
+  Prepared prepared{std::move(*target), {}, decision.explanation, {}, {}};
+  for (const std::string& w : decision.warnings) prepared.explanation.push_back("warning: " + w);
+  prepared.header.push_back("target: " + decision.target_description);
+  prepared.header.push_back("chosen: " + backend + " " + decision.index_url +
+                            (decision.forced_by.empty() ? "" : " (named by " + decision.forced_by + ")"));
+  for (const std::string& line : decision.explanation) prepared.header.push_back("why: " + line);
 
   PlanRequest request;
-  for (const std::string& text : texts) {
-    core::Expected<core::Requirement> parsed = core::Requirement::Parse(text);
-    if (parsed && choice->routed_projects.count(parsed->NormalizedName())) {
-      request.routed.push_back(std::move(*parsed));
-    } else {
-      request.other.push_back(text);
-    }
-  }
-  request.routed_projects = choice->routed_projects;
-  request.backend = choice->backend;
-  request.backend_index_url = choice->index_url;
+  request.routed = decision.routed;
+  for (const AskedRequirement& r : decision.others) request.other.push_back(r.text);
+  request.routed_projects.insert(decision.routed_names.begin(), decision.routed_names.end());
+  request.backend = backend;
+  request.backend_index_url = decision.index_url;
   request.default_index_url = o.index_url;
-  request.trusted_hosts = choice->trusted_hosts;
-  request.supported_tags = core::SupportedTags(target->info);
-  request.markers = target->markers;
-  request.target_description = target->description;
-  request.prereleases = choice->prereleases;
+  request.trusted_hosts = decision.trusted_hosts;
+  request.supported_tags = core::SupportedTags(prepared.target.info);
+  request.markers = prepared.target.markers;
+  request.target_description = prepared.target.description;
+  request.prereleases = decision.prereleases;
   std::unique_ptr<index::Fetcher> own_fetcher;
   index::Fetcher* fetcher = deps.fetcher;
+  std::optional<CatalogueVersionsSource> offline;
   if (o.offline) {
-    if (!choice->offline) {
-      return core::MakeError(
-          "--offline needs the compiled catalogue, which this backend "
-          "choice did not provide");
-    }
-    request.offline = choice->offline.get();
+    offline.emplace(*inputs->catalogue.source->view);
+    request.offline = &*offline;
   } else if (fetcher == nullptr) {
     own_fetcher = index::MakeCurlFetcher(index::FetchOptions{});
     fetcher = own_fetcher.get();
   }
   core::Expected<InstallPlan> plan = MakePlan(request, fetcher);
   if (!plan) return plan.error();
-  return Prepared{std::move(*target), std::move(*choice), std::move(*plan)};
+  prepared.decision = std::move(decision);
+  prepared.plan = std::move(plan).value();
+  return prepared;
 }
 
 }  // namespace
@@ -175,20 +183,20 @@ void AddExportOptions(po::options_description& description, Options& options) {
       "write to FILE instead of standard output");
 }
 
-core::Expected<bool> ValidateInstallOptions(const Options& options) {
+core::Expected<bool> ValidateInstallOptions(Options& options) {
   const InstallCliOptions& o = options.install;
   if (!ParseInstallerKind(o.installer)) return ParseInstallerKind(o.installer).error();
   if (!ParseExportFormat(o.format)) return ParseExportFormat(o.format).error();
-  if (o.channel != "stable" && o.channel != "test" && o.channel != "nightly") {
-    return core::MakeError("--channel: expected stable, test or nightly, got \"" + o.channel +
-                           "\"");
+  const std::string& channel = o.choice.channel;
+  if (!channel.empty() && channel != "stable" && channel != "test" && channel != "nightly") {
+    return core::MakeError("--channel: expected stable, test or nightly, got \"" + channel + "\"");
   }
   if (options.command == "install" && o.offline && !o.dry_run) {
     return core::MakeError(
         "--offline plans without wheel URLs and can only be used with "
         "--dry-run");
   }
-  if (o.requirements.empty() && o.requirement_files.empty()) {
+  if (o.choice.requirements.empty() && o.requirement_files.empty()) {
     return core::MakeError(options.command + ": no requirements given");
   }
   return true;
@@ -199,10 +207,10 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   core::Expected<Prepared> prepared = Prepare(options, deps);
   if (!prepared) {
     err << "torchdex install: " << prepared.error().message << "\n";
-    return kExitFailure;
+    return ExitStatus(prepared.error().code);
   }
-  if (o.explain || o.dry_run) {
-    for (const std::string& line : prepared->choice.explanation) out << line << "\n";
+  if (o.choice.explain || o.dry_run) {
+    for (const std::string& line : prepared->explanation) out << line << "\n";
   }
   InstallCommandOptions command;
   command.installer = *ParseInstallerKind(o.installer);
@@ -246,9 +254,9 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
   core::Expected<Prepared> prepared = Prepare(options, deps);
   if (!prepared) {
     err << "torchdex export: " << prepared.error().message << "\n";
-    return kExitFailure;
+    return ExitStatus(prepared.error().code);
   }
-  ExportContext context{prepared->choice.header};
+  ExportContext context{prepared->header};
   core::Expected<std::string> text = Export(prepared->plan, *ParseExportFormat(o.format), context);
   if (!text) {
     err << "torchdex export: " << text.error().message << "\n";
@@ -276,7 +284,5 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
   }
   return kExitOk;
 }
-
-// ---- the backend choice without selection ----
 
 }  // namespace torchdex::installer

@@ -16,10 +16,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-constexpr const char* kExitCodes =
-    "exit codes: 0 ok, 1 failure (the message says what), 2 usage error, 3 malformed override\n"
-    "variable, 4 no backend offers what was asked\n";
-
 const Subcommand kSubcommands[] = {
     {"detect", "torchdex detect [--json] [--root DIR] [--probe-timeout SECONDS]",
      "report the accelerator: NVIDIA driver and GPUs, AMD gfx, Intel XPU, WSL, containers, Jetson",
@@ -82,7 +78,7 @@ std::string HelpText(std::string_view name) {
          << command->summary << "\n\n"
          << description << "\n"
          << command->details << "\n"
-         << kExitCodes;
+         << kExitCodesHelp;
     return text.str();
   }
   text << "usage: torchdex [--help] [--version] COMMAND [OPTIONS]\n\n"
@@ -95,7 +91,7 @@ std::string HelpText(std::string_view name) {
   text << "\n"
        << GlobalOptions(scratch) << "\n"
        << "torchdex COMMAND --help shows the options of a command.\n"
-       << kExitCodes;
+       << kExitCodesHelp;
   return text.str();
 }
 

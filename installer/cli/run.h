@@ -10,21 +10,14 @@
 
 #include "core/expected.h"
 #include "index/fetcher.h"
-#include "installer/cli/backend_choice.h"
+#include "installer/cli/exit_codes.h"
 #include "installer/platform/clock.h"
 #include "installer/platform/environment.h"
+#include "installer/platform/host_system.h"
 #include "installer/platform/process_runner.h"
+#include "installer/select/decide.h"
 
 namespace torchdex::installer {
-
-// Exit codes of torchdex (also printed by --help).
-enum ExitCode : int {
-  kExitOk = 0,
-  kExitFailure = 1,      // an unexpected failure
-  kExitUsage = 2,        // bad command line: unknown command or option, bad value
-  kExitBadOverride = 3,  // a malformed override variable (TORCHDEX_CUDA_ARCH=...)
-  kExitNoBackend = 4,    // select: no backend offers what was asked for this machine
-};
 
 struct DetectCommandOptions {
   bool json = false;
@@ -32,19 +25,21 @@ struct DetectCommandOptions {
   double probe_timeout_seconds = 5.0;
 };
 
-// What steers the choice of a backend: the same for `select` and `install`.
-struct SelectionOptions {
-  std::vector<std::string> requirements;
+// What steers the choice of a backend: the same for `select`, `install` and `export`.
+struct ChoiceOptions {
+  std::vector<std::string> requirements;  // positional, as written
   std::string torch_backend;  // "" (then the environment and the config file), "auto", a name
   std::string channel;        // "" means stable
-  std::string python_version;
-  std::string python;
-  std::string platform;
-  std::string root;  // "" means this machine
+  std::string python;         // the target interpreter; install: "" = $VIRTUAL_ENV, python3
+  std::string python_version;  // select: a described target instead of an interpreter
+  std::string platform;        // select: the target platform
+  std::string root;            // "" or "/" means this machine
   std::vector<std::string> catalogues;
   double probe_timeout_seconds = 5.0;
   bool explain = false;
   bool json = false;
+  /// `requirements` parsed, by the command's validation: each is parsed once, here.
+  std::vector<AskedRequirement> parsed;
 };
 
 struct CatalogueCommandOptions {
@@ -53,20 +48,15 @@ struct CatalogueCommandOptions {
   bool json = false;
 };
 
-// `install` and `export` (install_command.cc).
+// `install` and `export` (install_command.cc): the choice, and what the plan and the
+// installer need beyond it.
 struct InstallCliOptions {
-  std::vector<std::string> requirements;       // positional
+  ChoiceOptions choice;
   std::vector<std::string> requirement_files;  // -r
-  std::string torch_backend;  // "": the environment, the config file, else auto
-  std::string channel = "stable";
-  std::string python;     // "" = $VIRTUAL_ENV, then python3 on PATH
   std::string index_url;  // the default index for everything not routed; "" = the installer's
   bool dry_run = false;
-  bool explain = false;
   bool offline = false;
   std::string installer = "pip";
-  std::string root = "/";
-  std::vector<std::string> catalogues;
   std::string format = "requirements";  // export
   std::string output;                   // export: a file; "" = stdout
 };
@@ -77,7 +67,7 @@ struct Options {
   bool help = false;
   bool version = false;
   DetectCommandOptions detect;
-  SelectionOptions select;
+  ChoiceOptions select;
   CatalogueCommandOptions catalogue;
   InstallCliOptions install;
   std::vector<std::string> passthrough;  // after `--`: the installer's own arguments (install)
@@ -87,11 +77,10 @@ struct Deps {
   const Environment& env;
   ProcessRunner& runner;
   const Clock& clock;
-  // How install/export learn the chosen backend; empty: ChooseBackend (selection, as
-  // `select` decides). Tests may put a fixed choice here.
-  ChooseBackendFn choose_backend = {};
   // HTTP for install/export; null: a curl fetcher made per run.
   index::Fetcher* fetcher = nullptr;
+  // What uname() and the C library say of this machine; tests describe another.
+  HostSystem system = CurrentHostSystem();
 };
 
 // `args` excludes argv[0]. An error is a usage error; its message says what is wrong.

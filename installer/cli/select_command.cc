@@ -1,18 +1,12 @@
 // `torchdex select`: which backend, from which index, and why.
-#include <gnu/libc-version.h>
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/name.h"
 #include "installer/cli/commands.h"
-#include "installer/cli/select_flow.h"
-#include "installer/detect/detect.h"
+#include "installer/cli/decision_inputs.h"
 #include "installer/detect/report.h"
 
 namespace torchdex::installer {
@@ -35,7 +29,7 @@ const char* const kSelectDetails =
     "captured host, or the detection overrides (TORCHDEX_CUDA_DRIVER_VERSION, TORCHDEX_CUDA_ARCH\n"
     "...), with --platform and --python-version. See docs/selection.md.\n";
 
-void AddSelectionOptions(po::options_description& d, SelectionOptions& o) {
+void AddSelectionOptions(po::options_description& d, ChoiceOptions& o) {
   // clang-format off
   d.add_options()
     ("requirement", po::value<std::vector<std::string>>(&o.requirements)->value_name("REQUIREMENT"),
@@ -67,7 +61,7 @@ void AddSelectOptions(po::options_description& d, Options& options) {
   AddSelectionOptions(d, options.select);
 }
 
-core::Expected<bool> ValidateSelectionOptions(const SelectionOptions& o) {
+core::Expected<bool> ValidateSelectionOptions(ChoiceOptions& o) {
   if (!o.python.empty() && !o.python_version.empty()) {
     return core::MakeError("--python and --python-version: give one or the other");
   }
@@ -81,18 +75,17 @@ core::Expected<bool> ValidateSelectionOptions(const SelectionOptions& o) {
   if (!o.root.empty() && (::stat(o.root.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))) {
     return core::MakeError("--root: " + o.root + " is not a directory");
   }
-  for (const std::string& r : o.requirements) {
-    auto parsed = core::Requirement::Parse(r);
-    if (!parsed) return parsed.error();
-  }
+  auto parsed = ParseAskedRequirements(o.requirements);
+  if (!parsed) return parsed.error();
+  o.parsed = std::move(parsed).value();
   return true;
 }
 
-core::Expected<bool> ValidateSelectOptions(const Options& options) {
+core::Expected<bool> ValidateSelectOptions(Options& options) {
   return ValidateSelectionOptions(options.select);
 }
 
-std::string SelectionToText(const SelectionOutcome& o, bool explain) {
+std::string DecisionToText(const Decision& o, bool explain) {
   std::ostringstream out;
   if (o.default_index) {
     out << "default index  " << o.index_url << "\n";
@@ -104,7 +97,7 @@ std::string SelectionToText(const SelectionOutcome& o, bool explain) {
   for (const std::string& line : o.explanation) out << "  " << line << "\n";
   out << "target: " << o.target_description << "\n";
   out << "catalogue: " << o.catalogue_description << "\n";
-  if (!o.selection.candidates.empty() && o.selection.candidates.size() > 1) {
+  if (o.selection.candidates.size() > 1) {
     out << "runners-up:\n";
     for (std::size_t i = 1; i < o.selection.candidates.size(); ++i) {
       const Candidate& c = o.selection.candidates[i];
@@ -124,7 +117,7 @@ std::string SelectionToText(const SelectionOutcome& o, bool explain) {
   return out.str();
 }
 
-std::string SelectionToJson(const SelectionOutcome& o) {
+std::string DecisionToJson(const Decision& o, const DecisionInputs& inputs) {
   nlohmann::json doc;
   doc["backend"] = o.default_index ? nlohmann::json(nullptr) : nlohmann::json(o.backend);
   doc["index_url"] = o.index_url;
@@ -135,7 +128,7 @@ std::string SelectionToJson(const SelectionOutcome& o) {
   doc["primary_version"] = o.primary_version;
   doc["candidates"] = nlohmann::json::array();
   for (const Candidate& c : o.selection.candidates) {
-    doc["candidates"].push_back({{"backend", c.backend}, {"kind", std::string(AcceleratorKindWord(c.kind))},
+    doc["candidates"].push_back({{"backend", c.backend}, {"kind", std::string(core::BackendKindWord(c.kind))},
                                  {"version", c.primary_version}, {"notes", c.notes}});
   }
   doc["rejected"] = nlohmann::json::array();
@@ -146,19 +139,20 @@ std::string SelectionToJson(const SelectionOutcome& o) {
   doc["target"] = o.target_description;
   doc["catalogue"] = o.catalogue_description;
   doc["warnings"] = o.warnings;
-  doc["facts"] = o.facts_json.empty() ? nlohmann::json(nullptr)
-                                      : nlohmann::json::parse(o.facts_json, nullptr, false);
+  doc["facts"] = inputs.detected ? nlohmann::json(HostFactsJson(inputs.facts)) : nlohmann::json(nullptr);
   return doc.dump(2) + "\n";
 }
 
 int RunSelect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
-  core::Expected<SelectionOutcome> outcome = DecideBackend(options.select, deps);
-  if (!outcome) {
-    err << "torchdex select: " << outcome.error().message << "\n";
-    return outcome.error().message.find("unknown backend") != std::string::npos ? kExitUsage : kExitFailure;
+  core::Expected<DecisionInputs> inputs = GatherDecisionInputs(options.select, deps);
+  core::Expected<Decision> decision =
+      inputs ? Decide(inputs->request, inputs->facts, inputs->catalogue) : inputs.error();
+  if (!decision) {
+    err << "torchdex select: " << decision.error().message << "\n";
+    return ExitStatus(decision.error().code);
   }
-  out << (options.select.json ? SelectionToJson(*outcome) : SelectionToText(*outcome, options.select.explain));
-  return outcome->default_index || !outcome->backend.empty() ? kExitOk : kExitNoBackend;
+  out << (options.select.json ? DecisionToJson(*decision, *inputs) : DecisionToText(*decision, options.select.explain));
+  return decision->default_index || !decision->backend.empty() ? kExitOk : kExitNoBackend;
 }
 
 }  // namespace torchdex::installer

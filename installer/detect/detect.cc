@@ -114,7 +114,7 @@ void ApplyNvidiaOverrides(const Overrides& overrides, HostFacts& facts) {
   if (!facts.nvidia) facts.nvidia.emplace();
   NvidiaFacts& nvidia = *facts.nvidia;
   if (overrides.driver_version) {
-    nvidia.driver_version = overrides.driver_version->value;
+    nvidia.driver_version = overrides.driver;
     nvidia.driver_source = "env " + overrides.driver_version->variable;
     nvidia.cuda_driver_api.clear();  // re-derived from the overridden driver below
     nvidia.cuda_driver_api_source.clear();
@@ -125,7 +125,7 @@ void ApplyNvidiaOverrides(const Overrides& overrides, HostFacts& facts) {
   }
   if (overrides.cuda_arch) {
     nvidia.gpus.clear();
-    for (const std::string& cc : overrides.cuda_arch_list) {
+    for (const core::ComputeCapability& cc : overrides.cuda_arch_list) {
       NvidiaGpu gpu;
       gpu.compute_capability = cc;
       gpu.compute_capability_source = "env " + overrides.cuda_arch->variable;
@@ -221,12 +221,12 @@ void ApplyCudaVisibleDevices(const Environment& env, const Overrides& overrides,
 void DeriveCudaFromDriver(HostFacts& facts) {
   if (!facts.nvidia) return;
   NvidiaFacts& nvidia = *facts.nvidia;
-  if (!nvidia.cuda_driver_api.empty() || nvidia.driver_version.empty()) return;
+  if (!nvidia.cuda_driver_api.empty() || !nvidia.driver_version) return;
   const std::optional<CudaForDriver> cuda =
-      MaxCudaForDriver(nvidia.driver_version, nvidia.driver_table);
+      MaxCudaForDriver(*nvidia.driver_version, nvidia.driver_table);
   if (!cuda) {
     if (nvidia.driver_table != DriverTable::kNone) {
-      facts.warnings.push_back("NVIDIA driver " + nvidia.driver_version +
+      facts.warnings.push_back("NVIDIA driver " + nvidia.driver_version->ToString() +
                                " is older than every CUDA release in the driver table");
     }
     return;
@@ -252,13 +252,13 @@ void ExplainNvidia(HostFacts& facts) {
         "--gpus all); for docker build, set TORCHDEX_CUDA_DRIVER_VERSION and TORCHDEX_CUDA_ARCH");
     return;
   }
-  if (nvidia.driver_version.empty() && nvidia.cuda_driver_api.empty()) {
+  if (!nvidia.driver_version && nvidia.cuda_driver_api.empty()) {
     facts.warnings.push_back(
         "NVIDIA hardware found, but neither the driver files nor any probe gave a driver version; "
         "set TORCHDEX_CUDA_DRIVER_VERSION to choose a CUDA build");
   }
   for (const NvidiaGpu& gpu : nvidia.gpus) {
-    if (gpu.compute_capability.empty()) {
+    if (!gpu.compute_capability) {
       facts.warnings.push_back("compute capability of " + GpuLabel(gpu) +
                                " unknown: not in the PCI id table and no probe answered; set "
                                "TORCHDEX_CUDA_ARCH");

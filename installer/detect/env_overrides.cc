@@ -17,7 +17,8 @@ std::optional<OverrideValue> Read(const Environment& env, const char* variable) 
 }
 
 core::Error Malformed(const OverrideValue& value, const std::string& expected) {
-  return core::MakeError(value.variable + "=" + Quote(value.value) + ": " + expected);
+  return core::MakeError(value.variable + "=" + Quote(value.value) + ": " + expected,
+                         core::ErrorCode::kBadEnvironment);
 }
 
 }  // namespace
@@ -36,15 +37,16 @@ core::Expected<Overrides> ParseOverrides(const Environment& env) {
   for (const char* variable : {"TORCHDEX_CUDA_DRIVER_VERSION", "UV_CUDA_DRIVER_VERSION"}) {
     std::optional<OverrideValue> value = Read(env, variable);
     if (!value) continue;
-    const std::vector<unsigned> numbers = ParseDottedNumbers(value->value);
-    if (numbers.empty()) {
+    const std::optional<core::DriverVersion> driver = core::DriverVersion::Parse(value->value);
+    if (!driver) {
       return Malformed(*value, "expected a driver version such as 550.144.03");
     }
-    if (numbers[0] < 100) {
+    if (driver->major() < 100) {
       return Malformed(*value, "expected a driver version such as 550.144.03; " + value->value +
                                    " looks like a CUDA version (set CONDA_OVERRIDE_CUDA for that)");
     }
     overrides.driver_version = value;
+    overrides.driver = driver;
     break;
   }
 
@@ -61,13 +63,13 @@ core::Expected<Overrides> ParseOverrides(const Environment& env) {
 
   if (std::optional<OverrideValue> value = Read(env, "TORCHDEX_CUDA_ARCH")) {
     for (std::string_view entry : Split(value->value, ',')) {
-      const std::string cc = NormalizeComputeCapability(Trim(entry));
-      if (cc.empty()) {
+      const std::optional<core::ComputeCapability> cc = core::ComputeCapability::Parse(Trim(entry));
+      if (!cc) {
         return Malformed(*value,
                          "expected compute capabilities such as 8.6 or 8.6,9.0 (bad entry " +
                              Quote(Trim(entry)) + ")");
       }
-      overrides.cuda_arch_list.push_back(cc);
+      overrides.cuda_arch_list.push_back(*cc);
     }
     overrides.cuda_arch = value;
   }

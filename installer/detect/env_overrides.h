@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/accelerator.h"
 #include "core/expected.h"
 #include "installer/platform/environment.h"
 
@@ -28,9 +29,10 @@ struct OverrideValue {
 
 struct Overrides {
   std::optional<OverrideValue> driver_version;
+  std::optional<core::DriverVersion> driver;  // driver_version, parsed
   std::optional<OverrideValue> cuda_version;
   std::optional<OverrideValue> cuda_arch;
-  std::vector<std::string> cuda_arch_list;  // normalised "8.6"
+  std::vector<core::ComputeCapability> cuda_arch_list;
   std::optional<OverrideValue> amd_gfx;
   std::vector<std::string> amd_gfx_list;
   std::optional<OverrideValue> xpu;

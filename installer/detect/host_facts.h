@@ -9,11 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/accelerator.h"
+
 namespace torchdex::installer {
 
 struct NvidiaGpu {
   std::string name;                       // "NVIDIA GeForce RTX 3090"; "" when unknown
-  std::string compute_capability;         // "8.6"; "" when unknown
+  std::optional<core::ComputeCapability> compute_capability;  // 8.6; nullopt when unknown
   std::string compute_capability_source;  // "PCI id table", "NVML", "TORCHDEX_CUDA_ARCH" ...
   std::string pci_bus_id;                 // "0000:01:00.0"; "" when unknown
   std::string pci_id;                     // "0x2204"; "" when not seen on the PCI bus
@@ -29,7 +31,7 @@ enum class DriverTable {
 };
 
 struct NvidiaFacts {
-  std::string driver_version;  // "550.144.03"; "" when unknown
+  std::optional<core::DriverVersion> driver_version;  // 550.144.03; nullopt when unknown
   std::string driver_source;   // "/sys/module/nvidia/version", "NVML", "env TORCHDEX_..."
   DriverTable driver_table = DriverTable::kLinux;
   std::string cuda_driver_api;         // the newest CUDA the driver supports, "12.4"
@@ -84,7 +86,7 @@ struct ProbeRecord {
 };
 
 struct HostFacts {
-  std::string os;    // "linux", "macos", "windows"
+  core::TargetOs os = core::TargetOs::kLinux;
   std::string arch;  // "x86_64", "aarch64", "arm64"
   bool wsl = false;
   std::string wsl_source;

@@ -20,14 +20,12 @@ std::string Clean(std::string_view text) {
 std::string FormatProbeAnswer(const ProbeAnswer& answer) {
   std::string text;
   if (!answer.library.empty()) text += "library\t" + Clean(answer.library) + "\n";
-  if (!answer.driver_version.empty()) {
-    text += "driver_version\t" + Clean(answer.driver_version) + "\n";
-  }
+  if (answer.driver_version) text += "driver_version\t" + answer.driver_version->ToString() + "\n";
   if (answer.cuda_version != 0)
     text += "cuda_version\t" + std::to_string(answer.cuda_version) + "\n";
   if (answer.devices_counted) text += "device_count\t" + std::to_string(answer.gpus.size()) + "\n";
   for (const ProbeGpu& gpu : answer.gpus) {
-    text += "gpu\t" + Clean(gpu.compute_capability) + "\t" + Clean(gpu.pci_bus_id) + "\t" +
+    text += "gpu\t" + (gpu.compute_capability ? gpu.compute_capability->ToString() : "") + "\t" + Clean(gpu.pci_bus_id) + "\t" +
             Clean(gpu.uuid) + "\t" + Clean(gpu.name) + "\n";
   }
   if (!answer.error.empty()) text += "error\t" + Clean(answer.error) + "\n";
@@ -44,8 +42,8 @@ ProbeAnswer ParseProbeAnswer(std::string_view text) {
     const std::string_view key = fields[0];
     if (key == "library" && fields.size() == 2) {
       answer.library = std::string(fields[1]);
-    } else if (key == "driver_version" && fields.size() == 2 && IsDriverVersion(fields[1])) {
-      answer.driver_version = std::string(fields[1]);
+    } else if (key == "driver_version" && fields.size() == 2) {
+      answer.driver_version = ParseDriverVersion(fields[1]);
     } else if (key == "cuda_version" && fields.size() == 2) {
       int value = 0;
       auto [end, error] =
@@ -58,7 +56,7 @@ ProbeAnswer ParseProbeAnswer(std::string_view text) {
       answer.devices_counted = true;
     } else if (key == "gpu" && fields.size() == 5) {
       ProbeGpu gpu;
-      gpu.compute_capability = NormalizeComputeCapability(fields[1]);
+      gpu.compute_capability = core::ComputeCapability::Parse(fields[1]);
       gpu.pci_bus_id = NormalizePciBusId(fields[2]);
       gpu.uuid = IsPlainText(fields[3]) ? std::string(fields[3]) : "";
       gpu.name = IsPlainText(fields[4]) ? std::string(fields[4]) : "";

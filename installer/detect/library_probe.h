@@ -9,14 +9,17 @@
 #ifndef TORCHDEX_INSTALLER_DETECT_LIBRARY_PROBE_H_
 #define TORCHDEX_INSTALLER_DETECT_LIBRARY_PROBE_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/accelerator.h"
+
 namespace torchdex::installer {
 
 struct ProbeGpu {
-  std::string compute_capability;  // "8.6"; "" when the library did not say
+  std::optional<core::ComputeCapability> compute_capability;  // nullopt: the library did not say
   std::string pci_bus_id;          // normalised "0000:01:00.0"; "" when unknown
   std::string uuid;
   std::string name;
@@ -24,7 +27,7 @@ struct ProbeGpu {
 
 struct ProbeAnswer {
   std::string library;           // the path that loaded
-  std::string driver_version;    // NVML only: "550.144.03"
+  std::optional<core::DriverVersion> driver_version;  // NVML only: 550.144.03
   int cuda_version = 0;          // 1000*major + 10*minor; 0 when unknown
   bool devices_counted = false;  // the library enumerated devices (so an empty gpus means none)
   std::vector<ProbeGpu> gpus;

@@ -32,7 +32,10 @@ Function SymbolOr(void* handle, const char* name, const char* fallback) {
   return Symbol<Function>(handle, fallback);
 }
 
-std::string Cc(int major, int minor) { return std::to_string(major) + "." + std::to_string(minor); }
+std::optional<core::ComputeCapability> Cc(int major, int minor) {
+  if (major <= 0 || major > 99 || minor < 0 || minor > 9) return std::nullopt;
+  return core::ComputeCapability{static_cast<std::uint8_t>(major), static_cast<std::uint8_t>(minor)};
+}
 
 // nvml.h: nvmlPciInfo_t as taken by nvmlDeviceGetPciInfo_v3.
 struct NvmlPciInfo {
@@ -111,7 +114,7 @@ std::string ProbeNvml(const std::vector<std::string>& candidates) {
   }
   char text[96] = {};
   if (driver_version != nullptr && driver_version(text, sizeof text) == 0) {
-    answer.driver_version = text;
+    answer.driver_version = ParseDriverVersion(text);
   }
   int cuda = 0;
   if (cuda_version != nullptr && cuda_version(&cuda) == 0) answer.cuda_version = cuda;

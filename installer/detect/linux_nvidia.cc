@@ -42,12 +42,12 @@ NeedFromProbes WhatIsMissing(const DetectContext& context, const NvidiaFacts& nv
   NeedFromProbes need;
   const Overrides& overrides = context.overrides;
   need.driver =
-      nvidia.driver_version.empty() && !overrides.driver_version && !overrides.cuda_version;
+      !nvidia.driver_version && !overrides.driver_version && !overrides.cuda_version;
   need.compute_capability =
       !overrides.cuda_arch &&
       (nvidia.gpus.empty() ||
        std::any_of(nvidia.gpus.begin(), nvidia.gpus.end(),
-                   [](const NvidiaGpu& gpu) { return gpu.compute_capability.empty(); }));
+                   [](const NvidiaGpu& gpu) { return !gpu.compute_capability; }));
   // The driver table cannot map a Jetson's driver to a CUDA version; only libcuda can.
   need.cuda = jetson && nvidia.cuda_driver_api.empty() && !overrides.cuda_version;
   return need;
@@ -65,7 +65,7 @@ NvidiaGpu* FindGpu(NvidiaFacts& nvidia, std::string_view bus_id, std::string_vie
 // kernel's own number), probes fill in what is missing.
 void Merge(DetectContext& context, NvidiaFacts& nvidia, const ProbeAnswer& answer,
            const std::string& source) {
-  if (nvidia.driver_version.empty() && !answer.driver_version.empty()) {
+  if (!nvidia.driver_version && answer.driver_version) {
     nvidia.driver_version = answer.driver_version;
     nvidia.driver_source = source;
   }
@@ -90,7 +90,7 @@ void Merge(DetectContext& context, NvidiaFacts& nvidia, const ProbeAnswer& answe
     if (gpu->name.empty()) gpu->name = found.name;
     if (gpu->uuid.empty()) gpu->uuid = found.uuid;
     if (gpu->pci_bus_id.empty()) gpu->pci_bus_id = found.pci_bus_id;
-    if (gpu->compute_capability.empty() && !found.compute_capability.empty()) {
+    if (!gpu->compute_capability && found.compute_capability) {
       gpu->compute_capability = found.compute_capability;
       gpu->compute_capability_source = source;
     }
@@ -143,7 +143,7 @@ bool RunLibraryProbe(DetectContext& context, NvidiaFacts& nvidia, const std::str
   const std::string source = what + " (" + context.ToHostPath(answer.library) + ")";
   context.facts.probes.back().path = context.ToHostPath(answer.library);
   if (!answer.error.empty() && answer.gpus.empty() && answer.cuda_version == 0 &&
-      answer.driver_version.empty()) {
+      !answer.driver_version) {
     context.SetProbeOutcome("no answer: " + answer.error);
     return false;
   }
@@ -188,7 +188,8 @@ void RunNvidiaSmi(DetectContext& context, NvidiaFacts& nvidia) {
   for (const SmiGpu& gpu : gpus) {
     if (gpu.driver_version != answer.driver_version) {
       context.Warn("nvidia-smi reports different driver versions per GPU (" +
-                   answer.driver_version + ", " + gpu.driver_version + "); using the first");
+                   answer.driver_version->ToString() + ", " + gpu.driver_version.ToString() +
+                   "); using the first");
     }
     answer.gpus.push_back(ProbeGpu{gpu.compute_capability, gpu.pci_bus_id, "", gpu.name});
   }
@@ -211,7 +212,7 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
   // 1. The kernel module's own files.
   if (std::optional<std::string> text = context.ReadText(kSysModuleVersion, 4096)) {
     evidence = true;
-    if (std::optional<std::string> version = ParseSysModuleVersion(*text)) {
+    if (std::optional<core::DriverVersion> version = ParseSysModuleVersion(*text)) {
       nvidia.driver_version = *version;
       nvidia.driver_source = kSysModuleVersion;
     } else {
@@ -222,7 +223,7 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
   if (std::optional<std::string> text = context.ReadText(kProcVersion, 4096)) {
     evidence = true;
     if (std::optional<ProcNvidiaVersion> version = ParseProcNvidiaVersion(*text)) {
-      if (nvidia.driver_version.empty()) {
+      if (!nvidia.driver_version) {
         nvidia.driver_version = version->version;
         nvidia.driver_source = kProcVersion;
       }
@@ -231,13 +232,12 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
                    ": no \"NVRM version:\" line with a version; ignored");
     }
   }
-  if (jetson && !nvidia.driver_version.empty()) {
+  if (jetson && nvidia.driver_version) {
     // JetPack 5 writes the L4T release where the driver version goes (nixGL #139).
-    const std::vector<unsigned> numbers = ParseDottedNumbers(nvidia.driver_version);
-    if (!numbers.empty() && numbers[0] < 100) {
-      context.Warn(nvidia.driver_source + " gives " + nvidia.driver_version +
+    if (nvidia.driver_version->major() < 100) {
+      context.Warn(nvidia.driver_source + " gives " + nvidia.driver_version->ToString() +
                    ", the L4T release of this Jetson, not a driver version; ignored");
-      nvidia.driver_version.clear();
+      nvidia.driver_version.reset();
       nvidia.driver_source.clear();
     }
   }
@@ -251,7 +251,8 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
     gpu.pci_id = HexId(device.device);
     if (const NvidiaGpuRow* row = FindNvidiaGpu(device.device)) {
       gpu.name = row->name;
-      gpu.compute_capability = std::to_string(row->cc_major) + "." + std::to_string(row->cc_minor);
+      gpu.compute_capability = core::ComputeCapability{static_cast<std::uint8_t>(row->cc_major),
+                                                       static_cast<std::uint8_t>(row->cc_minor)};
       gpu.compute_capability_source =
           row->doubtful ? "PCI id table (row marked doubtful in data/nvidia-gpus.json)"
                         : "PCI id table";
@@ -289,7 +290,7 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
       if (std::optional<TegraGpu> tegra = FindTegraGpu(*text)) {
         NvidiaGpu gpu;
         gpu.name = std::string(tegra->name);
-        gpu.compute_capability = std::string(tegra->compute_capability);
+        gpu.compute_capability = tegra->compute_capability;
         gpu.compute_capability_source =
             "/proc/device-tree/compatible (" + std::string(tegra->soc) + ")";
         nvidia.gpus.push_back(std::move(gpu));

@@ -7,15 +7,14 @@
 
 namespace torchdex::installer {
 
-bool IsDriverVersion(std::string_view text) {
-  const std::vector<unsigned> numbers = ParseDottedNumbers(text);
-  return numbers.size() >= 2 && numbers.size() <= 3;
+std::optional<core::DriverVersion> ParseDriverVersion(std::string_view text) {
+  std::optional<core::DriverVersion> version = core::DriverVersion::Parse(text);
+  if (!version || version->size() < 2 || version->size() > 3) return std::nullopt;
+  return version;
 }
 
-std::optional<std::string> ParseSysModuleVersion(std::string_view contents) {
-  const std::string_view version = Trim(contents);
-  if (!IsDriverVersion(version)) return std::nullopt;
-  return std::string(version);
+std::optional<core::DriverVersion> ParseSysModuleVersion(std::string_view contents) {
+  return ParseDriverVersion(Trim(contents));
 }
 
 std::optional<ProcNvidiaVersion> ParseProcNvidiaVersion(std::string_view contents) {
@@ -36,9 +35,10 @@ std::optional<ProcNvidiaVersion> ParseProcNvidiaVersion(std::string_view content
                              ? after.size()
                              : after.find_first_not_of(' '));
     const std::string_view version = after.substr(0, after.find_first_of(" \t"));
-    if (!IsDriverVersion(version)) return std::nullopt;
+    const std::optional<core::DriverVersion> parsed = ParseDriverVersion(version);
+    if (!parsed) return std::nullopt;
     ProcNvidiaVersion result;
-    result.version = std::string(version);
+    result.version = *parsed;
     result.open_module = description.find("Open Kernel Module") != std::string_view::npos;
     for (std::string_view arch : {"x86_64", "aarch64", "ppc64le"}) {
       if (description.find(arch) != std::string_view::npos) result.arch = std::string(arch);
@@ -91,12 +91,6 @@ std::string NormalizePciBusId(std::string_view text) {
                  std::string(function));
 }
 
-std::string NormalizeComputeCapability(std::string_view text) {
-  const std::vector<unsigned> numbers = ParseDottedNumbers(Trim(text));
-  if (numbers.size() != 2 || numbers[0] == 0 || numbers[0] > 99 || numbers[1] > 9) return "";
-  return std::to_string(numbers[0]) + "." + std::to_string(numbers[1]);
-}
-
 std::vector<SmiGpu> ParseNvidiaSmiCsv(std::string_view output, bool with_compute_cap) {
   std::vector<SmiGpu> gpus;
   const size_t fields = with_compute_cap ? 4 : 3;
@@ -105,10 +99,11 @@ std::vector<SmiGpu> ParseNvidiaSmiCsv(std::string_view output, bool with_compute
     const std::vector<std::string_view> parts = Split(line, ',');
     if (parts.size() != fields) continue;
     SmiGpu gpu;
-    gpu.driver_version = std::string(Trim(parts[0]));
-    if (!IsDriverVersion(gpu.driver_version)) continue;
+    const std::optional<core::DriverVersion> driver = ParseDriverVersion(Trim(parts[0]));
+    if (!driver) continue;
+    gpu.driver_version = *driver;
     size_t next = 1;
-    if (with_compute_cap) gpu.compute_capability = NormalizeComputeCapability(parts[next++]);
+    if (with_compute_cap) gpu.compute_capability = core::ComputeCapability::Parse(parts[next++]);
     const std::string_view name = Trim(parts[next++]);
     if (name != "[N/A]" && IsPlainText(name)) gpu.name = std::string(name);
     gpu.pci_bus_id = NormalizePciBusId(parts[next]);

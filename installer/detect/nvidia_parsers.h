@@ -9,16 +9,19 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accelerator.h"
+
 namespace torchdex::installer {
 
-// A driver version: two or three dot-separated numbers ("550.144.03", "550.54", "572.60").
-bool IsDriverVersion(std::string_view text);
+// A driver version as the driver and its tools write it: two or three dot-separated numbers
+// ("550.144.03", "550.54", "572.60"); nullopt for anything else.
+std::optional<core::DriverVersion> ParseDriverVersion(std::string_view text);
 
 // /sys/module/nvidia/version: one line, "550.144.03\n".
-std::optional<std::string> ParseSysModuleVersion(std::string_view contents);
+std::optional<core::DriverVersion> ParseSysModuleVersion(std::string_view contents);
 
 struct ProcNvidiaVersion {
-  std::string version;  // "570.86.15"
+  core::DriverVersion version;  // 570.86.15
   bool open_module = false;
   std::string arch;  // "x86_64", "aarch64", or "" when not named
 };
@@ -39,8 +42,8 @@ std::optional<GpuInformation> ParseGpuInformation(std::string_view contents);
 std::string NormalizePciBusId(std::string_view text);
 
 struct SmiGpu {
-  std::string driver_version;
-  std::string compute_capability;  // "" when not queried or "[N/A]"
+  core::DriverVersion driver_version;
+  std::optional<core::ComputeCapability> compute_capability;  // nullopt: not queried, "[N/A]"
   std::string name;
   std::string pci_bus_id;
 };
@@ -53,9 +56,6 @@ std::vector<SmiGpu> ParseNvidiaSmiCsv(std::string_view output, bool with_compute
 bool NvidiaSmiRejectsComputeCap(std::string_view output);
 // "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
 bool NvidiaSmiCannotReachDriver(std::string_view output);
-
-// A compute capability as written by the tools: "8.6", "12.0". Returns it normalised, or "".
-std::string NormalizeComputeCapability(std::string_view text);
 
 }  // namespace torchdex::installer
 

@@ -23,7 +23,7 @@ std::optional<unsigned> ParseSysfsHex(std::string_view text) {
 
 void DetectHost(DetectContext& context) {
   HostFacts& facts = context.facts;
-  facts.os = "linux";
+  facts.os = core::TargetOs::kLinux;
   if (std::optional<std::string> text = context.ReadText("/proc/sys/kernel/arch")) {
     if (std::optional<std::string> arch = ParseKernelArch(*text)) {
       facts.arch = *arch;

@@ -10,7 +10,7 @@ namespace torchdex::installer {
 void DetectPlatform(DetectContext& context) {
   const int64_t start = context.Now();
   HostFacts& facts = context.facts;
-  facts.os = "macos";
+  facts.os = core::TargetOs::kMacOS;
   struct utsname name;
   if (::uname(&name) == 0) facts.arch = name.machine;  // "arm64" on Apple silicon
   if (facts.arch == "arm64") {

@@ -20,7 +20,7 @@ namespace torchdex::installer {
 
 void DetectPlatform(DetectContext& context) {
   HostFacts& facts = context.facts;
-  facts.os = "windows";
+  facts.os = core::TargetOs::kWindows;
   facts.arch = "x86_64";  // PyTorch publishes Windows wheels for x86_64 only
 
   const int64_t start = context.Now();

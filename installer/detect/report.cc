@@ -25,7 +25,7 @@ Json NvidiaJson(const NvidiaFacts& nvidia) {
   Json gpus = Json::array();
   for (const NvidiaGpu& gpu : nvidia.gpus) {
     gpus.push_back({{"name", OrNull(gpu.name)},
-                    {"compute_capability", OrNull(gpu.compute_capability)},
+                    {"compute_capability", gpu.compute_capability ? Json(gpu.compute_capability->ToString()) : Json(nullptr)},
                     {"compute_capability_source", OrNull(gpu.compute_capability_source)},
                     {"pci_bus_id", OrNull(gpu.pci_bus_id)},
                     {"pci_id", OrNull(gpu.pci_id)},
@@ -33,7 +33,7 @@ Json NvidiaJson(const NvidiaFacts& nvidia) {
                     {"visible", gpu.visible}});
   }
   const char* table = DriverTableName(nvidia.driver_table);
-  return {{"driver_version", OrNull(nvidia.driver_version)},
+  return {{"driver_version", nvidia.driver_version ? Json(nvidia.driver_version->ToString()) : Json(nullptr)},
           {"driver_source", OrNull(nvidia.driver_source)},
           {"driver_table", table ? Json(table) : Json(nullptr)},
           {"cuda_driver_api", OrNull(nvidia.cuda_driver_api)},
@@ -79,9 +79,9 @@ std::string Indent(const std::string& text) { return "  " + text; }
 
 }  // namespace
 
-std::string HostFactsToJson(const HostFacts& facts) {
+Json HostFactsJson(const HostFacts& facts) {
   Json root;
-  root["os"] = facts.os;
+  root["os"] = core::TargetOsWord(facts.os);
   root["arch"] = facts.arch;
   root["wsl"] = facts.wsl;
   root["wsl_source"] = OrNull(facts.wsl_source);
@@ -104,11 +104,13 @@ std::string HostFactsToJson(const HostFacts& facts) {
   Json timings = Json::object();
   for (const auto& [name, micros] : facts.timings_us) timings[name] = micros;
   root["timings_us"] = timings;
-  return root.dump(2) + "\n";
+  return root;
 }
 
+std::string HostFactsToJson(const HostFacts& facts) { return HostFactsJson(facts).dump(2) + "\n"; }
+
 std::string HostFactsToText(const HostFacts& facts) {
-  std::string out = "host: " + facts.os + " " + facts.arch;
+  std::string out = "host: " + std::string(core::TargetOsWord(facts.os)) + " " + facts.arch;
   if (facts.wsl) out += ", WSL2 (" + facts.wsl_source + ")";
   if (facts.container) out += ", in a container (" + facts.container_source + ")";
   if (facts.jetson) out += ", Jetson L4T " + facts.jetson->l4t + " (" + facts.jetson->source + ")";
@@ -118,9 +120,9 @@ std::string HostFactsToText(const HostFacts& facts) {
     out += "NVIDIA: none found\n";
   } else {
     const NvidiaFacts& nvidia = *facts.nvidia;
-    out += "NVIDIA: driver " + (nvidia.driver_version.empty() ? std::string("unknown")
-                                                              : nvidia.driver_version + " (from " +
-                                                                    nvidia.driver_source + ")");
+    out += "NVIDIA: driver " + (!nvidia.driver_version ? std::string("unknown")
+                                                       : nvidia.driver_version->ToString() + " (from " +
+                                                             nvidia.driver_source + ")");
     if (nvidia.driver_table == DriverTable::kWindows) out += ", a Windows driver number";
     out += "\n";
     out += Indent("supports CUDA up to " +
@@ -134,9 +136,9 @@ std::string HostFactsToText(const HostFacts& facts) {
       std::string line =
           "GPU " + (gpu.pci_bus_id.empty() ? std::string("-") : gpu.pci_bus_id) + ": " +
           (gpu.name.empty() ? std::string("unnamed") : gpu.name) + ", compute capability " +
-          (gpu.compute_capability.empty()
+          (!gpu.compute_capability
                ? std::string("unknown")
-               : gpu.compute_capability + " (from " + gpu.compute_capability_source + ")");
+               : gpu.compute_capability->ToString() + " (from " + gpu.compute_capability_source + ")");
       if (!gpu.visible) line += ", hidden by CUDA_VISIBLE_DEVICES";
       out += Indent(line + "\n");
     }

@@ -2,6 +2,7 @@
 #ifndef TORCHDEX_INSTALLER_DETECT_REPORT_H_
 #define TORCHDEX_INSTALLER_DETECT_REPORT_H_
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "installer/detect/host_facts.h"
@@ -11,6 +12,8 @@ namespace torchdex::installer {
 // The --json object (documented field by field in docs/detection.md), pretty-printed, with a
 // trailing newline. Key order is fixed.
 std::string HostFactsToJson(const HostFacts& facts);
+/// The same document as a value, for commands that embed it (select --json).
+nlohmann::ordered_json HostFactsJson(const HostFacts& facts);
 
 // What was found and where from, in words.
 std::string HostFactsToText(const HostFacts& facts);

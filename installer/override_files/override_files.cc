@@ -89,15 +89,19 @@ std::optional<core::Error> ParseBackends(const json& backends, const Checker& c,
     }
     if (auto e = c.Keys(entry, at, {"kind", "toolkit", "url", "driver_floor", "arch", "ptx"})) return e;
     CustomBackend b;
-    if (auto e = c.String(entry["kind"], at + "/kind", &b.kind)) return e;
+    std::string kind;
+    if (auto e = c.String(entry["kind"], at + "/kind", &kind)) return e;
     const std::vector<std::string> kinds = {"cpu", "cuda", "rocm", "xpu"};
-    if (std::find(kinds.begin(), kinds.end(), b.kind) == kinds.end()) {
-      return c.Fail(at + "/kind", "\"" + b.kind + "\" is not one of cpu, cuda, rocm, xpu" + core::DidYouMean(b.kind, kinds));
+    const std::optional<core::BackendKind> parsed_kind = core::ParseBackendKind(kind);
+    if (!parsed_kind || *parsed_kind == core::BackendKind::kOther) {
+      return c.Fail(at + "/kind", "\"" + kind + "\" is not one of cpu, cuda, rocm, xpu" + core::DidYouMean(kind, kinds));
     }
+    b.kind = *parsed_kind;
     if (!entry.contains("url")) return c.Fail(at, "a custom backend needs \"url\", its index");
     if (auto e = c.Url(entry["url"], at + "/url", &b.index_url)) return e;
-    if (b.kind == "cuda" || b.kind == "rocm") {
-      if (!entry.contains("toolkit")) return c.Fail(at, "a " + b.kind + " backend needs \"toolkit\" (\"12.6\")");
+    const bool cuda = b.kind == core::BackendKind::kCuda;
+    if (cuda || b.kind == core::BackendKind::kRocm) {
+      if (!entry.contains("toolkit")) return c.Fail(at, "a " + kind + " backend needs \"toolkit\" (\"12.6\")");
       if (auto e = c.String(entry["toolkit"], at + "/toolkit", &b.toolkit)) return e;
     }
     if (entry.contains("driver_floor")) {
@@ -107,22 +111,37 @@ std::optional<core::Error> ParseBackends(const json& backends, const Checker& c,
       for (const auto& [os, value] : floors.items()) {
         std::string v;
         if (auto e = c.String(value, at + "/driver_floor/" + os, &v)) return e;
-        if (v.find_first_not_of("0123456789.") != std::string::npos) {
+        const std::optional<core::DriverVersion> floor = core::DriverVersion::Parse(v);
+        if (!floor) {
           return c.Fail(at + "/driver_floor/" + os, "\"" + v + "\" is not a driver version such as 560.28.03");
         }
-        b.driver_floor[os] = v;
+        b.driver_floor[*core::ParseTargetOs(os)] = *floor;
       }
     }
     if (entry.contains("arch")) {
       if (!entry["arch"].is_array()) return c.Fail(at + "/arch", "expected an array such as [\"8.0\", \"9.0\"]");
       for (std::size_t i = 0; i < entry["arch"].size(); ++i) {
         std::string a;
-        if (auto e = c.String(entry["arch"][i], at + "/arch/" + std::to_string(i), &a)) return e;
-        b.arch.push_back(a);
+        const std::string where = at + "/arch/" + std::to_string(i);
+        if (auto e = c.String(entry["arch"][i], where, &a)) return e;
+        if (cuda) {
+          std::optional<core::ComputeCapability> cc = core::ComputeCapability::Parse(a);
+          if (!cc) cc = core::ComputeCapability::ParseSm(a);
+          if (!cc) return c.Fail(where, "\"" + a + "\" is not a compute capability such as 8.0 or sm_80");
+          b.cuda_arch.push_back(*cc);
+        } else {
+          b.gfx_arch.push_back(a);
+        }
       }
     }
     if (entry.contains("ptx")) {
-      if (auto e = c.String(entry["ptx"], at + "/ptx", &b.ptx)) return e;
+      std::string ptx;
+      if (auto e = c.String(entry["ptx"], at + "/ptx", &ptx)) return e;
+      if (!ptx.empty()) {
+        b.ptx = core::ComputeCapability::Parse(ptx);
+        if (!b.ptx) b.ptx = core::ComputeCapability::ParseSm(ptx);
+        if (!b.ptx) return c.Fail(at + "/ptx", "\"" + ptx + "\" is not a compute capability such as 9.0");
+      }
     }
     file.custom_backends[name] = std::move(b);
   }
@@ -229,12 +248,26 @@ core::Expected<OverrideFile> ParseOverrideFile(std::string_view text, const std:
   return file;
 }
 
-core::Expected<OverrideFile> LoadOverrideFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::MakeError(path + ": cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseOverrideFile(text.str(), path);
+core::Expected<OverrideFile> LoadOverrideFile(const FileReader& files, const std::string& path) {
+  if (files.Exists(path) && !files.IsRegularFile(path)) {
+    return core::MakeError(path + ": not a regular file", core::ErrorCode::kBadInputFile);
+  }
+  const ReadResult read = files.Read(path, kMaxOverrideFileBytes);
+  switch (read.status) {
+    case ReadResult::Status::kOk:
+      break;
+    case ReadResult::Status::kMissing:
+      return core::MakeError(path + ": cannot be read", core::ErrorCode::kBadInputFile);
+    case ReadResult::Status::kTooLarge:
+      return core::MakeError(path + ": larger than " + std::to_string(kMaxOverrideFileBytes >> 20) +
+                                 " MiB; an override file is a few lines of JSON",
+                             core::ErrorCode::kBadInputFile);
+    case ReadResult::Status::kError:
+      return core::MakeError(path + ": cannot be read: " + read.error, core::ErrorCode::kBadInputFile);
+  }
+  core::Expected<OverrideFile> file = ParseOverrideFile(read.contents, path);
+  if (!file) return core::MakeError(file.error().message, core::ErrorCode::kBadInputFile);
+  return file;
 }
 
 std::vector<std::string> OverrideFilePaths(
@@ -271,11 +304,11 @@ void ApplyOverride(const OverrideFile& file, EffectiveOverrides& into) {
   for (const std::string& h : file.trusted_hosts) into.trusted_hosts.push_back({h, file.path});
 }
 
-core::Expected<EffectiveOverrides> LoadOverrides(const std::vector<std::string>& paths) {
+core::Expected<EffectiveOverrides> LoadOverrides(const FileReader& reader, const std::vector<std::string>& paths) {
   // Parse everything first: a bad file anywhere means nothing is applied.
   std::vector<OverrideFile> files;
   for (const std::string& p : paths) {
-    auto file = LoadOverrideFile(p);
+    auto file = LoadOverrideFile(reader, p);
     if (!file) return file.error();
     files.push_back(std::move(file).value());
   }

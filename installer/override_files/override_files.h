@@ -12,7 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accelerator.h"
 #include "core/expected.h"
+#include "installer/platform/file_reader.h"
 
 namespace torchdex::installer {
 
@@ -24,12 +26,15 @@ struct Sourced {
 };
 
 struct CustomBackend {
-  std::string kind;       // cuda, rocm, xpu, cpu
+  core::BackendKind kind = core::BackendKind::kCpu;
   std::string toolkit;    // "12.6"
   std::string index_url;  // where its packages are
-  std::map<std::string, std::string> driver_floor;  // "linux"/"windows" -> "560.28.03"
-  std::vector<std::string> arch;                     // "8.0" ... or gfx names
-  std::string ptx;                                    // "9.0" or ""
+  std::map<core::TargetOs, core::DriverVersion> driver_floor;  // linux/windows -> 560.28.03
+  std::vector<core::ComputeCapability> cuda_arch;  // a CUDA backend's cubins
+  std::vector<std::string> gfx_arch;               // a ROCm backend's gfx targets
+  std::optional<core::ComputeCapability> ptx;      // a CUDA backend's embedded PTX
+  /// Whether selection can check GPUs against it (an arch list was given).
+  bool HasArchList() const { return !cuda_arch.empty() || !gfx_arch.empty(); }
 };
 
 /// One override file, parsed and checked, not yet applied.
@@ -60,7 +65,10 @@ struct EffectiveOverrides {
 
 /// Parses one file's text. `path` is used in messages and to resolve a relative "catalogue".
 core::Expected<OverrideFile> ParseOverrideFile(std::string_view text, const std::string& path);
-core::Expected<OverrideFile> LoadOverrideFile(const std::string& path);
+/// Reads one file through `files` (at most kMaxOverrideFileBytes, a regular file only) and
+/// parses it; every error is kBadInputFile and names the file.
+inline constexpr std::size_t kMaxOverrideFileBytes = 1 << 20;
+core::Expected<OverrideFile> LoadOverrideFile(const FileReader& files, const std::string& path);
 
 /// The files to read, in merge order (later files win, key by key): the user's config folder
 /// ($XDG_CONFIG_HOME or ~/.config)/torchdex/catalogue.d/*.json sorted by name, then the paths
@@ -77,7 +85,7 @@ std::vector<std::string> OverrideFilePaths(
 
 /// Loads and merges `paths` in order. The first file with an error stops everything (and is
 /// named); nothing of it, or of later files, is applied.
-core::Expected<EffectiveOverrides> LoadOverrides(const std::vector<std::string>& paths);
+core::Expected<EffectiveOverrides> LoadOverrides(const FileReader& files, const std::vector<std::string>& paths);
 
 /// Merges one more file into `into`.
 void ApplyOverride(const OverrideFile& file, EffectiveOverrides& into);

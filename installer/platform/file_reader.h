@@ -35,6 +35,8 @@ class FileReader {
   ReadResult Read(std::string_view host_path, size_t limit = 64 * 1024) const;
   bool Exists(std::string_view host_path) const;
   bool IsDirectory(std::string_view host_path) const;
+  // A regular file (after symbolic links), not a FIFO, device or folder.
+  bool IsRegularFile(std::string_view host_path) const;
   // Entry names (no "." or ".."), sorted; empty when absent or unreadable.
   std::vector<std::string> ListDirectory(std::string_view host_path) const;
   // The target of a symbolic link, as stored; nullopt when not a link.

@@ -60,6 +60,11 @@ bool FileReader::Exists(std::string_view host_path) const {
   return ::stat(LocalPath(host_path).c_str(), &info) == 0;
 }
 
+bool FileReader::IsRegularFile(std::string_view host_path) const {
+  struct stat info;
+  return ::stat(LocalPath(host_path).c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
 bool FileReader::IsDirectory(std::string_view host_path) const {
   struct stat info;
   return ::stat(LocalPath(host_path).c_str(), &info) == 0 && S_ISDIR(info.st_mode);

@@ -10,40 +10,10 @@
 #include "core/spelling.h"
 #include "core/version.h"
 #include "core/wheel.h"
-#include "installer/table/hardware_table.h"
 #include "installer/table/catalogue_table.h"
 
 namespace torchdex::installer {
 namespace {
-
-AcceleratorKind FromTable(table::BackendKind kind) {
-  switch (kind) {
-    case table::BackendKind::kCpu:
-      return AcceleratorKind::kCpu;
-    case table::BackendKind::kCuda:
-      return AcceleratorKind::kCuda;
-    case table::BackendKind::kRocm:
-      return AcceleratorKind::kRocm;
-    case table::BackendKind::kXpu:
-      return AcceleratorKind::kXpu;
-    case table::BackendKind::kOther:
-      return AcceleratorKind::kOther;
-  }
-  return AcceleratorKind::kOther;
-}
-
-std::string DriverText(const table::DriverVersion& v) {
-  return v.known() ? FormatDriverVersion(v.major, v.minor, v.patch) : "";
-}
-
-// "sm_86" -> "8.6", "sm_120" -> "12.0"; other names (gfx targets) as they are.
-std::string ArchName(std::string_view target) {
-  if (!target.starts_with("sm_") || target.size() < 5) return std::string(target);
-  std::string out(target.substr(3, target.size() - 4));
-  out.push_back('.');
-  out.push_back(target.back());
-  return out;
-}
 
 // What every view shares: backends, driver floors and arch lists from the compiled table, and
 // the custom backends of the override files.
@@ -57,57 +27,55 @@ class ViewBase : public CatalogueView {
     std::vector<BackendView> out;
     for (const table::BackendRow& b : table::Backends()) {
       if (b.legacy || b.state != "ok") continue;  // recorded, never chosen
-      out.push_back({std::string(b.name), FromTable(b.kind), std::string(b.toolkit)});
+      out.push_back({std::string(b.name), b.kind, std::string(b.toolkit)});
     }
-    for (const auto& [name, c] : custom_) out.push_back({name, ParseAcceleratorKind(c.kind), c.toolkit});
+    for (const auto& [name, c] : custom_) out.push_back({name, c.kind, c.toolkit});
     return out;
   }
 
   std::optional<ArchView> Arch(const std::string& backend, const std::string& torch_version,
                                const std::string& cpu_arch) const override {
     if (auto it = custom_.find(backend); it != custom_.end()) {
-      if (it->second.arch.empty()) return std::nullopt;
-      return ArchView{it->second.arch, it->second.ptx};
+      if (!it->second.HasArchList()) return std::nullopt;
+      return ArchView{it->second.cuda_arch, it->second.ptx, it->second.gfx_arch};
     }
     const table::CpuArch arch = cpu_arch == "aarch64" || cpu_arch == "arm64" ? table::CpuArch::kAarch64
                                                                               : table::CpuArch::kX86_64;
     const std::optional<table::ArchTargets> targets = table::ArchList(backend, torch_version, arch);
     if (!targets) return std::nullopt;
     ArchView view;
-    for (std::size_t i = 0; i < targets->targets.size(); ++i) view.cubins.push_back(ArchName(targets->Name(i)));
+    for (std::size_t i = 0; i < targets->targets.size(); ++i) {
+      const std::string_view name = targets->Name(i);
+      if (std::optional<core::ComputeCapability> cc = core::ComputeCapability::ParseSm(name)) {
+        view.cubins.push_back(*cc);
+      } else {
+        view.gfx.emplace_back(name);
+      }
+    }
     // PTX is embedded for the newest architecture of the list (TORCH_CUDA_ARCH_LIST "+PTX").
     // kLinuxOnly counts here: torch's Windows builds are not chosen by this table.
     if (targets->ptx != table::Ptx::kNone && !view.cubins.empty()) {
-      std::string newest;
-      double best = -1;
-      for (const std::string& c : view.cubins) {
-        try {
-          const double v = std::stod(c);
-          if (v > best) {
-            best = v;
-            newest = c;
-          }
-        } catch (...) {
-        }
-      }
-      view.ptx = newest;
+      view.ptx = *std::max_element(view.cubins.begin(), view.cubins.end());
     }
     return view;
   }
 
-  std::string DriverFloor(const std::string& backend, const std::string& os) const override {
+  std::optional<core::DriverVersion> DriverFloor(const std::string& backend, core::TargetOs os) const override {
     if (auto it = custom_.find(backend); it != custom_.end()) {
       auto floor = it->second.driver_floor.find(os);
-      return floor == it->second.driver_floor.end() ? "" : floor->second;
+      if (floor == it->second.driver_floor.end()) return std::nullopt;
+      return floor->second;
     }
-    const auto floor = table::DriverFloor(backend, os == "windows" ? table::TargetOs::kWindows : table::TargetOs::kLinux);
-    return floor ? DriverText(*floor) : "";
+    return table::DriverFloor(backend, os);
   }
 
-  std::string ReleaseDriver(const std::string& backend, const std::string& os) const override {
+  std::optional<core::DriverVersion> ReleaseDriver(const std::string& backend, core::TargetOs os) const override {
     const table::BackendRow* row = table::FindBackend(backend);
-    if (row == nullptr) return "";
-    return DriverText(os == "windows" ? row->windows_toolkit_driver : row->linux_toolkit_driver);
+    if (row == nullptr) return std::nullopt;
+    const core::DriverVersion& driver =
+        os == core::TargetOs::kWindows ? row->windows_toolkit_driver : row->linux_toolkit_driver;
+    if (!driver.known()) return std::nullopt;
+    return driver;
   }
 
  protected:
@@ -157,7 +125,8 @@ class JsonView : public ViewBase {
     }
     for (const auto& [name, b] : cat_.backends) {
       if (b.legacy || b.state != "ok" || table::FindBackend(name) != nullptr) continue;
-      out.push_back({name, ParseAcceleratorKind(b.kind), b.toolkit});  // new in the newer catalogue
+      // New in the newer catalogue; its kind was checked when the file was read.
+      out.push_back({name, core::ParseBackendKind(b.kind).value_or(core::BackendKind::kOther), b.toolkit});
     }
     return out;
   }

@@ -6,33 +6,13 @@
 #include "core/name.h"
 #include "core/specifier.h"
 #include "core/version.h"
-#include "installer/table/hardware_table.h"
 
 namespace torchdex::installer {
 namespace {
 
-struct Cc {
-  int major = 0;
-  int minor = 0;
-};
-
-std::optional<Cc> ParseCc(const std::string& text) {
-  const std::size_t dot = text.find('.');
-  if (dot == std::string::npos) return std::nullopt;
-  try {
-    return Cc{std::stoi(text.substr(0, dot)), std::stoi(text.substr(dot + 1))};
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
-std::string Sm(const std::string& cc) {
-  std::string out = "sm_";
-  for (char c : cc) {
-    if (c != '.') out.push_back(c);
-  }
-  return out;
-}
+using core::BackendKind;
+using core::ComputeCapability;
+using core::DriverVersion;
 
 std::string Join(const std::vector<std::string>& items, const std::string& sep = " ") {
   std::string out;
@@ -40,30 +20,20 @@ std::string Join(const std::vector<std::string>& items, const std::string& sep =
   return out;
 }
 
-std::string KindName(AcceleratorKind kind) {
-  switch (kind) {
-    case AcceleratorKind::kCpu:
-      return "CPU";
-    case AcceleratorKind::kCuda:
-      return "CUDA";
-    case AcceleratorKind::kRocm:
-      return "ROCm";
-    case AcceleratorKind::kXpu:
-      return "XPU";
-    case AcceleratorKind::kOther:
-      return "other";
-  }
-  return "other";
+std::string Join(const std::vector<ComputeCapability>& items) {
+  std::string out;
+  for (const ComputeCapability& cc : items) out += (out.empty() ? "" : " ") + cc.ToString();
+  return out;
 }
 
-std::string OsColumn(const HostFacts& facts, const SelectionTarget& target) {
+core::TargetOs OsColumn(const HostFacts& facts, const SelectionTarget& target) {
   // WSL reports the Windows driver: its numbers are compared with the Windows column.
-  if (target.os == "windows") return "windows";
-  if (facts.nvidia && facts.nvidia->driver_table == DriverTable::kWindows) return "windows";
-  return "linux";
+  if (target.os == core::TargetOs::kWindows) return core::TargetOs::kWindows;
+  if (facts.nvidia && facts.nvidia->driver_table == DriverTable::kWindows) return core::TargetOs::kWindows;
+  return core::TargetOs::kLinux;
 }
 
-std::string OsTitle(const std::string& column) { return column == "windows" ? "Windows" : "Linux"; }
+std::string OsTitle(core::TargetOs column) { return column == core::TargetOs::kWindows ? "Windows" : "Linux"; }
 
 // Whether a GPU is covered by a build, and how; the reason when it is not.
 struct Coverage {
@@ -71,38 +41,30 @@ struct Coverage {
   std::string how;
 };
 
-Coverage CudaCoverage(const std::string& gpu_cc, const ArchView& arch, const std::string& driver,
-                      const std::string& release_driver) {
-  const std::optional<Cc> gpu = ParseCc(gpu_cc);
+Coverage CudaCoverage(const std::optional<ComputeCapability>& gpu, const ArchView& arch,
+                      const DriverVersion& driver, const std::optional<DriverVersion>& release_driver) {
   if (!gpu) return {true, "compute capability unknown, not checked"};
   // A cubin runs on the same major with an equal or higher minor (6.0 covers 6.1); the
   // closest one is what the CUDA runtime loads (8.6 rather than 8.0 for an 8.9 GPU).
-  std::optional<std::string> best;
-  int best_minor = -1;
-  for (const std::string& cubin : arch.cubins) {
-    const std::optional<Cc> c = ParseCc(cubin);
-    if (c && c->major == gpu->major && gpu->minor >= c->minor && c->minor > best_minor) {
+  std::optional<ComputeCapability> best;
+  for (const ComputeCapability& cubin : arch.cubins) {
+    if (cubin.major == gpu->major && gpu->minor >= cubin.minor && (!best || cubin.minor > best->minor)) {
       best = cubin;
-      best_minor = c->minor;
     }
   }
-  if (best) return {true, Sm(gpu_cc) + " by cubin " + Sm(*best)};
-  if (!arch.ptx.empty()) {
-    const std::optional<Cc> p = ParseCc(arch.ptx);
-    const bool later = p && (gpu->major > p->major || (gpu->major == p->major && gpu->minor >= p->minor));
-    if (later) {
-      // PTX from this toolkit is JIT-compiled by the driver: only a driver at least as new as
-      // the toolkit's own can read it (CUDA_ERROR_UNSUPPORTED_PTX_VERSION otherwise).
-      if (release_driver.empty() || CompareDriverVersions(driver, release_driver) >= 0) {
-        return {true, Sm(gpu_cc) + " by PTX " + Sm(arch.ptx) + " (JIT)"};
-      }
-      return {false, "GPU " + Sm(gpu_cc) + " would need this build's PTX (" + Sm(arch.ptx) +
-                         "), which driver " + driver + " cannot compile (needs " + release_driver +
-                         " or newer)"};
+  if (best) return {true, gpu->Sm() + " by cubin " + best->Sm()};
+  if (arch.ptx && *gpu >= *arch.ptx) {
+    // PTX from this toolkit is JIT-compiled by the driver: only a driver at least as new as
+    // the toolkit's own can read it (CUDA_ERROR_UNSUPPORTED_PTX_VERSION otherwise).
+    if (!release_driver || driver >= *release_driver) {
+      return {true, gpu->Sm() + " by PTX " + arch.ptx->Sm() + " (JIT)"};
     }
+    return {false, "GPU " + gpu->Sm() + " would need this build's PTX (" + arch.ptx->Sm() +
+                       "), which driver " + driver.ToString() + " cannot compile (needs " +
+                       release_driver->ToString() + " or newer)"};
   }
-  return {false, "GPU " + Sm(gpu_cc) + " is not in this build's arch list (" + Join(arch.cubins) +
-                     (arch.ptx.empty() ? "" : " +PTX " + arch.ptx) + ")"};
+  return {false, "GPU " + gpu->Sm() + " is not in this build's arch list (" + Join(arch.cubins) +
+                     (arch.ptx ? " +PTX " + arch.ptx->ToString() : "") + ")"};
 }
 
 struct Requested {
@@ -110,25 +72,45 @@ struct Requested {
   std::string name;  // normalised
 };
 
-}  // namespace
-
-int CompareDriverVersions(const std::string& a, const std::string& b) {
-  // The parser detection uses; what does not parse counts as 0 (both come from validated
-  // sources: detection's facts and the compiled table).
-  const std::vector<unsigned> x = ParseDottedNumbers(a);
-  const std::vector<unsigned> y = ParseDottedNumbers(b);
-  for (std::size_t i = 0; i < std::max(x.size(), y.size()); ++i) {
-    const unsigned p = i < x.size() ? x[i] : 0;
-    const unsigned q = i < y.size() ? y[i] : 0;
-    if (p != q) return p < q ? -1 : 1;
+// A named backend: the one candidate, checked for what was asked (step 2 alone: the user
+// chose the hardware, so nothing of it is checked).
+Selection SelectNamed(const SelectionTarget& target, const SelectionRequest& request,
+                      const std::vector<Requested>& requested, const std::string& primary,
+                      const CatalogueView& catalogue) {
+  const std::string& name = *request.named;
+  Selection s;
+  Candidate c{name, BackendKind::kOther, "", true, {"named by " + request.named_by}};
+  for (const BackendView& b : catalogue.Backends(request.channel)) {
+    if (b.name == name) c.kind = b.kind;
   }
-  return 0;
+  for (const Requested& r : requested) {
+    std::optional<core::Version> best;
+    for (const std::string& text : catalogue.Versions(r.name, name)) {
+      auto v = core::Version::Parse(text);
+      if (!v || !r.requirement.specifiers.Contains(*v)) continue;
+      if (!catalogue.HasWheelFor(r.name, name, v->ToString(), target.supported_tags)) continue;
+      if (!best || *v > *best) best = *v;
+    }
+    if (!best && request.versions_known) {
+      s.rejected.push_back({name, {r.requirement.ToString() + " is not offered on " + name + " (named by " +
+                                   request.named_by + ") for " + target.description}});
+      return s;
+    }
+    if (best && r.name == primary) c.primary_version = best->ToString();
+  }
+  s.chosen = c;
+  s.candidates.push_back(c);
+  s.explanation.push_back("backend " + name + " named by " + request.named_by +
+                          (c.primary_version.empty() ? "" : "; " + primary + " " + c.primary_version));
+  return s;
 }
+
+}  // namespace
 
 Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
                         const SelectionRequest& request, const CatalogueView& catalogue) {
   Selection out;
-  if (target.os == "macos") {
+  if (target.os == core::TargetOs::kMacOS) {
     // PyTorch publishes macOS wheels (CPU and MPS) on the default index; no backend applies.
     out.default_index = true;
     out.explanation.push_back(
@@ -148,9 +130,10 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
   for (const Requested& r : requested) {
     if (r.name == primary) primary_request = &r;
   }
+  if (request.named) return SelectNamed(target, request, requested, primary, catalogue);
   const core::Prereleases prereleases =
       request.channel == "stable" ? core::Prereleases::kDefault : core::Prereleases::kAllow;
-  const std::string column = OsColumn(facts, target);
+  const core::TargetOs column = OsColumn(facts, target);
 
   std::vector<NvidiaGpu> gpus;
   if (facts.nvidia) {
@@ -162,14 +145,14 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
   for (const BackendView& backend : catalogue.Backends(request.channel)) {
     Rejection rejection{backend.name, {}};
     Candidate candidate{backend.name, backend.kind, "", true, {}};
-    std::string driver;
-    std::string release_driver;
+    DriverVersion driver;
+    std::optional<DriverVersion> release_driver;
 
     // 1. The accelerator this backend needs.
     switch (backend.kind) {
-      case AcceleratorKind::kCpu:
+      case BackendKind::kCpu:
         break;
-      case AcceleratorKind::kCuda: {
+      case BackendKind::kCuda: {
         if (facts.jetson) {
           rejection.reasons.push_back("Jetson (L4T " + facts.jetson->l4t +
                                       "): desktop CUDA wheels do not run on Tegra; use NVIDIA's "
@@ -190,33 +173,35 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
           rejection.reasons.push_back("no visible NVIDIA GPU (CUDA_VISIBLE_DEVICES hides them all)");
           break;
         }
-        driver = facts.nvidia->driver_version;
-        if (driver.empty()) {
+        if (!facts.nvidia->driver_version) {
           rejection.reasons.push_back("the NVIDIA driver version is unknown");
           break;
         }
-        const std::string floor = catalogue.DriverFloor(backend.name, column);
-        if (floor.empty()) {
+        driver = *facts.nvidia->driver_version;
+        const std::optional<DriverVersion> floor = catalogue.DriverFloor(backend.name, column);
+        if (!floor) {
           rejection.reasons.push_back("no driver floor known for CUDA " + backend.toolkit);
           break;
         }
-        if (CompareDriverVersions(driver, floor) < 0) {
-          rejection.reasons.push_back("driver " + driver + " is below " + floor + ", the minimum for CUDA " +
-                                      backend.toolkit + " builds on " + OsTitle(column));
+        if (driver < *floor) {
+          rejection.reasons.push_back("driver " + driver.ToString() + " is below " + floor->ToString() +
+                                      ", the minimum for CUDA " + backend.toolkit + " builds on " +
+                                      OsTitle(column));
           break;
         }
         release_driver = catalogue.ReleaseDriver(backend.name, column);
-        candidate.notes.push_back("driver " + driver + " >= " + floor + " (" + OsTitle(column) + ")");
+        candidate.notes.push_back("driver " + driver.ToString() + " >= " + floor->ToString() + " (" +
+                                  OsTitle(column) + ")");
         break;
       }
-      case AcceleratorKind::kRocm:
-        if (target.os != "linux") {
+      case BackendKind::kRocm:
+        if (target.os != core::TargetOs::kLinux) {
           rejection.reasons.push_back("ROCm builds are for Linux only");
         } else if (!facts.amd || facts.amd->gfx.empty()) {
           rejection.reasons.push_back("no AMD GPU found");
         }
         break;
-      case AcceleratorKind::kXpu:
+      case BackendKind::kXpu:
         if (!facts.intel || facts.intel->xpu_devices.empty()) {
           std::string why = "no Intel GPU that PyTorch XPU supports";
           if (facts.intel && !facts.intel->other_gpus.empty()) {
@@ -226,7 +211,7 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
           rejection.reasons.push_back(why);
         }
         break;
-      case AcceleratorKind::kOther:
+      case BackendKind::kOther:
         rejection.reasons.push_back("unknown kind of backend");
         break;
     }
@@ -265,7 +250,8 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
       if (fitting.empty()) {
         rejection.reasons.push_back(r.requirement.ToString() + " is offered (" +
                                     matching.front().ToString() + "), but not for " +
-                                    target.python_description + " on " + target.os + " " + target.arch);
+                                    target.python_description + " on " +
+                                    std::string(core::TargetOsWord(target.os)) + " " + target.arch);
         offered = false;
         continue;
       }
@@ -283,9 +269,9 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
       bool all_covered = true;
       bool verified = true;
       std::vector<std::string> how;
-      if (backend.kind == AcceleratorKind::kCuda || backend.kind == AcceleratorKind::kRocm) {
+      if (backend.kind == BackendKind::kCuda || backend.kind == BackendKind::kRocm) {
         const std::optional<ArchView> arch = catalogue.Arch(backend.name, torch_version, target.arch);
-        if (!arch && backend.kind == AcceleratorKind::kRocm) {
+        if (!arch && backend.kind == BackendKind::kRocm) {
           // ROCm support is sparse: a gfx target not known to be built gets no kernels.
           all_covered = false;
           if (first_gap.empty()) {
@@ -297,7 +283,7 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
           // the builds whose list is known to cover these GPUs.
           verified = false;
           how.push_back("arch list of " + primary + " " + torch_version + " unknown, GPUs not checked");
-        } else if (backend.kind == AcceleratorKind::kCuda) {
+        } else if (backend.kind == BackendKind::kCuda) {
           for (const NvidiaGpu& gpu : gpus) {
             const Coverage c = CudaCoverage(gpu.compute_capability, *arch, driver, release_driver);
             if (!c.covered) {
@@ -309,10 +295,10 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
           }
         } else {
           for (const std::string& gfx : facts.amd->gfx) {
-            if (std::find(arch->cubins.begin(), arch->cubins.end(), gfx) == arch->cubins.end()) {
+            if (std::find(arch->gfx.begin(), arch->gfx.end(), gfx) == arch->gfx.end()) {
               all_covered = false;
               if (first_gap.empty()) {
-                first_gap = "GPU " + gfx + " is not in this build's gfx list (" + Join(arch->cubins) +
+                first_gap = "GPU " + gfx + " is not in this build's gfx list (" + Join(arch->gfx) +
                             ") for " + primary + " " + torch_version;
               }
               break;
@@ -340,8 +326,8 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
   std::map<std::string, std::string> toolkits;
   for (const BackendView& b : catalogue.Backends(request.channel)) toolkits[b.name] = b.toolkit;
   std::stable_sort(out.candidates.begin(), out.candidates.end(), [&](const Candidate& a, const Candidate& b) {
-    const bool a_acc = a.kind != AcceleratorKind::kCpu;
-    const bool b_acc = b.kind != AcceleratorKind::kCpu;
+    const bool a_acc = a.kind != BackendKind::kCpu;
+    const bool b_acc = b.kind != BackendKind::kCpu;
     if (a_acc != b_acc) return a_acc;
     if (a.arch_verified != b.arch_verified) return a.arch_verified;
     const core::Version va = core::Version::Parse(a.primary_version)->Public();
@@ -359,11 +345,11 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
   }
   out.chosen = out.candidates.front();
   const Candidate& c = *out.chosen;
-  std::string sentence = "chose " + c.backend + " (" + KindName(c.kind) + "): " + primary + " " +
+  std::string sentence = "chose " + c.backend + " (" + std::string(core::BackendKindDisplayName(c.kind)) + "): " + primary + " " +
                          c.primary_version + " is the newest that fits";
   if (!c.notes.empty()) sentence += "; " + Join(c.notes, "; ");
   out.explanation.push_back(sentence);
-  if (c.kind == AcceleratorKind::kCpu && !out.rejected.empty()) {
+  if (c.kind == BackendKind::kCpu && !out.rejected.empty()) {
     // Say once why the accelerator backends were turned down (most give the same reason).
     std::vector<std::string> reasons;
     for (const Rejection& r : out.rejected) {
@@ -375,30 +361,6 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
     out.explanation.push_back("no accelerator backend qualifies: " + Join(reasons, "; "));
   }
   return out;
-}
-
-std::string_view AcceleratorKindWord(AcceleratorKind kind) {
-  switch (kind) {
-    case AcceleratorKind::kCpu:
-      return "cpu";
-    case AcceleratorKind::kCuda:
-      return "cuda";
-    case AcceleratorKind::kRocm:
-      return "rocm";
-    case AcceleratorKind::kXpu:
-      return "xpu";
-    case AcceleratorKind::kOther:
-      return "other";
-  }
-  return "other";
-}
-
-AcceleratorKind ParseAcceleratorKind(std::string_view word) {
-  for (AcceleratorKind kind : {AcceleratorKind::kCpu, AcceleratorKind::kCuda, AcceleratorKind::kRocm,
-                               AcceleratorKind::kXpu}) {
-    if (word == AcceleratorKindWord(kind)) return kind;
-  }
-  return AcceleratorKind::kOther;
 }
 
 }  // namespace torchdex::installer

@@ -9,29 +9,24 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accelerator.h"
 #include "core/requirement.h"
 #include "core/tags.h"
 #include "installer/detect/host_facts.h"
 
 namespace torchdex::installer {
 
-enum class AcceleratorKind { kCpu, kCuda, kRocm, kXpu, kOther };
-
-/// The catalogue's word for a kind ("cuda"), as overrides and `select --json` spell it.
-std::string_view AcceleratorKindWord(AcceleratorKind kind);
-/// The inverse of AcceleratorKindWord; a word it does not know is kOther.
-AcceleratorKind ParseAcceleratorKind(std::string_view word);
-
 struct BackendView {
   std::string name;  // "cu128"
-  AcceleratorKind kind = AcceleratorKind::kOther;
+  core::BackendKind kind = core::BackendKind::kOther;
   std::string toolkit;  // "12.8", "6.3"; empty for cpu and xpu
 };
 
 /// What a build of a backend contains for one torch release and CPU arch.
 struct ArchView {
-  std::vector<std::string> cubins;  // CUDA: compute capabilities as "8.6"; ROCm: gfx names
-  std::string ptx;                  // CUDA: the PTX arch embedded ("12.0"), empty when none
+  std::vector<core::ComputeCapability> cubins;  // CUDA: the cubins' compute capabilities
+  std::optional<core::ComputeCapability> ptx;   // CUDA: the PTX arch embedded, if any
+  std::vector<std::string> gfx;                 // ROCm: gfx targets
 };
 
 /// The catalogue as selection sees it: what the compiled table (or an override catalogue)
@@ -51,31 +46,40 @@ class CatalogueView {
   virtual std::optional<ArchView> Arch(const std::string& backend, const std::string& torch_version,
                                        const std::string& cpu_arch) const = 0;
   /// The minimum driver that runs the CUDA builds of `backend` at all (NVIDIA's minor-version
-  /// compatibility floor of its toolkit's major), per target OS ("linux", "windows"); "" when
-  /// unknown.
-  virtual std::string DriverFloor(const std::string& backend, const std::string& os) const = 0;
-  /// The driver the backend's toolkit shipped with (needed to JIT its PTX); "" when unknown.
-  virtual std::string ReleaseDriver(const std::string& backend, const std::string& os) const = 0;
+  /// compatibility floor of its toolkit's major), per target OS; nullopt when unknown.
+  virtual std::optional<core::DriverVersion> DriverFloor(const std::string& backend,
+                                                         core::TargetOs os) const = 0;
+  /// The driver the backend's toolkit shipped with (needed to JIT its PTX); nullopt when unknown.
+  virtual std::optional<core::DriverVersion> ReleaseDriver(const std::string& backend,
+                                                           core::TargetOs os) const = 0;
 };
 
 struct SelectionTarget {
-  std::string os = "linux";    // linux, windows, macos
+  core::TargetOs os = core::TargetOs::kLinux;
   std::string arch = "x86_64";  // x86_64, aarch64, arm64
   /// The tags the target interpreter accepts; empty: the Python version is not known, and only
   /// the platform part of wheel tags is checked.
   std::vector<core::Tag> supported_tags;
   std::string python_description;  // "CPython 3.12", "any Python"
+  std::string description;         // "CPython 3.12 on linux x86_64 (--platform ...)"
 };
 
 struct SelectionRequest {
   std::vector<core::Requirement> routed;  // routed requirements; empty means "torch"
   std::string primary = "torch";          // ranks the backends by its version
-  std::string channel = "stable";
+  std::string channel = "stable";         // the catalogue's channel to choose from
+  /// Set: the user named this backend (`named_by` says how): the same algorithm over that one
+  /// backend, without the hardware checks: only what it offers is checked.
+  std::optional<std::string> named;
+  std::string named_by;
+  /// false: the catalogue does not hold the asked channel, whose versions are checked on the
+  /// live index when installing; a named backend is then not refused for its versions.
+  bool versions_known = true;
 };
 
 struct Candidate {
   std::string backend;
-  AcceleratorKind kind = AcceleratorKind::kCpu;
+  core::BackendKind kind = core::BackendKind::kCpu;
   std::string primary_version;  // the highest version of the primary package that fits
   bool arch_verified = true;    // false: the build's arch list is not known, GPUs not checked
   std::vector<std::string> notes;  // why it fits ("driver 550.144.03 >= 525.60.13 (Linux)")
@@ -96,9 +100,6 @@ struct Selection {
 
 Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
                         const SelectionRequest& request, const CatalogueView& catalogue);
-
-/// Compares dotted driver versions numerically ("550.144.03" < "560.28.03"); <0, 0, >0.
-int CompareDriverVersions(const std::string& a, const std::string& b);
 
 }  // namespace torchdex::installer
 

@@ -15,6 +15,10 @@
 namespace torchdex::installer::table {
 namespace {
 
+using core::BackendKind;
+using core::DriverVersion;
+using core::TargetOs;
+
 #include "generated/catalogue_table.inc"
 
 constexpr std::uint32_t kNoRank = std::numeric_limits<std::uint32_t>::max();

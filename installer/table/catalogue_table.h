@@ -14,43 +14,34 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accelerator.h"
+
 namespace torchdex::core {
 struct Tag;
 }
 
 namespace torchdex::installer::table {
 
-enum class BackendKind : std::uint8_t { kCpu, kCuda, kRocm, kXpu, kOther };
 enum class ProjectClass : std::uint8_t { kRouted, kCompanion, kMirror, kStale };
 enum class CpuArch : std::uint8_t { kX86_64, kAarch64 };
-enum class TargetOs : std::uint8_t { kLinux, kWindows };
 // Whether a CUDA build carries PTX for its newest architecture (JIT on later GPUs).
 enum class Ptx : std::uint8_t { kNone, kAll, kLinuxOnly };
-
-// An NVIDIA driver version, {550, 54, 14}; {0, 0, 0}: unknown.
-struct DriverVersion {
-  std::uint16_t major = 0;
-  std::uint16_t minor = 0;
-  std::uint16_t patch = 0;
-  bool known() const { return major != 0; }
-  friend auto operator<=>(const DriverVersion&, const DriverVersion&) = default;
-};
 
 // ---- Row types of the generated arrays (plain aggregates, so the tables are constexpr) ----
 
 struct BackendRow {
   std::string_view name;  // "cu128"
-  BackendKind kind;
+  core::BackendKind kind;
   std::string_view toolkit;  // "12.8", "6.4", "" for cpu and xpu
   bool legacy;               // *-full, *-pypi-*, cpu-cxx11-abi: recorded, never chosen
   std::string_view state;    // "ok", "empty", "skipped (legacy)"
   // The oldest driver that runs the build's cubins: the minor-version-compatibility floor of
   // the toolkit's major (NVIDIA Table 2), or before CUDA 11 the toolkit's own driver.
-  DriverVersion linux_floor;
-  DriverVersion windows_floor;
+  core::DriverVersion linux_floor;  // {0, 0, 0}: unknown
+  core::DriverVersion windows_floor;
   // The driver the toolkit shipped with (NVIDIA Table 3): needed to JIT the build's PTX.
-  DriverVersion linux_toolkit_driver;
-  DriverVersion windows_toolkit_driver;
+  core::DriverVersion linux_toolkit_driver;
+  core::DriverVersion windows_toolkit_driver;
 };
 
 struct ProjectRow {
@@ -163,11 +154,11 @@ std::optional<ArchTargets> ArchList(std::string_view backend, std::string_view t
                                     CpuArch cpu_arch);
 // Whether a GPU runs the build: CUDA "sm_86" by a cubin of the same major with a minor <= 6,
 // or by PTX (on `os`) when it is newer than every cubin; ROCm "gfx1100" when listed.
-bool Covers(const ArchTargets& list, std::string_view gpu_target, TargetOs os);
+bool Covers(const ArchTargets& list, std::string_view gpu_target, core::TargetOs os);
 
 // The oldest driver that runs `backend` on `os` (see BackendRow); nullopt for a non-CUDA
 // backend or when the data does not know.
-std::optional<DriverVersion> DriverFloor(std::string_view backend, TargetOs os);
+std::optional<core::DriverVersion> DriverFloor(std::string_view backend, core::TargetOs os);
 
 // Raw rows, for tests and the benchmarks.
 std::span<const TagRow> Tags();

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 
 namespace torchdex::installer {
 namespace {
@@ -25,9 +24,9 @@ const Row* FindById(std::span<const Row> rows, unsigned pci_id) {
 // TX1/Nano 5.3; Thor is 11.0 under CUDA 13 (10.1 before: pytorch PR #175029). See
 // ../shared/research/detection.md section 3.4.
 constexpr TegraGpu kTegraGpus[] = {
-    {"tegra210", "Jetson TX1 / Nano (Maxwell)", "5.3"}, {"tegra186", "Jetson TX2 (Pascal)", "6.2"},
-    {"tegra194", "Jetson Xavier (Volta)", "7.2"},       {"tegra234", "Jetson Orin (Ampere)", "8.7"},
-    {"tegra264", "Jetson Thor (Blackwell)", "11.0"},
+    {"tegra210", "Jetson TX1 / Nano (Maxwell)", {5, 3}}, {"tegra186", "Jetson TX2 (Pascal)", {6, 2}},
+    {"tegra194", "Jetson Xavier (Volta)", {7, 2}},       {"tegra234", "Jetson Orin (Ampere)", {8, 7}},
+    {"tegra264", "Jetson Thor (Blackwell)", {11, 0}},
 };
 
 }  // namespace
@@ -70,42 +69,24 @@ std::vector<unsigned> ParseDottedNumbers(std::string_view text) {
   return numbers;
 }
 
-std::string FormatDriverVersion(unsigned major, unsigned minor, unsigned patch) {
-  char text[40];
-  if (patch != 0) {
-    std::snprintf(text, sizeof(text), "%u.%02u.%02u", major, minor, patch);
-  } else if (minor == 0) {
-    std::snprintf(text, sizeof(text), "%u", major);  // NVIDIA's Table 2 says ">= 580"
-  } else {
-    std::snprintf(text, sizeof(text), "%u.%02u", major, minor);
-  }
-  return text;
-}
-
-std::optional<CudaForDriver> MaxCudaForDriver(std::string_view driver_version, DriverTable table) {
-  if (table == DriverTable::kNone) return std::nullopt;
-  std::vector<unsigned> parsed = ParseDottedNumbers(driver_version);
-  if (parsed.empty()) return std::nullopt;
-  parsed.resize(3, 0);
-  const std::array<unsigned, 3> driver = {parsed[0], parsed[1], parsed[2]};
+std::optional<CudaForDriver> MaxCudaForDriver(const core::DriverVersion& driver, DriverTable table) {
+  if (table == DriverTable::kNone || !driver.known()) return std::nullopt;
   const CudaDriverRow* best = nullptr;
   const CudaDriverRow* newest_in_column = nullptr;
   for (const CudaDriverRow& row : CudaDriverRows()) {  // sorted by CUDA version
-    const std::array<unsigned, 3>& minimum =
-        table == DriverTable::kWindows ? row.windows_min : row.linux_min;
-    if (minimum == std::array<unsigned, 3>{0, 0, 0}) continue;
+    const core::DriverVersion& minimum = table == DriverTable::kWindows ? row.windows_min : row.linux_min;
+    if (!minimum.known()) continue;
     newest_in_column = &row;
     if (minimum <= driver) best = &row;
   }
   if (best == nullptr) return std::nullopt;
-  const std::array<unsigned, 3>& minimum =
-      table == DriverTable::kWindows ? best->windows_min : best->linux_min;
+  const core::DriverVersion& minimum = table == DriverTable::kWindows ? best->windows_min : best->linux_min;
   CudaForDriver result;
   result.cuda = std::to_string(best->cuda_major) + "." + std::to_string(best->cuda_minor);
-  result.first_driver = FormatDriverVersion(minimum[0], minimum[1], minimum[2]);
+  result.first_driver = minimum.ToString();
   // A driver of a newer branch than the newest row may support a newer CUDA than the table
   // knows (R610 reports 13.3): the answer is a lower bound then.
-  result.beyond_table = best == newest_in_column && driver[0] > minimum[0];
+  result.beyond_table = best == newest_in_column && driver.major() > minimum.major();
   return result;
 }
 

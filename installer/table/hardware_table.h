@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accelerator.h"
 #include "installer/detect/host_facts.h"
 
 namespace torchdex::installer {
@@ -41,8 +42,8 @@ struct IntelGpuRow {
 struct CudaDriverRow {
   unsigned cuda_major;
   unsigned cuda_minor;
-  std::array<unsigned, 3> linux_min;    // {0, 0, 0}: none
-  std::array<unsigned, 3> windows_min;  // {0, 0, 0}: none published (13.x)
+  core::DriverVersion linux_min;    // {0, 0, 0}: none
+  core::DriverVersion windows_min;  // {0, 0, 0}: none published (13.x)
 };
 
 std::span<const NvidiaGpuRow> NvidiaGpuRows();
@@ -54,30 +55,28 @@ const NvidiaGpuRow* FindNvidiaGpu(unsigned pci_id);
 const IntelGpuRow* FindIntelGpu(unsigned pci_id);
 const IntelPlatformRow* FindIntelPlatform(std::string_view platform);
 
-// The newest CUDA a driver supports, from its version ("550.144.03") and the column it belongs
-// to. nullopt when the version does not parse or predates the table. `beyond_table` is set when
+// The newest CUDA a driver supports, from its version and the column it belongs to. nullopt when
+// the version predates the table. `beyond_table` is set when
 // the driver is newer than the newest row of its column (the answer is then a lower bound).
 struct CudaForDriver {
   std::string cuda;          // "12.4"
   std::string first_driver;  // "550.54.14": the row's minimum driver
   bool beyond_table = false;
 };
-std::optional<CudaForDriver> MaxCudaForDriver(std::string_view driver_version, DriverTable table);
+std::optional<CudaForDriver> MaxCudaForDriver(const core::DriverVersion& driver, DriverTable table);
 
 // Jetson (Tegra) SoC from /proc/device-tree/compatible ("nvidia,tegra234") -> GPU name and
 // compute capability: the integrated GPU is not a PCI device, so the PCI table cannot answer.
 struct TegraGpu {
   std::string_view soc;  // "tegra234"
   std::string_view name;
-  std::string_view compute_capability;
+  core::ComputeCapability compute_capability;
 };
 std::optional<TegraGpu> FindTegraGpu(std::string_view device_tree_compatible);
 
-// "550.144.03" -> {550, 144, 3}; empty when not 1 to 4 dot-separated decimal numbers.
+// "12.4.1" -> {12, 4, 1}: CUDA and ROCm versions; empty when not 1 to 4 dot-separated decimal
+// numbers. (Driver versions are core::DriverVersion.)
 std::vector<unsigned> ParseDottedNumbers(std::string_view text);
-
-// A driver version as NVIDIA writes it: "550.144.03", "570.26", and "580" for a branch alone.
-std::string FormatDriverVersion(unsigned major, unsigned minor, unsigned patch);
 
 }  // namespace torchdex::installer
 

@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view input = FuzzInput(data, size);
   if (input.size() <= 64) {
     const BackendName name = DescribeBackend(input);
-    TORCHDEX_FUZZ_CHECK(!BackendKindName(name.kind).empty());
+    TORCHDEX_FUZZ_CHECK(!torchdex::core::BackendKindWord(name.kind).empty());
   }
   auto config = ParseIndexConfig(input, "fuzz");
   if (!config) return 0;

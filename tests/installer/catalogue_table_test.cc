@@ -19,6 +19,9 @@
 namespace torchdex::installer::table {
 namespace {
 
+using core::BackendKind;
+using core::DriverVersion;
+using core::TargetOs;
 using nlohmann::json;
 
 const json& RealCatalogue() {

@@ -74,7 +74,7 @@ TEST(Garbage, EveryFileEveryKind) {
       root.CopyFrom(kFixtures / "hosts" / item.host);
       Spoil(root, item.file, garbage);
       const HostFacts facts = DetectUnder(root.path(), {});
-      EXPECT_EQ(facts.os, "linux");
+      EXPECT_EQ(facts.os, core::TargetOs::kLinux);
       EXPECT_FALSE(facts.arch.empty());
       {
         bool named = false;
@@ -99,9 +99,9 @@ TEST(Garbage, DriverFallsBackFromSysToProc) {
   root.Write("/sys/module/nvidia/version", "\x01\x02garbage");
   const HostFacts facts = DetectUnder(root.path(), {});
   ASSERT_TRUE(facts.nvidia);
-  EXPECT_EQ(facts.nvidia->driver_version, "550.144.03");
+  EXPECT_EQ(testing::Text(facts.nvidia->driver_version), "550.144.03");
   EXPECT_EQ(facts.nvidia->driver_source, "/proc/driver/nvidia/version");
-  EXPECT_EQ(facts.nvidia->gpus.at(0).compute_capability, "8.6");
+  EXPECT_EQ(testing::Text(facts.nvidia->gpus.at(0).compute_capability), "8.6");
 }
 
 TEST(Garbage, BadKfdNodeLeavesTheOthers) {

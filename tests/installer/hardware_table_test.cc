@@ -1,6 +1,8 @@
 // Walks every generated row for invariants, and spot-checks typed lookups.
 #include <gtest/gtest.h>
 
+#include "tests/installer/test_support.h"
+
 #include <string>
 
 #include "installer/table/hardware_table.h"
@@ -78,7 +80,7 @@ TEST(TegraTable, FromTheDeviceTree) {
   const std::string compatible("nvidia,p3768-0000+p3767-0005\0nvidia,tegra234\0", 46);
   auto orin = FindTegraGpu(compatible);
   ASSERT_TRUE(orin);
-  EXPECT_EQ(orin->compute_capability, "8.7");
+  EXPECT_EQ(testing::Text(orin->compute_capability), "8.7");
   EXPECT_FALSE(FindTegraGpu(std::string("nvidia,tegra2345\0", 17)));
 }
 

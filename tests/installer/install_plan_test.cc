@@ -537,7 +537,7 @@ TEST(ExportTest, EachFormatSaysWhatWasChosenAndPinsRoutedPackagesToTheBackend) {
 TEST(InstallCliTest, OptionsAreCheckedBeforeAnythingRuns) {
   auto parsed = ParseCommandLine({"install", "--dry-run", "torch", "numpy>=2", "--", "--no-deps"});
   ASSERT_TRUE(parsed.ok()) << parsed.error().message;
-  EXPECT_EQ(parsed->install.requirements, (std::vector<std::string>{"torch", "numpy>=2"}));
+  EXPECT_EQ(parsed->install.choice.requirements, (std::vector<std::string>{"torch", "numpy>=2"}));
   EXPECT_EQ(parsed->passthrough, std::vector<std::string>{"--no-deps"});
   EXPECT_TRUE(parsed->install.dry_run);
 

@@ -37,10 +37,11 @@ TEST(OverridesTest, ReadsEverythingAFileCanSay) {
   EXPECT_EQ(*f->mirror, "https://nexus.example.com/repository/pytorch/whl/");
   EXPECT_EQ(f->backend_urls.at("cu128"), "https://artifactory.example.com/pt-cu128/");
   const CustomBackend& b = f->custom_backends.at("cu126-internal");
-  EXPECT_EQ(b.kind, "cuda");
+  EXPECT_EQ(b.kind, core::BackendKind::kCuda);
   EXPECT_EQ(b.index_url, "http://pypi.internal/cu126/");
-  EXPECT_EQ(b.driver_floor.at("linux"), "560.28.03");
-  EXPECT_EQ(b.arch, (std::vector<std::string>{"8.0", "9.0"}));
+  EXPECT_EQ(b.driver_floor.at(core::TargetOs::kLinux).ToString(), "560.28.03");
+  EXPECT_EQ(b.cuda_arch, (std::vector<core::ComputeCapability>{{8, 0}, {9, 0}}));
+  EXPECT_EQ(b.ptx, (core::ComputeCapability{9, 0}));
   EXPECT_EQ(f->routed_add.at("my-pkg"), "built per CUDA version in our CI");
   EXPECT_EQ(f->routed_remove.at("torchdata"), "we take it from PyPI");
   EXPECT_EQ(f->pins.at("torchvision"), "cu126");
@@ -59,6 +60,8 @@ TEST(OverridesTest, EveryErrorSaysWhere) {
       {"{\"format\": 1, \"backends\": {\"my\": {\"kind\": \"cuda\", \"url\": \"https://x/\"}}}", "/backends/my: a cuda backend needs \"toolkit\""},
       {"{\"format\": 1, \"backends\": {\"my\": {\"kind\": \"cdua\", \"url\": \"https://x/\"}}}", "/backends/my/kind: \"cdua\" is not one of cpu, cuda, rocm, xpu (did you mean \"cuda\"?)"},
       {"{\"format\": 1, \"backends\": {\"my\": {\"kind\": \"cpu\", \"url\": \"https://x/\", \"driver_floor\": {\"linux\": \"new\"}}}}", "/backends/my/driver_floor/linux: \"new\" is not a driver version"},
+      {"{\"format\": 1, \"backends\": {\"my\": {\"kind\": \"cuda\", \"toolkit\": \"12.6\", \"url\": \"https://x/\", \"arch\": [\"8.x\"]}}}", "/backends/my/arch/0: \"8.x\" is not a compute capability"},
+      {"{\"format\": 1, \"backends\": {\"my\": {\"kind\": \"cuda\", \"toolkit\": \"12.6\", \"url\": \"https://x/\", \"ptx\": \"nine\"}}}", "/backends/my/ptx: \"nine\" is not a compute capability"},
       {"{\"format\": 1, \"routed\": {\"add\": {\"-bad-\": \"x\"}}}", "/routed/add/-bad-: \"-bad-\" is not a valid project name"},
       {"{\"format\": 1, \"routed\": {\"add\": {\"x\": \"\"}}}", "/routed/add/x: expected the reason"},
       {"{\"format\": 1, \"routed\": {\"add\": {\"x\": \"a\"}, \"remove\": {\"X\": \"b\"}}}", "/routed/remove/x: \"x\" is both added and removed"},
@@ -96,7 +99,7 @@ TEST(OverridesTest, LaterFilesWinKeyByKeyAndSayWhereEachEntryCameFrom) {
                                               "routed": {"add": {"mypkg": "from a"}}})");
   const std::string b = t.Write("b.json", R"({"format": 1, "mirror": "https://b/",
                                               "routed": {"remove": {"mypkg": "b drops it"}}})");
-  auto effective = LoadOverrides({a, b});
+  auto effective = LoadOverrides(FileReader(""), {a, b});
   ASSERT_TRUE(effective.ok()) << effective.error().message;
   EXPECT_EQ(effective->mirror->value, "https://b/");
   EXPECT_EQ(effective->mirror->origin, b);
@@ -110,12 +113,26 @@ TEST(OverridesTest, ABadFileAppliesNothing) {
   TempFiles t;
   const std::string good = t.Write("good.json", R"({"format": 1, "mirror": "https://good/"})");
   const std::string bad = t.Write("bad.json", R"({"format": 1, "pin": {"torch": ""}})");
-  auto effective = LoadOverrides({good, bad});
+  auto effective = LoadOverrides(FileReader(""), {good, bad});
   ASSERT_FALSE(effective.ok());
   EXPECT_NE(effective.error().message.find(bad + ": /pin/torch"), std::string::npos) << effective.error().message;
-  auto missing = LoadOverrides({t.dir() + "/nope.json"});
+  EXPECT_EQ(effective.error().code, core::ErrorCode::kBadInputFile);
+  auto missing = LoadOverrides(FileReader(""), {t.dir() + "/nope.json"});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("nope.json: cannot be read"), std::string::npos);
+}
+
+TEST(OverridesTest, ReadsOnlyRegularFilesOfABoundedSize) {
+  // /dev/zero once read 5.4 GB; a FIFO hung the command.
+  auto zero = LoadOverrides(FileReader(""), {"/dev/zero"});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("/dev/zero: not a regular file"), std::string::npos) << zero.error().message;
+  TempFiles t;
+  const std::string big = t.Write("big.json", std::string(kMaxOverrideFileBytes + 1, ' '));
+  auto large = LoadOverrides(FileReader(""), {big});
+  ASSERT_FALSE(large.ok());
+  EXPECT_NE(large.error().message.find("larger than 1 MiB"), std::string::npos) << large.error().message;
+  EXPECT_EQ(large.error().code, core::ErrorCode::kBadInputFile);
 }
 
 TEST(OverridesTest, FilesComeFromTheConfigFolderThenTheVariableThenTheCommandLine) {

@@ -1,6 +1,8 @@
 // The pure parsers, on the real formats of ../shared/research/detection.md.
 #include <gtest/gtest.h>
 
+#include "tests/installer/test_support.h"
+
 #include "installer/detect/amd_parsers.h"
 #include "installer/table/hardware_table.h"
 #include "installer/detect/host_parsers.h"
@@ -15,7 +17,7 @@ TEST(ParseProcNvidiaVersion, ProprietaryOpenAndAarch64Variants) {
       "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 22 2025\n"
       "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n");
   ASSERT_TRUE(proprietary);
-  EXPECT_EQ(proprietary->version, "570.86.15");
+  EXPECT_EQ(testing::Text(proprietary->version), "570.86.15");
   EXPECT_FALSE(proprietary->open_module);
   EXPECT_EQ(proprietary->arch, "x86_64");
 
@@ -23,14 +25,14 @@ TEST(ParseProcNvidiaVersion, ProprietaryOpenAndAarch64Variants) {
       "NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  550.144.03  Release Build  "
       "(dvs-builder@U16-I3-D08-1-2)  Mon Dec 30 17:33:24 UTC 2024\n");
   ASSERT_TRUE(open);
-  EXPECT_EQ(open->version, "550.144.03");
+  EXPECT_EQ(testing::Text(open->version), "550.144.03");
   EXPECT_TRUE(open->open_module);
   EXPECT_EQ(open->arch, "aarch64");
 
   auto two_parts =
       ParseProcNvidiaVersion("NVRM version: NVIDIA UNIX x86_64 Kernel Module  375.74  Wed\n");
   ASSERT_TRUE(two_parts);
-  EXPECT_EQ(two_parts->version, "375.74");
+  EXPECT_EQ(testing::Text(two_parts->version), "375.74");
 }
 
 TEST(ParseProcNvidiaVersion, NeverTakesTheGccLine) {
@@ -40,7 +42,7 @@ TEST(ParseProcNvidiaVersion, NeverTakesTheGccLine) {
 }
 
 TEST(ParseSysModuleVersion, OneVersionLine) {
-  EXPECT_EQ(ParseSysModuleVersion("550.144.03\n"), "550.144.03");
+  EXPECT_EQ(testing::Text(ParseSysModuleVersion("550.144.03\n")), "550.144.03");
   EXPECT_FALSE(ParseSysModuleVersion(""));
   EXPECT_FALSE(ParseSysModuleVersion("550"));
   EXPECT_FALSE(ParseSysModuleVersion("version 550.144.03"));
@@ -69,8 +71,8 @@ TEST(ParseNvidiaSmiCsv, OneLinePerGpu) {
       "570.86.15, [N/A], NVIDIA GeForce RTX 4090, 00000000:02:00.0\n",
       true);
   ASSERT_EQ(gpus.size(), 2u);
-  EXPECT_EQ(gpus[0].compute_capability, "7.0");
-  EXPECT_EQ(gpus[1].compute_capability, "");
+  EXPECT_EQ(testing::Text(gpus[0].compute_capability), "7.0");
+  EXPECT_EQ(testing::Text(gpus[1].compute_capability), "");
   EXPECT_EQ(gpus[1].pci_bus_id, "0000:02:00.0");
   EXPECT_TRUE(ParseNvidiaSmiCsv("driver_version, compute_cap\n", true).empty());  // a header
   EXPECT_EQ(ParseNvidiaSmiCsv("470.256.02, Tesla K80, 00000000:04:00.0\n", false).size(), 1u);
@@ -135,35 +137,38 @@ TEST(HostParsers, WslArchAndCgroup) {
   EXPECT_EQ(ContainerRuntimeInCgroup("0::/init.scope\n"), "");
 }
 
+core::DriverVersion D(const char* text) { return *core::DriverVersion::Parse(text); }
+
 TEST(MaxCudaForDriver, LinuxAndWindowsColumns) {
-  auto linux_driver = MaxCudaForDriver("550.144.03", DriverTable::kLinux);
+  auto linux_driver = MaxCudaForDriver(D("550.144.03"), DriverTable::kLinux);
   ASSERT_TRUE(linux_driver);
   EXPECT_EQ(linux_driver->cuda, "12.4");
   EXPECT_EQ(linux_driver->first_driver, "550.54.14");
   EXPECT_FALSE(linux_driver->beyond_table);
-  EXPECT_EQ(MaxCudaForDriver("570.26", DriverTable::kLinux)->cuda, "12.8");
-  EXPECT_EQ(MaxCudaForDriver("570.25", DriverTable::kLinux)->cuda, "12.6");
+  EXPECT_EQ(MaxCudaForDriver(D("570.26"), DriverTable::kLinux)->cuda, "12.8");
+  EXPECT_EQ(MaxCudaForDriver(D("570.25"), DriverTable::kLinux)->cuda, "12.6");
   // WSL and Windows report Windows numbers: 572.60 is 12.8 there.
-  EXPECT_EQ(MaxCudaForDriver("572.60", DriverTable::kWindows)->cuda, "12.8");
-  auto newer = MaxCudaForDriver("610.43.02", DriverTable::kLinux);
+  EXPECT_EQ(MaxCudaForDriver(D("572.60"), DriverTable::kWindows)->cuda, "12.8");
+  auto newer = MaxCudaForDriver(D("610.43.02"), DriverTable::kLinux);
   ASSERT_TRUE(newer);
   EXPECT_EQ(newer->cuda, "13.2");
   EXPECT_TRUE(newer->beyond_table);
-  EXPECT_FALSE(MaxCudaForDriver("400.10", DriverTable::kLinux));
-  EXPECT_FALSE(MaxCudaForDriver("540.4.0", DriverTable::kNone));  // Jetson
-  EXPECT_FALSE(MaxCudaForDriver("garbage", DriverTable::kLinux));
+  EXPECT_FALSE(MaxCudaForDriver(D("400.10"), DriverTable::kLinux));
+  EXPECT_FALSE(MaxCudaForDriver(D("540.4.0"), DriverTable::kNone));  // Jetson
+  EXPECT_FALSE(MaxCudaForDriver(core::DriverVersion(), DriverTable::kLinux));  // unknown
 }
 
 TEST(ProbeAnswer, RoundTripsAndIgnoresAPartialLastLine) {
   ProbeAnswer answer;
   answer.library = "/usr/lib/wsl/lib/libnvidia-ml.so.1";
-  answer.driver_version = "572.60";
+  answer.driver_version = D("572.60");
   answer.cuda_version = 12080;
   answer.devices_counted = true;
-  answer.gpus.push_back({"8.9", "0000:01:00.0", "GPU-0a1b", "NVIDIA GeForce RTX 4090"});
+  answer.gpus.push_back({core::ComputeCapability{8, 9}, "0000:01:00.0", "GPU-0a1b", "NVIDIA GeForce RTX 4090"});
   const ProbeAnswer parsed = ParseProbeAnswer(FormatProbeAnswer(answer));
   EXPECT_EQ(parsed.library, answer.library);
-  EXPECT_EQ(parsed.driver_version, "572.60");
+  EXPECT_EQ(parsed.driver_version->ToString(), "572.60");
+  EXPECT_EQ(parsed.gpus.at(0).compute_capability, (core::ComputeCapability{8, 9}));
   EXPECT_EQ(parsed.cuda_version, 12080);
   ASSERT_EQ(parsed.gpus.size(), 1u);
   EXPECT_EQ(parsed.gpus[0].name, "NVIDIA GeForce RTX 4090");

@@ -48,18 +48,18 @@ TEST(NvmlProbe, AnswersOnWslFromTheWslLibraryDirectory) {
   root.Link("/usr/lib/wsl/lib/libnvidia-ml.so.1", Fake("answer", "libnvidia-ml.so.1"));
   const HostFacts facts = DetectUnder(root.path(), {});
   ASSERT_TRUE(facts.nvidia);
-  EXPECT_EQ(facts.nvidia->driver_version, "572.60");
+  EXPECT_EQ(testing::Text(facts.nvidia->driver_version), "572.60");
   EXPECT_EQ(facts.nvidia->driver_source, "nvml (/usr/lib/wsl/lib/libnvidia-ml.so.1)");
   EXPECT_EQ(facts.nvidia->driver_table, DriverTable::kWindows);
   EXPECT_EQ(facts.nvidia->cuda_driver_api, "12.8");
   EXPECT_EQ(facts.nvidia->cuda_driver_api_source, "nvml (/usr/lib/wsl/lib/libnvidia-ml.so.1)");
   ASSERT_EQ(facts.nvidia->gpus.size(), 2u);
   EXPECT_EQ(facts.nvidia->gpus[0].pci_bus_id, "0000:01:00.0");
-  EXPECT_EQ(facts.nvidia->gpus[0].compute_capability, "8.9");
+  EXPECT_EQ(testing::Text(facts.nvidia->gpus[0].compute_capability), "8.9");
   EXPECT_EQ(facts.nvidia->gpus[0].uuid, "GPU-0a1b2c3d-1111-2222-3333-444455556666");
   EXPECT_EQ(facts.nvidia->gpus[1].pci_bus_id, "0000:2b:00.0");
   EXPECT_EQ(facts.nvidia->gpus[1].name, "NVIDIA GeForce RTX 3060");
-  EXPECT_EQ(facts.nvidia->gpus[1].compute_capability, "8.6");
+  EXPECT_EQ(testing::Text(facts.nvidia->gpus[1].compute_capability), "8.6");
   ASSERT_EQ(facts.probes.size(), 1u);
   EXPECT_EQ(facts.probes[0].what, "nvml");
   EXPECT_EQ(facts.probes[0].outcome, "answered");
@@ -77,9 +77,9 @@ TEST(NvmlProbe, HangIsKilledAndDetectionFallsBackToNvidiaSmi) {
       AnyWarningContains(facts, "nvml (/usr/lib/wsl/lib/libnvidia-ml.so.1) timed out after 0.3 s"));
   ASSERT_EQ(facts.probes.size(), 2u);
   EXPECT_EQ(facts.probes[1].what, "nvidia-smi");
-  EXPECT_EQ(facts.nvidia->driver_version, "580.95.05");
+  EXPECT_EQ(testing::Text(facts.nvidia->driver_version), "580.95.05");
   ASSERT_EQ(facts.nvidia->gpus.size(), 2u);
-  EXPECT_EQ(facts.nvidia->gpus[1].compute_capability, "7.0");
+  EXPECT_EQ(testing::Text(facts.nvidia->gpus[1].compute_capability), "7.0");
 }
 
 TEST(NvmlProbe, CrashBecomesAWarningAndLibcudaAnswers) {
@@ -92,13 +92,13 @@ TEST(NvmlProbe, CrashBecomesAWarningAndLibcudaAnswers) {
   // The child resets SIGSEGV to the default first, so even a sanitizer build reports the signal.
   const char* kOutcome = "nvml (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1) crashed (signal 11";
   EXPECT_TRUE(AnyWarningContains(facts, kOutcome)) << ::testing::PrintToString(facts.warnings);
-  EXPECT_EQ(facts.nvidia->driver_version, "580.95.05");  // the files win for the driver
+  EXPECT_EQ(testing::Text(facts.nvidia->driver_version), "580.95.05");  // the files win for the driver
   EXPECT_EQ(facts.nvidia->driver_source, "/sys/module/nvidia/version");
   EXPECT_EQ(facts.nvidia->cuda_driver_api, "12.6");  // libcuda answered
   // The fake libcuda gives no PCI address: with one GPU on each side it is the same one.
   ASSERT_EQ(facts.nvidia->gpus.size(), 1u);
   EXPECT_EQ(facts.nvidia->gpus[0].pci_id, "0x2fff");
-  EXPECT_EQ(facts.nvidia->gpus[0].compute_capability, "8.7");
+  EXPECT_EQ(testing::Text(facts.nvidia->gpus[0].compute_capability), "8.7");
   EXPECT_EQ(facts.nvidia->gpus[0].compute_capability_source,
             "libcuda (/usr/lib/x86_64-linux-gnu/libcuda.so.1)");
 }
@@ -119,7 +119,7 @@ TEST(LibcudaProbe, AnswersOnJetsonEvenWithAnEmptyCudaVisibleDevicesInTheParent) 
   EXPECT_EQ(facts.nvidia->driver_table, DriverTable::kNone);
   ASSERT_EQ(facts.nvidia->gpus.size(), 1u);
   EXPECT_EQ(facts.nvidia->gpus[0].name, "Orin (nvgpu)");
-  EXPECT_EQ(facts.nvidia->gpus[0].compute_capability, "8.7");
+  EXPECT_EQ(testing::Text(facts.nvidia->gpus[0].compute_capability), "8.7");
   ASSERT_FALSE(facts.probes.empty());
   EXPECT_EQ(facts.probes.back().what, "libcuda");
   EXPECT_EQ(facts.probes.back().outcome, "answered");
@@ -145,13 +145,13 @@ TEST(NvidiaSmi, MultiGpuLinesFillEveryGpu) {
   root.Link("/usr/lib/wsl/lib/nvidia-smi", kFakeTools / "multi-gpu");
   const HostFacts facts = DetectUnder(root.path(), {});
   ASSERT_TRUE(facts.nvidia);
-  EXPECT_EQ(facts.nvidia->driver_version, "580.95.05");
+  EXPECT_EQ(testing::Text(facts.nvidia->driver_version), "580.95.05");
   EXPECT_EQ(facts.nvidia->driver_source, "nvidia-smi (/usr/lib/wsl/lib/nvidia-smi)");
   ASSERT_EQ(facts.nvidia->gpus.size(), 2u);
   EXPECT_EQ(facts.nvidia->gpus[0].name, "NVIDIA GeForce RTX 4090");
-  EXPECT_EQ(facts.nvidia->gpus[0].compute_capability, "8.9");
+  EXPECT_EQ(testing::Text(facts.nvidia->gpus[0].compute_capability), "8.9");
   EXPECT_EQ(facts.nvidia->gpus[1].name, "Tesla V100-PCIE-16GB");
-  EXPECT_EQ(facts.nvidia->gpus[1].compute_capability, "7.0");
+  EXPECT_EQ(testing::Text(facts.nvidia->gpus[1].compute_capability), "7.0");
   EXPECT_TRUE(facts.warnings.empty());
 }
 
@@ -169,7 +169,7 @@ TEST(NvidiaSmi, R470IsAskedAgainWithoutComputeCap) {
   // Its line names another bus address: reported as a second GPU, with a name, no CC.
   ASSERT_EQ(facts.nvidia->gpus.size(), 2u);
   EXPECT_EQ(facts.nvidia->gpus[1].name, "Tesla K80");
-  EXPECT_TRUE(facts.nvidia->gpus[1].compute_capability.empty());
+  EXPECT_FALSE(facts.nvidia->gpus[1].compute_capability);
   EXPECT_TRUE(AnyWarningContains(facts, "compute capability of Tesla K80 at 0000:04:00.0 unknown"));
 }
 
@@ -181,7 +181,7 @@ TEST(NvidiaSmi, HangIsKilledWithItsChildren) {
   ASSERT_TRUE(facts.nvidia);
   EXPECT_TRUE(
       AnyWarningContains(facts, "nvidia-smi (/usr/lib/wsl/lib/nvidia-smi) timed out after 0.3 s"));
-  EXPECT_TRUE(facts.nvidia->driver_version.empty());
+  EXPECT_FALSE(facts.nvidia->driver_version);
 }
 
 TEST(NvidiaSmi, DriverNotLoadedMeansNoUsableDevice) {
@@ -206,8 +206,8 @@ TEST(Probes, NoChildProcessWhenTheFilesAnswer) {
   const HostFacts facts = DetectUnder(root.path(), {{"PATH", "/usr/bin"}});
   EXPECT_TRUE(facts.probes.empty());
   ASSERT_TRUE(facts.nvidia);
-  EXPECT_EQ(facts.nvidia->driver_version, "550.144.03");
-  EXPECT_EQ(facts.nvidia->gpus.at(0).compute_capability, "8.6");
+  EXPECT_EQ(testing::Text(facts.nvidia->driver_version), "550.144.03");
+  EXPECT_EQ(testing::Text(facts.nvidia->gpus.at(0).compute_capability), "8.6");
 }
 
 TEST(ProcessRunner, RemovesCudaVisibleDevicesAndPassesTheRest) {

@@ -123,7 +123,7 @@ TEST(SelectCliTest, ANamedBackendSkipsDetectionAndIsChecked) {
   EXPECT_NE(r.err.find("unknown backend 'cu12' (from --torch-backend) (did you mean cu129?); known backends: cpu, "),
             std::string::npos) << r.err;
   r = Select({"--torch-backend", "cu126", "torch==2.3.1"});
-  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_EQ(r.code, kExitNoBackend);
   EXPECT_NE(r.err.find("torch==2.3.1 is not offered on cu126 (named by --torch-backend)"), std::string::npos) << r.err;
 }
 
@@ -168,7 +168,7 @@ TEST(SelectCliTest, OverrideFilesPinMirrorAndFail) {
   EXPECT_NE(r.err.find("unknown backend 'cu12' (from pin of torch in " + bad + ")"), std::string::npos) << r.err;
   const std::string broken = t.Write("broken.json", "{\"format\": 1,\n  \"mirror\": }");
   r = Select({"--catalogue", broken});
-  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_EQ(r.code, kExitBadInputFile);
   EXPECT_NE(r.err.find(broken + ":2:"), std::string::npos) << r.err;
 }
 
@@ -226,10 +226,11 @@ TEST(CatalogueCliTest, ChecksOneFile) {
   EXPECT_NE(r.out.find(": ok: 1 pin(s)"), std::string::npos);
   const std::string bad = t.Write("bad.json", R"({"format": 1, "pin": {"torch": "cu12"}})");
   r = Catalogue({"check", bad});
-  EXPECT_EQ(r.code, kExitFailure);
+  EXPECT_EQ(r.code, kExitBadInputFile);
   EXPECT_EQ(r.err, "torchdex catalogue check: " + bad + ": /pin/torch: unknown backend 'cu12' (did you mean cu129?)\n");
   const std::string typo = t.Write("typo.json", R"({"format": 1, "pins": {}})");
   r = Catalogue({"check", typo});
+  EXPECT_EQ(r.code, kExitBadInputFile);
   EXPECT_NE(r.err.find(typo + ": /pins: unknown key \"pins\" (did you mean \"pin\"?)"), std::string::npos) << r.err;
   r = Catalogue({"frobnicate"});
   EXPECT_EQ(r.code, kExitUsage);
@@ -258,7 +259,7 @@ TEST(SelectCliTest, ANewerCatalogueFromAnOverrideFileReplacesTheEmbeddedOne) {
   const std::string broken = t.Write("broken-catalogue.json", "{\"schema_version\": 7}");
   const std::string names_broken = t.Write("o.json", "{\"format\": 1, \"catalogue\": \"" + broken + "\"}");
   const Result bad = Select({"--catalogue", names_broken});
-  EXPECT_EQ(bad.code, kExitFailure);
+  EXPECT_EQ(bad.code, kExitBadInputFile);
   EXPECT_NE(bad.err.find(broken + ": /schema_version"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("(named by " + names_broken + ")"), std::string::npos) << bad.err;
 }

@@ -12,6 +12,17 @@
 namespace torchdex::installer {
 namespace {
 
+std::vector<core::ComputeCapability> Ccs(std::initializer_list<const char*> texts) {
+  std::vector<core::ComputeCapability> out;
+  for (const char* t : texts) out.push_back(*core::ComputeCapability::Parse(t));
+  return out;
+}
+
+std::optional<core::DriverVersion> Driver(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return core::DriverVersion::Parse(text);
+}
+
 struct FakeBackend {
   BackendView view;
   std::string first;  // torch range offered
@@ -21,16 +32,16 @@ struct FakeBackend {
 class FakeCatalogue : public CatalogueView {
  public:
   FakeCatalogue() {
-    add("cpu", AcceleratorKind::kCpu, "", "2.0.0", "2.11.0");
-    add("cu118", AcceleratorKind::kCuda, "11.8", "2.0.0", "2.7.1");
-    add("cu121", AcceleratorKind::kCuda, "12.1", "2.1.0", "2.5.1");
-    add("cu124", AcceleratorKind::kCuda, "12.4", "2.4.0", "2.6.0");
-    add("cu126", AcceleratorKind::kCuda, "12.6", "2.6.0", "2.11.0");
-    add("cu128", AcceleratorKind::kCuda, "12.8", "2.7.0", "2.11.0");
-    add("cu130", AcceleratorKind::kCuda, "13.0", "2.9.0", "2.11.0");
-    add("rocm6.3", AcceleratorKind::kRocm, "6.3", "2.7.0", "2.9.1");
-    add("rocm6.4", AcceleratorKind::kRocm, "6.4", "2.8.0", "2.9.1");
-    add("xpu", AcceleratorKind::kXpu, "", "2.6.0", "2.11.0");
+    add("cpu", core::BackendKind::kCpu, "", "2.0.0", "2.11.0");
+    add("cu118", core::BackendKind::kCuda, "11.8", "2.0.0", "2.7.1");
+    add("cu121", core::BackendKind::kCuda, "12.1", "2.1.0", "2.5.1");
+    add("cu124", core::BackendKind::kCuda, "12.4", "2.4.0", "2.6.0");
+    add("cu126", core::BackendKind::kCuda, "12.6", "2.6.0", "2.11.0");
+    add("cu128", core::BackendKind::kCuda, "12.8", "2.7.0", "2.11.0");
+    add("cu130", core::BackendKind::kCuda, "13.0", "2.9.0", "2.11.0");
+    add("rocm6.3", core::BackendKind::kRocm, "6.3", "2.7.0", "2.9.1");
+    add("rocm6.4", core::BackendKind::kRocm, "6.4", "2.8.0", "2.9.1");
+    add("xpu", core::BackendKind::kXpu, "", "2.6.0", "2.11.0");
   }
 
   std::vector<BackendView> Backends(const std::string&) const override {
@@ -66,23 +77,23 @@ class FakeCatalogue : public CatalogueView {
                                const std::string&) const override {
     const core::Version v = *core::Version::Parse(torch_version);
     auto at_least = [&](const char* x) { return v >= *core::Version::Parse(x); };
-    if (backend == "cu118") return ArchView{{"3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"}, ""};
+    if (backend == "cu118") return ArchView{Ccs({"3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"}), std::nullopt, {}};
     if (backend == "cu121" || backend == "cu124" || backend == "cu126") {
-      return ArchView{{"5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"}, ""};
+      return ArchView{Ccs({"5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"}), std::nullopt, {}};
     }
     if (backend == "cu128") {
-      if (at_least("2.11")) return ArchView{{"7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}, ""};
-      if (at_least("2.8")) return ArchView{{"7.0", "7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}, ""};
-      return ArchView{{"5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}, ""};
+      if (at_least("2.11")) return ArchView{Ccs({"7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}), std::nullopt, {}};
+      if (at_least("2.8")) return ArchView{Ccs({"7.0", "7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}), std::nullopt, {}};
+      return ArchView{Ccs({"5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}), std::nullopt, {}};
     }
-    if (backend == "cu130") return ArchView{{"7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}, "12.0"};
+    if (backend == "cu130") return ArchView{Ccs({"7.5", "8.0", "8.6", "9.0", "10.0", "12.0"}), core::ComputeCapability::Parse("12.0"), {}};
     if (backend == "rocm6.3") {
-      return ArchView{{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100",
-                       "gfx1101", "gfx1102", "gfx1200", "gfx1201"}, ""};
+      return ArchView{{}, std::nullopt, {"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100",
+                       "gfx1101", "gfx1102", "gfx1200", "gfx1201"}};
     }
     if (backend == "rocm6.4") {
-      return ArchView{{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030",
-                       "gfx1100", "gfx1101", "gfx1102", "gfx1150", "gfx1151", "gfx1200", "gfx1201"}, ""};
+      return ArchView{{}, std::nullopt, {"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030",
+                       "gfx1100", "gfx1101", "gfx1102", "gfx1150", "gfx1151", "gfx1200", "gfx1201"}};
     }
     return std::nullopt;
   }
@@ -92,30 +103,30 @@ class FakeCatalogue : public CatalogueView {
     }
     return "";
   }
-  std::string DriverFloor(const std::string& backend, const std::string& os) const override {
+  std::optional<core::DriverVersion> DriverFloor(const std::string& backend, core::TargetOs os) const override {
     const std::string toolkit = Toolkit(backend);
-    const bool win = os == "windows";
-    if (toolkit.starts_with("11.")) return win ? "452.39" : "450.80.02";
-    if (toolkit.starts_with("12.")) return win ? "528.33" : "525.60.13";
-    if (toolkit.starts_with("13.")) return win ? "580.00" : "580.65.06";
-    return "";
+    const bool win = os == core::TargetOs::kWindows;
+    if (toolkit.starts_with("11.")) return Driver(win ? "452.39" : "450.80.02");
+    if (toolkit.starts_with("12.")) return Driver(win ? "528.33" : "525.60.13");
+    if (toolkit.starts_with("13.")) return Driver(win ? "580.00" : "580.65.06");
+    return std::nullopt;
   }
-  std::string ReleaseDriver(const std::string& backend, const std::string& os) const override {
+  std::optional<core::DriverVersion> ReleaseDriver(const std::string& backend, core::TargetOs os) const override {
     const std::string toolkit = Toolkit(backend);
     static const std::map<std::string, std::pair<std::string, std::string>> kDrivers = {
         {"11.8", {"520.61.05", "520.06"}}, {"12.1", {"530.30.02", "531.14"}},
         {"12.4", {"550.54.14", "551.61"}}, {"12.6", {"560.28.03", "560.76"}},
         {"12.8", {"570.26", "570.65"}},    {"13.0", {"580.65.06", "580.00"}}};
     auto it = kDrivers.find(toolkit);
-    if (it == kDrivers.end()) return "";
-    return os == "windows" ? it->second.second : it->second.first;
+    if (it == kDrivers.end()) return std::nullopt;
+    return Driver(os == core::TargetOs::kWindows ? it->second.second : it->second.first);
   }
 
  private:
   static constexpr const char* kReleases[] = {
       "2.0.0", "2.0.1", "2.1.0", "2.1.2", "2.2.2", "2.3.0", "2.3.1", "2.4.1", "2.5.1",
       "2.6.0", "2.7.0", "2.7.1", "2.8.0", "2.9.0", "2.9.1", "2.10.0", "2.11.0"};
-  void add(const char* name, AcceleratorKind kind, const char* toolkit, const char* first, const char* last) {
+  void add(const char* name, core::BackendKind kind, const char* toolkit, const char* first, const char* last) {
     backends_.push_back({BackendView{name, kind, toolkit}, first, last});
   }
   std::vector<FakeBackend> backends_;
@@ -123,16 +134,16 @@ class FakeCatalogue : public CatalogueView {
 
 HostFacts Nvidia(const std::string& driver, std::vector<std::string> ccs) {
   HostFacts f;
-  f.os = "linux";
+  f.os = core::TargetOs::kLinux;
   f.arch = "x86_64";
   NvidiaFacts n;
-  n.driver_version = driver;
+  n.driver_version = Driver(driver);
   n.devices_exposed = true;
   n.devices_exposed_source = "/dev/nvidiactl";
   int i = 0;
   for (const std::string& cc : ccs) {
     NvidiaGpu g;
-    g.compute_capability = cc;
+    g.compute_capability = core::ComputeCapability::Parse(cc);
     g.pci_bus_id = "0000:0" + std::to_string(++i) + ":00.0";
     n.gpus.push_back(g);
   }
@@ -142,7 +153,7 @@ HostFacts Nvidia(const std::string& driver, std::vector<std::string> ccs) {
 
 HostFacts Amd(const std::string& gfx) {
   HostFacts f;
-  f.os = "linux";
+  f.os = core::TargetOs::kLinux;
   f.arch = "x86_64";
   AmdFacts a;
   a.gfx = {gfx};
@@ -153,7 +164,7 @@ HostFacts Amd(const std::string& gfx) {
 
 HostFacts Intel(bool xpu) {
   HostFacts f;
-  f.os = "linux";
+  f.os = core::TargetOs::kLinux;
   f.arch = "x86_64";
   IntelFacts i;
   IntelGpu g;
@@ -289,7 +300,7 @@ TEST(SelectionTest, ContainersJetsonAndMacOS) {
   EXPECT_NE(s.explanation.back().find("Jetson (L4T 36.4.3)"), std::string::npos);
 
   SelectionTarget mac = Cp312();
-  mac.os = "macos";
+  mac.os = core::TargetOs::kMacOS;
   s = SelectBackend(HostFacts{}, mac, Torch(), FakeCatalogue());
   EXPECT_TRUE(s.default_index);
   EXPECT_FALSE(s.chosen.has_value());
@@ -317,23 +328,6 @@ TEST(SelectionTest, OneBackendForEveryRoutedPackage) {
   const Selection none = SelectBackend(Nvidia("535.230.02", {"6.1"}), Cp312(), r, FakeCatalogue());
   EXPECT_FALSE(none.chosen.has_value());
   EXPECT_EQ(RejectionOf(none, "cu126")->reasons.front(), "no torchaudio builds on this backend");
-}
-
-TEST(SelectionTest, ComparesDriverVersionsNumerically) {
-  EXPECT_LT(CompareDriverVersions("550.144.03", "560.28.03"), 0);
-  EXPECT_GT(CompareDriverVersions("570.124.06", "570.26"), 0);
-  EXPECT_EQ(CompareDriverVersions("580", "580.0.0"), 0);
-  EXPECT_LT(CompareDriverVersions("99.1", "450.80.02"), 0);
-}
-
-TEST(AcceleratorKindWord, ReadsBackWhatItWrites) {
-  for (AcceleratorKind kind : {AcceleratorKind::kCpu, AcceleratorKind::kCuda, AcceleratorKind::kRocm,
-                               AcceleratorKind::kXpu, AcceleratorKind::kOther}) {
-    EXPECT_EQ(ParseAcceleratorKind(AcceleratorKindWord(kind)), kind) << AcceleratorKindWord(kind);
-  }
-  EXPECT_EQ(AcceleratorKindWord(AcceleratorKind::kRocm), "rocm");
-  EXPECT_EQ(ParseAcceleratorKind("CUDA"), AcceleratorKind::kOther);  // the catalogue's words are lower case
-  EXPECT_EQ(ParseAcceleratorKind("npu"), AcceleratorKind::kOther);
 }
 
 }  // namespace

@@ -16,6 +16,12 @@
 
 namespace torchdex::installer::testing {
 
+// Typed facts as text, for comparisons with what a test expects ("" when unknown).
+inline std::string Text(const std::optional<core::DriverVersion>& v) { return v ? v->ToString() : ""; }
+inline std::string Text(const std::optional<core::ComputeCapability>& v) { return v ? v->ToString() : ""; }
+inline std::string Text(const core::DriverVersion& v) { return v.ToString(); }
+inline std::string Text(const core::ComputeCapability& v) { return v.ToString(); }
+
 inline const std::filesystem::path kFixtures = TORCHDEX_FIXTURES_DIR;
 inline const std::filesystem::path kFakes = TORCHDEX_FAKES_DIR;           // built fake libraries
 inline const std::filesystem::path kFakeTools = TORCHDEX_FAKE_TOOLS_DIR;  // fake nvidia-smi scripts

@@ -1,0 +1,191 @@
+#include "installer/cli/decision_inputs.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "installer/detect/detect.h"
+#include "installer/detect/host_parsers.h"
+#include "installer/platform/file_reader.h"
+
+namespace torchdex::installer {
+namespace {
+
+// The user's own files are read from this machine's root, whatever --root says (that is the
+// host detected, not the user running torchdex).
+const FileReader& UserFiles() {
+  static const FileReader files("");
+  return files;
+}
+
+std::string ConfigHome(const Environment& env) {
+  if (auto xdg = Lookup(env, "XDG_CONFIG_HOME"); xdg && !xdg->empty()) return *xdg;
+  if (auto home = Lookup(env, "HOME"); home && !home->empty()) return *home + "/.config";
+  return "";
+}
+
+std::vector<std::string> ListJsonFiles(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const std::string& name : UserFiles().ListDirectory(dir)) {  // sorted
+    if (name.size() > 5 && name.ends_with(".json")) out.push_back(dir + "/" + name);
+  }
+  return out;
+}
+
+// "torch_backend" from $XDG_CONFIG_HOME/torchdex/config.json; errors name the file.
+core::Expected<std::string> ConfiguredBackend(const Environment& env) {
+  const std::string home = ConfigHome(env);
+  if (home.empty()) return std::string();
+  const std::string path = home + "/torchdex/config.json";
+  const ReadResult read = UserFiles().Read(path, kMaxOverrideFileBytes);
+  if (read.status == ReadResult::Status::kMissing) return std::string();
+  if (read.status != ReadResult::Status::kOk || !UserFiles().IsRegularFile(path)) {
+    return core::MakeError(path + ": cannot be read" + (read.error.empty() ? "" : ": " + read.error),
+                           core::ErrorCode::kBadInputFile);
+  }
+  const nlohmann::json doc = nlohmann::json::parse(read.contents, nullptr, false, true);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return core::MakeError(path + ": not a JSON object", core::ErrorCode::kBadInputFile);
+  }
+  if (!doc.contains("torch_backend")) return std::string();
+  if (!doc["torch_backend"].is_string()) {
+    return core::MakeError(path + ": /torch_backend: expected a string", core::ErrorCode::kBadInputFile);
+  }
+  return doc["torch_backend"].get<std::string>();
+}
+
+// The backend the user named: --torch-backend, else TORCHDEX_TORCH_BACKEND or uv's
+// UV_TORCH_BACKEND, else the config file; the first one given wins, "auto" included.
+core::Expected<BackendRequest> NamedBackend(const ChoiceOptions& o, const Environment& env) {
+  if (!o.torch_backend.empty()) return BackendRequest{o.torch_backend, "--torch-backend"};
+  for (const char* variable : {"TORCHDEX_TORCH_BACKEND", "UV_TORCH_BACKEND"}) {
+    if (auto v = Lookup(env, variable); v && !v->empty()) return BackendRequest{*v, variable};
+  }
+  core::Expected<std::string> configured = ConfiguredBackend(env);
+  if (!configured) return configured.error();
+  if (!configured->empty()) return BackendRequest{*configured, ConfigHome(env) + "/torchdex/config.json"};
+  return BackendRequest{};
+}
+
+bool IsRealRoot(const std::string& root) { return root.empty() || root == "/"; }
+
+// A named backend skips detection, but not the host's architecture: the --root host's own
+// /proc/sys/kernel/arch when it has one, else this machine's.
+std::string HostArch(const ChoiceOptions& o, const Deps& deps) {
+  if (!IsRealRoot(o.root)) {
+    const ReadResult read = FileReader(o.root).Read("/proc/sys/kernel/arch", 256);
+    if (read.status == ReadResult::Status::kOk) {
+      if (std::optional<std::string> arch = ParseKernelArch(read.contents)) return *arch;
+    }
+  }
+  return deps.system.machine;
+}
+
+core::TargetOs OsOf(core::OperatingSystem os) {
+  switch (os) {
+    case core::OperatingSystem::kLinux:
+      return core::TargetOs::kLinux;
+    case core::OperatingSystem::kMacOS:
+      return core::TargetOs::kMacOS;
+    default:
+      return core::TargetOs::kWindows;
+  }
+}
+
+}  // namespace
+
+core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& cli_files,
+                                                const Environment& env) {
+  OverrideSources sources{ConfigHome(env), Lookup(env, "TORCHDEX_CATALOGUE").value_or(""), cli_files};
+  auto overrides = LoadOverrides(UserFiles(), OverrideFilePaths(sources, ListJsonFiles));
+  if (!overrides) return overrides.error();
+  auto source = LoadCatalogueSource(*overrides);
+  if (!source) return core::MakeError(source.error().message, core::ErrorCode::kBadInputFile);
+  return UserCatalogue{std::move(overrides).value(),
+                       std::make_shared<const CatalogueSource>(std::move(source).value())};
+}
+
+core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps& deps,
+                                                    const Interpreter* known) {
+  DecisionInputs in;
+  auto user = LoadUserCatalogue(o.catalogues, deps.env);
+  if (!user) return user.error();
+  in.catalogue = std::move(user).value();
+
+  DecisionRequest& request = in.request;
+  request.requirements = o.parsed;
+  request.channel = o.channel.empty() ? "stable" : o.channel;
+  auto named = NamedBackend(o, deps.env);
+  if (!named) return named.error();
+  request.backend = *named;
+
+  // The host, unless the backend is already decided (by the user or a pin).
+  auto resolved = ResolveBackend(request, in.catalogue);
+  if (!resolved) return resolved.error();
+  if (resolved->automatic()) {
+    FileReader files(IsRealRoot(o.root) ? std::string() : o.root);
+    DetectOptions detect_options;
+    detect_options.probe_timeout = std::chrono::milliseconds(
+        std::max<int64_t>(1, std::llround(o.probe_timeout_seconds * 1000)));
+    const DetectDeps detect_deps{files, deps.env, deps.runner, deps.clock};
+    auto detected = Detect(detect_options, detect_deps);
+    if (!detected) return detected.error();
+    in.facts = std::move(detected).value();
+    in.detected = true;
+  } else {
+    in.facts.os = core::TargetOs::kLinux;
+    in.facts.arch = HostArch(o, deps);
+  }
+
+  // The target: an interpreter asked once, a described one, or any Python on the platform.
+  SelectionTarget& target = request.target;
+  const bool this_machine = IsRealRoot(o.root) && o.platform.empty();
+  std::string platform = o.platform;
+  if (platform.empty()) {
+    const std::string arch = in.facts.arch.empty() ? deps.system.machine : in.facts.arch;
+    platform = (in.facts.os == core::TargetOs::kMacOS ? "macosx_11_0_" : "linux_") + arch;
+  }
+  const int glibc_minor = this_machine ? deps.system.glibc_minor : 35;
+  if (known != nullptr || !o.python.empty()) {
+    if (known != nullptr) {
+      in.interpreter = *known;
+    } else {
+      auto path = FindInterpreter(o.python, deps.env);
+      if (!path) return path.error();
+      auto python = QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
+      if (!python) return python.error();
+      in.interpreter = std::move(python).value();
+    }
+    target.supported_tags = core::SupportedTags(in.interpreter->info);
+    target.python_description = in.interpreter->description;
+    target.os = OsOf(in.interpreter->info.os);
+    target.arch = in.interpreter->info.arch;
+  } else {
+    auto info = DescribeTarget(o.python_version.empty() ? "3.12" : o.python_version, platform, glibc_minor);
+    if (!info) return core::MakeError(info.error().message, core::ErrorCode::kUsage);
+    target.os = OsOf(info->os);
+    target.arch = info->arch == "arm64" && target.os != core::TargetOs::kMacOS ? "aarch64" : info->arch;
+    if (!o.python_version.empty()) {
+      target.supported_tags = core::SupportedTags(*info);
+      target.python_description = "CPython " + o.python_version;
+    } else {
+      // No interpreter named: any CPython 3.9-3.14 on the platform will do.
+      for (int minor = 9; minor <= 14; ++minor) {
+        for (bool free_threaded : {false, true}) {
+          if (free_threaded && minor < 13) continue;
+          core::InterpreterInfo any = *info;
+          any.python_minor = minor;
+          any.free_threaded = free_threaded;
+          for (core::Tag& t : core::SupportedTags(any)) target.supported_tags.push_back(std::move(t));
+        }
+      }
+      target.python_description = "any CPython 3.9-3.14";
+    }
+  }
+  target.description = target.python_description + " on " + std::string(core::TargetOsWord(target.os)) +
+                       " " + target.arch + (o.platform.empty() ? "" : " (--platform " + o.platform + ")");
+  return in;
+}
+
+}  // namespace torchdex::installer

@@ -1,0 +1,124 @@
+#include "installer/select/decide.h"
+
+#include <algorithm>
+
+#include "core/name.h"
+
+namespace torchdex::installer {
+namespace {
+
+std::string ChannelPath(const std::string& channel) {
+  if (channel == "test") return "test/";
+  if (channel == "nightly") return "nightly/";
+  return "";
+}
+
+}  // namespace
+
+core::Expected<std::vector<AskedRequirement>> ParseAskedRequirements(const std::vector<std::string>& texts) {
+  std::vector<AskedRequirement> out;
+  out.reserve(texts.size());
+  for (const std::string& text : texts) {
+    core::Expected<core::Requirement> parsed = core::Requirement::Parse(text);
+    if (!parsed) return core::MakeError(parsed.error().message, core::ErrorCode::kUsage);
+    out.push_back({std::move(parsed).value(), text});
+  }
+  return out;
+}
+
+core::Expected<BackendRequest> ResolveBackend(const DecisionRequest& request, const UserCatalogue& catalogue) {
+  BackendRequest backend = request.backend;
+  if (backend.name == "auto") backend = {};
+  const CatalogueSource& source = *catalogue.source;
+  if (backend.automatic()) {
+    // A package pinned to a backend in an override file decides, unless the user named one:
+    // the first asked routed package with a pin, else torch's.
+    std::vector<std::string> names;
+    for (const AskedRequirement& r : request.requirements) {
+      const std::string name = core::NormalizeName(r.requirement.name);
+      if (source.IsRouted(name)) names.push_back(name);
+    }
+    if (names.empty()) names.push_back("torch");
+    for (const std::string& n : names) {
+      if (auto it = catalogue.overrides.pins.find(n); it != catalogue.overrides.pins.end()) {
+        backend = {it->second.value, "pin of " + n + " in " + it->second.origin};
+        break;
+      }
+    }
+  }
+  if (backend.automatic()) return backend;
+  const std::vector<std::string> known = source.BackendNames(request.channel);
+  if (std::find(known.begin(), known.end(), backend.name) == known.end()) {
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    return core::MakeError("unknown backend '" + backend.name + "' (from " + backend.origin + ")" +
+                               ClosestBackend(backend.name, known) + "; known backends: " + list,
+                           core::ErrorCode::kUsage);
+  }
+  return backend;
+}
+
+core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts& facts,
+                                const UserCatalogue& catalogue) {
+  const CatalogueSource& source = *catalogue.source;
+  Decision out;
+  out.channel = request.channel.empty() ? "stable" : request.channel;
+  out.catalogue_description = source.description;
+  out.routed_names = source.routed;
+  for (const auto& host : catalogue.overrides.trusted_hosts) out.trusted_hosts.push_back(host.value);
+  out.prereleases = out.channel == "stable" ? core::Prereleases::kDefault : core::Prereleases::kAllow;
+  out.target_description = request.target.description;
+
+  // What was asked: routed requirements decide the backend; the rest goes to the default index.
+  for (const AskedRequirement& r : request.requirements) {
+    if (source.IsRouted(core::NormalizeName(r.requirement.name))) {
+      out.routed.push_back(r.requirement);
+    } else {
+      out.others.push_back(r);
+    }
+  }
+  if (!out.routed.empty()) {
+    out.primary = core::NormalizeName(out.routed.front().name);
+    for (const core::Requirement& r : out.routed) {
+      if (core::NormalizeName(r.name) == "torch") out.primary = "torch";
+    }
+  }
+
+  core::Expected<BackendRequest> backend = ResolveBackend(request, catalogue);
+  if (!backend) return backend.error();
+  out.forced_by = backend->origin;
+  if (out.channel != "stable") {
+    out.warnings.push_back("the embedded catalogue holds the stable channel: " + out.channel +
+                           " is chosen by the stable channel's backends and arch lists, and its "
+                           "versions are checked against the live index when installing");
+  }
+
+  SelectionRequest selection;
+  selection.routed = out.routed;
+  selection.primary = out.primary;
+  selection.channel = "stable";
+  selection.versions_known = out.channel == "stable";
+  if (!backend->automatic()) {
+    selection.named = backend->name;
+    selection.named_by = backend->origin;
+  }
+  out.selection = SelectBackend(facts, request.target, selection, *source.view);
+  if (selection.named && !out.selection.chosen) {
+    // The named backend does not offer what was asked: that is the answer, not a fallback.
+    return core::MakeError(out.selection.rejected.front().reasons.front(), core::ErrorCode::kNotOffered);
+  }
+  out.explanation = out.selection.explanation;
+  out.default_index = out.selection.default_index;
+  if (out.default_index) {
+    out.index_url = "https://pypi.org/simple/";
+  } else if (out.selection.chosen) {
+    out.backend = out.selection.chosen->backend;
+    out.primary_version = out.selection.chosen->primary_version;
+    out.index_url = BackendIndexUrl(catalogue.overrides, source.default_base_url, ChannelPath(out.channel),
+                                    out.backend);
+  }
+  for (const std::string& w : facts.warnings) out.warnings.push_back(w);
+  return out;
+}
+
+}  // namespace torchdex::installer
