@@ -1,19 +1,16 @@
-// PEP 508 requirements and environment markers, following packaging 24.x (_tokenizer.py,
-// _parser.py, markers.py, requirements.py). Where packaging is looser or buggy we say so:
+// PEP 508 requirements and environment markers, following packaging 26.x (_tokenizer.py,
+// _parser.py, markers.py, requirements.py), which pip vendors; tests/core/differential checks
+// it case by case. Where packaging is wrong by the PEP we still follow it, as pip does, and say
+// so where it happens (names ending in '_', how each side of a comparison is read, orderings
+// of strings). What is still ours:
 //  - Versions in a requirement run to whitespace, ',', ';' or ')' and must then parse as a
-//    whole ("torch>=2.0abc" is an error, not ">=2.0a" followed by garbage).
-//  - Ordering a non-version ("os_name < 'nt'") is an error, as core/requirement.h specifies
-//    (packaging falls back to Python's string ordering).
-//  - Each side of a comparison is resolved on its own: two variables compare their values,
-//    two literals compare as literals (packaging looks the right-hand literal up as a name).
+//    whole ("torch>=2.0abc" is an error, not ">=2.0a" followed by garbage); "===" ends at ','
+//    too (packaging's token runs over it).
 //  - Every `extra` comparison is normalised in the normal form, not only the first one, and
 //    "((a or b))" nested inside an expression keeps its parentheses (packaging drops them).
-//  - Where the right-hand side makes a specifier but the left is no version ("os_name ==
-//    '3.12'"), == and != compare strings; packaging 24 raises InvalidVersion.
-//  - Names and extras follow PEP 508 strictly (packaging lets a name end in '_'), and "==="
-//    needs an operand (packaging accepts "foo===").
+//  - "===" needs an operand (packaging accepts "foo===").
 //  - Quoted strings are taken as written; packaging runs them through ast.literal_eval, which
-//    only differs for backslashes.
+//    only differs for backslashes (a NUL is refused by both).
 #include "core/requirement.h"
 
 #include "core/spelling.h"
@@ -90,7 +87,7 @@ constexpr std::array<std::pair<std::string_view, MarkerOp>, 8> kSymbolOps = {{
 
 // PEP 508's marker variables and the legacy spellings packaging still accepts, with the name
 // each one is normalised to.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kMarkerVariables = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kMarkerVariables = {{
     {"python_version", "python_version"},
     {"python_full_version", "python_full_version"},
     {"os_name", "os_name"},
@@ -103,6 +100,10 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kMarkerV
     {"implementation_name", "implementation_name"},
     {"implementation_version", "implementation_version"},
     {"extra", "extra"},
+    // PEP 751's set-valued variables of lock files; packaging 26 reads them everywhere, and a
+    // MarkerEnvironment has no value for them (evaluating one is an error).
+    {"extras", "extras"},
+    {"dependency_groups", "dependency_groups"},
     {"os.name", "os_name"},
     {"sys.platform", "sys_platform"},
     {"platform.version", "platform_version"},
@@ -309,11 +310,15 @@ class Parser {
     SkipSpace();
     if (!ParseOperand(&comparison->rhs)) return false;
     // PEP 685: extras compare normalised, so the normal form shows them normalised.
+    // packaging 26 does the same for the name in '"x" in extras' (and dependency_groups).
+    const auto names = [](const MarkerOperand& operand) {
+      return operand.is_variable && (operand.text == "extra" || operand.text == "extras" ||
+                                     operand.text == "dependency_groups");
+    };
     if (comparison->lhs.is_variable && comparison->lhs.text == "extra" &&
         !comparison->rhs.is_variable) {
       comparison->rhs.text = NormalizeName(comparison->rhs.text);
-    } else if (comparison->rhs.is_variable && comparison->rhs.text == "extra" &&
-               !comparison->lhs.is_variable) {
+    } else if (names(comparison->rhs) && !comparison->lhs.is_variable) {
       comparison->lhs.text = NormalizeName(comparison->lhs.text);
     }
     return true;
@@ -326,6 +331,10 @@ class Parser {
       const std::size_t close = text_.find(quote, pos_ + 1);
       if (close == std::string_view::npos) {
         return Fail(std::string("unterminated string (no closing ") + quote + ")", start);
+      }
+      // packaging reads the string with ast.literal_eval, which refuses a NUL byte.
+      if (const std::size_t nul = Slice(start + 1, close).find('\0'); nul != std::string_view::npos) {
+        return Fail("NUL character in a quoted string", start + 1 + nul);
       }
       operand->is_variable = false;
       operand->text = std::string(Slice(start + 1, close));
@@ -421,37 +430,62 @@ Error EvaluationError(const EvaluationContext& context, std::string_view message
                    "': " + std::string(message));
 }
 
-Expected<std::string> Resolve(const EvaluationContext& context, const MarkerOperand& operand) {
-  if (!operand.is_variable) return operand.text;
-  if (operand.text == "extra") return std::string(context.extra);
-  const auto found = context.env.values.find(operand.text);
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// packaging 26's MARKERS_REQUIRING_VERSION: only these compare as versions.
+bool IsVersionVariable(std::string_view name) {
+  return name == "python_version" || name == "python_full_version" ||
+         name == "implementation_version" || name == "platform_release";
+}
+
+Expected<std::string> Lookup(const EvaluationContext& context, const std::string& name) {
+  if (name == "extra") return std::string(context.extra);
+  const auto found = context.env.values.find(name);
   if (found == context.env.values.end()) {
-    return EvaluationError(context, "the environment has no value for '" + operand.text + "'");
+    return EvaluationError(context, "the environment has no value for '" + name + "'");
   }
   return found->second;
 }
 
-// packaging's _eval_op: a version comparison when the right-hand side makes a specifier with
-// the operator and the left-hand side is a version; string equality and containment otherwise.
-Expected<bool> Compare(const EvaluationContext& context, const std::string& lhs, MarkerOp op,
-                       const std::string& rhs) {
-  if (IsVersionOp(op)) {
+// packaging 26's _eval_op. For a version variable whose other side makes a specifier with the
+// operator, the specifier decides (pre-releases allowed; a value that is no version matches
+// nothing). Anything else compares strings: ==, != and containment as they read, and of the
+// orderings <= and >= hold for equal strings while < and > never hold (the dependency
+// specifiers spec leaves them undefined; packaging 26 answers instead of raising, and pip
+// follows it). ~= and === on strings are errors.
+Expected<bool> Compare(const EvaluationContext& context, std::string_view variable,
+                       const std::string& lhs, MarkerOp op, const std::string& rhs) {
+  if (IsVersionOp(op) && IsVersionVariable(variable)) {
     const Expected<Specifier> specifier = Specifier::Parse(std::string(MarkerOpText(op)) + rhs);
     if (specifier.ok()) {
+      // "===" compares the strings as they are, versions or not (packaging's Specifier).
+      if (op == MarkerOp::kArbitrary) return Lower(lhs) == Lower(specifier->version_text());
       const Expected<Version> version = Version::Parse(lhs);
-      if (version.ok()) return specifier->Contains(*version, Prereleases::kAllow);
+      return version.ok() && specifier->Contains(*version, Prereleases::kAllow);
     }
   }
   switch (op) {
     case MarkerOp::kEqual:
+    case MarkerOp::kLessEqual:
+    case MarkerOp::kGreaterEqual:
       return lhs == rhs;
     case MarkerOp::kNotEqual:
       return lhs != rhs;
+    case MarkerOp::kLess:
+    case MarkerOp::kGreater:
+      return false;
     case MarkerOp::kIn:
       return rhs.find(lhs) != std::string::npos;
     case MarkerOp::kNotIn:
       return rhs.find(lhs) == std::string::npos;
-    default:
+    case MarkerOp::kCompatible:
+    case MarkerOp::kArbitrary:
       break;
   }
   return EvaluationError(context, "undefined comparison '" + lhs + "' " +
@@ -459,19 +493,21 @@ Expected<bool> Compare(const EvaluationContext& context, const std::string& lhs,
                                       "' (this operator needs versions on both sides)");
 }
 
+// As packaging 26's _evaluate_markers: the variable on the left is looked up and compared with
+// the right side as written; with a literal on the left, the right side is looked up. So
+// "os_name == sys_platform" compares os_name's value with the text "sys_platform", and
+// '"a" == "b"' looks up a variable named "b" (an error). PEP 508 lets both sides be variables;
+// pip does what packaging does, and so do we (found by tests/core/differential).
 Expected<bool> EvaluateComparison(const EvaluationContext& context,
                                   const MarkerComparison& comparison) {
-  Expected<std::string> lhs = Resolve(context, comparison.lhs);
-  if (!lhs) return lhs.error();
-  Expected<std::string> rhs = Resolve(context, comparison.rhs);
-  if (!rhs) return rhs.error();
-  // PEP 685: extra names compare normalised.
-  const bool is_extra = (comparison.lhs.is_variable && comparison.lhs.text == "extra") ||
-                        (comparison.rhs.is_variable && comparison.rhs.text == "extra");
-  if (is_extra) {
-    return Compare(context, NormalizeName(*lhs), comparison.op, NormalizeName(*rhs));
+  if (comparison.lhs.is_variable) {
+    Expected<std::string> lhs = Lookup(context, comparison.lhs.text);
+    if (!lhs) return lhs.error();
+    return Compare(context, comparison.lhs.text, *lhs, comparison.op, comparison.rhs.text);
   }
-  return Compare(context, *lhs, comparison.op, *rhs);
+  Expected<std::string> rhs = Lookup(context, comparison.rhs.text);
+  if (!rhs) return rhs.error();
+  return Compare(context, comparison.rhs.text, comparison.lhs.text, comparison.op, *rhs);
 }
 
 Expected<bool> EvaluateNode(const EvaluationContext& context, const Node& node);
@@ -563,7 +599,7 @@ std::string Marker::ToString() const { return root_ == nullptr ? "" : FormatNode
 
 std::string Requirement::NormalizedName() const { return NormalizeName(name); }
 
-// As packaging's str(Requirement), "name@ url ; marker" spacing included.
+// As packaging's str(Requirement), "name @ url ; marker" spacing included.
 std::string Requirement::ToString() const {
   std::string out = name;
   if (!extras.empty()) {
@@ -576,7 +612,7 @@ std::string Requirement::ToString() const {
   }
   out += specifiers.ToString();
   if (!url.empty()) {
-    out += "@ " + url;
+    out += " @ " + url;  // packaging 26; 24.x printed "name@ url"
     if (!marker.empty()) out += " ";
   }
   if (!marker.empty()) out += "; " + marker.ToString();
@@ -584,6 +620,16 @@ std::string Requirement::ToString() const {
 }
 
 namespace {
+
+// A name or extra as packaging's IDENTIFIER token reads it: "\b[a-zA-Z0-9][a-zA-Z0-9._-]*\b",
+// which lets it end in '_' (a word character) where PEP 508 wants a letter or digit. pip reads
+// requirements with packaging, so "foo_" is a requirement here too (found by
+// tests/core/differential).
+bool IsRequirementName(std::string_view name) {
+  if (name.empty() || !IsAsciiAlnum(name.front())) return false;
+  if (!IsAsciiAlnum(name.back()) && name.back() != '_') return false;
+  return std::all_of(name.begin(), name.end(), IsNameChar);
+}
 
 // extras = "[" WS? (name (WS? "," WS? name)*)? WS? "]"
 bool ParseExtras(Parser& parser, std::vector<std::string>* extras) {
@@ -598,9 +644,9 @@ bool ParseExtras(Parser& parser, std::vector<std::string>* extras) {
       if (expect_name) return parser.Fail("expected an extra name after ','", start);
       break;
     }
-    if (!IsValidName(extra)) {
+    if (!IsRequirementName(extra)) {
       return parser.Fail("invalid extra name '" + std::string(extra) +
-                             "' (it must start and end with a letter or digit)",
+                             "' (it must start with a letter or digit and end with one or '_')",
                          start);
     }
     extras->push_back(NormalizeName(extra));
@@ -640,7 +686,11 @@ bool ParseSpecifiers(Parser& parser, SpecifierSet* specifiers, bool* found) {
     parser.SkipSpace();
     const std::size_t version_start = parser.pos();
     const std::string_view version = parser.ConsumeWhile([](char c) { return !IsVersionEnd(c); });
-    if (version.empty()) {
+    // "> =1" is no ">=1": the operator is read before the whitespace, so what follows it must
+    // be a version, not the rest of another operator (found by tests/core/differential).
+    // ("===" takes any operand: "===!" is fine.)
+    if (version.empty() || (*op != MarkerOp::kArbitrary &&
+                            std::string_view("=<>!~").find(version.front()) != std::string_view::npos)) {
       return parser.Fail("expected a version after '" + std::string(op_text) + "'", version_start);
     }
     const std::string piece = std::string(op_text) + std::string(version);
@@ -689,9 +739,9 @@ Expected<Requirement> Requirement::Parse(std::string_view text) {
     parser.Fail("expected a package name", name_start);
     return parser.TakeError();
   }
-  if (!IsValidName(name)) {
+  if (!IsRequirementName(name)) {
     parser.Fail("invalid package name '" + std::string(name) +
-                    "' (it must start and end with a letter or digit)",
+                    "' (it must start with a letter or digit and end with one or '_')",
                 name_start);
     return parser.TakeError();
   }

@@ -109,7 +109,11 @@ Expected<Specifier> Specifier::Parse(std::string_view text) {
   }
 
   if (spec.op_ == SpecOp::kArbitrary) {
-    // "===" compares strings; its operand need not be a valid version.
+    // "===" compares strings; its operand need not be a valid version, but it stops at ';'
+    // and ')' as in packaging's grammar (a marker or the closing parenthesis follows).
+    if (rest.find_first_of(";)") != std::string_view::npos) {
+      return InvalidSpecifier(text, "unexpected ';' or ')' in the operand of '==='");
+    }
     spec.version_text_ = std::string(rest);
     return spec;
   }
@@ -131,6 +135,12 @@ Expected<Specifier> Specifier::Parse(std::string_view text) {
   if (spec.wildcard_ && (v.pre() || v.post() || v.dev() || v.HasLocal())) {
     return InvalidSpecifier(text, "a '.*' prefix may hold only an epoch and release numbers");
   }
+  if (spec.op_ == SpecOp::kLess && !v.IsPrerelease()) {
+    // V.dev0, the first version of V's family: V has no pre, dev or local part here.
+    Expected<Version> bound = Version::Parse(v.ToString() + ".dev0");
+    if (!bound) return InvalidSpecifier(text, bound.error().message);
+    spec.less_bound_ = std::move(bound).value();
+  }
   const bool local_allowed = spec.op_ == SpecOp::kEqual || spec.op_ == SpecOp::kNotEqual;
   if (v.HasLocal() && !local_allowed) {
     return InvalidSpecifier(text, "a local version label is only allowed with == and !=");
@@ -147,14 +157,16 @@ bool Specifier::AllowsPrereleasesByDefault() const {
     case SpecOp::kGreaterEqual:
     case SpecOp::kLessEqual:
     case SpecOp::kCompatible:
+    case SpecOp::kLess:
+    case SpecOp::kGreater:
+      // packaging 26.0 counts < and > too (Specifier.prereleases; 24.x did not): pip 26
+      // installs 2.6.0rc2 for "torch>2.6.0rc1" without --pre.
       return version_.IsPrerelease();
     case SpecOp::kArbitrary: {
       Expected<Version> v = Version::Parse(version_text_);
       return v && v->IsPrerelease();
     }
     case SpecOp::kNotEqual:
-    case SpecOp::kLess:
-    case SpecOp::kGreater:
       return false;
   }
   return false;
@@ -190,21 +202,23 @@ bool Specifier::Matches(const Version& candidate) const {
     case SpecOp::kGreaterEqual:
       return candidate.Public() >= version_;
     case SpecOp::kLess:
-      // PEP 440: <V excludes pre-releases of V itself unless V is one (<2.6 rejects 2.6.0rc1).
-      if (!(candidate < version_)) return false;
-      if (!version_.IsPrerelease() && candidate.IsPrerelease() &&
-          candidate.Base() == version_.Base()) {
-        return false;
-      }
-      return true;
+      // PEP 440: <V excludes the pre-releases of V unless V is one (<2.6 rejects 2.6.0rc1).
+      // As packaging reads "of V" (_ranges.standard_ranges): <V is <V.dev0, so the dev
+      // releases of V are out and, for a final V, its pre-releases; 1.0a1 matches <1.0.post1.
+      if (version_.IsPrerelease()) return candidate < version_;
+      return candidate < less_bound_;
     case SpecOp::kGreater:
-      // PEP 440: >V excludes post releases of V unless V is one, and local versions of V.
+      // PEP 440: >V excludes the local versions of V and, unless V is a post release, its
+      // post releases. "Of V" means V's public version, as packaging reads it: >1.0a1 takes
+      // 1.0a2+local and 1.0.post1 (a post release of 1.0, not of 1.0a1), and >1.0.dev1 takes
+      // 1.0.post1. Comparing epoch and release alone here rejected the nightly
+      // 2.12.0.dev20260314+cu128 for torch>2.12.0.dev20260301 (issue 15).
       if (!(candidate > version_)) return false;
-      if (!version_.IsPostrelease() && candidate.IsPostrelease() &&
-          candidate.Base() == version_.Base()) {
+      if (candidate.Public() == version_) return false;
+      if (!version_.IsPostrelease() && !version_.IsDevrelease() && candidate.IsPostrelease() &&
+          candidate.Base() == version_.Base() && candidate.pre() == version_.pre()) {
         return false;
       }
-      if (candidate.HasLocal() && candidate.Base() == version_.Base()) return false;
       return true;
     case SpecOp::kCompatible: {
       // ~=X.Y.Z means >=X.Y.Z, ==X.Y.*
@@ -241,13 +255,12 @@ Expected<SpecifierSet> SpecifierSet::Parse(std::string_view text) {
     const std::size_t comma = text.find(',', start);
     const std::string_view item =
         text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    if (Trim(item).empty()) {
-      return MakeError("invalid specifier set '" + std::string(text) +
-                       "': empty specifier at column " + std::to_string(start + 1));
+    // Empty items are skipped, as packaging's SpecifierSet does (">=2.6," is ">=2.6").
+    if (!Trim(item).empty()) {
+      Expected<Specifier> spec = Specifier::Parse(item);
+      if (!spec) return spec.error();
+      set.specifiers_.push_back(std::move(spec).value());
     }
-    Expected<Specifier> spec = Specifier::Parse(item);
-    if (!spec) return spec.error();
-    set.specifiers_.push_back(std::move(spec).value());
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }

@@ -30,6 +30,9 @@ std::string_view SpecOpText(SpecOp op);
 /// Whether a pre-release (or dev release) may match.
 ///  kDefault: only when the specifier itself names a pre-release (">=2.6.0rc1"), as pip does;
 ///  kAllow / kDeny: forced, as `--pre` and marker evaluation (which allows them) do.
+/// Contains(v, kDefault) judges v alone, as packaging did before 26.0; packaging 26's
+/// contains(v, prereleases=None) also lets in a pre-release as "the only candidate", which
+/// here is Filter's answer (pip itself calls contains only with prereleases=True).
 enum class Prereleases : std::uint8_t { kDefault, kAllow, kDeny };
 
 class Specifier {
@@ -41,7 +44,7 @@ class Specifier {
   const std::string& version_text() const { return version_text_; }
   bool wildcard() const { return wildcard_; }
 
-  /// True when the specifier itself names a pre-release with ==, ===, >=, <= or ~=.
+  /// True when the specifier itself names a pre-release with any operator but != (packaging 26).
   bool AllowsPrereleasesByDefault() const;
   bool Contains(const Version& candidate, Prereleases prereleases = Prereleases::kDefault) const;
 
@@ -54,12 +57,14 @@ class Specifier {
   SpecOp op_ = SpecOp::kEqual;
   std::string version_text_;
   Version version_;  // parsed version_text_; unused for ===
+  Version less_bound_;  // for <V with V no pre-release: V.dev0, the exclusive upper bound
   bool wildcard_ = false;
 };
 
 class SpecifierSet {
  public:
-  /// Comma-separated specifiers; the empty string is the set that matches everything.
+  /// Comma-separated specifiers; the empty string is the set that matches everything, and
+  /// empty items are skipped (">=2.6,,<3," is ">=2.6,<3"), as packaging reads them.
   static Expected<SpecifierSet> Parse(std::string_view text);
 
   const std::vector<Specifier>& specifiers() const { return specifiers_; }

@@ -1,4 +1,4 @@
-// The order of every list here is the order of packaging.tags (packaging 24.x, tags.py,
+// The order of every list here is the order of packaging.tags (packaging 26.x, tags.py,
 // _manylinux.py and _musllinux.py); the function named in each comment is the one reproduced.
 // pip ranks candidate wheels by the position of their best tag in sys_tags(), so a different
 // order here picks a different wheel than pip would.
@@ -108,10 +108,12 @@ std::vector<std::string> LinuxPlatforms(const InterpreterInfo& info) {
   std::vector<std::string> archs = {arch};
   if (arch == "armv8l") archs.push_back("armv7l");
   std::vector<std::string> out;
+  // The native linux_ tags come first since packaging 26.3 (pypa/packaging#160): a wheel
+  // built on this machine is preferred to a portable one. Before, they came last.
+  for (const std::string& each : archs) out.push_back("linux_" + each);
   // Only one of the two yields anything: _manylinux asks for glibc, _musllinux for musl.
   if (info.libc == Libc::kGlibc) AppendManylinux(info, archs, out);
   if (info.libc == Libc::kMusl) AppendMusllinux(info, archs, out);
-  for (const std::string& each : archs) out.push_back("linux_" + each);
   return out;
 }
 
@@ -129,18 +131,20 @@ std::vector<std::string> MacBinaryFormats(int major, int minor, const std::strin
   const auto version = std::pair(major, minor);
   const auto v10_4 = std::pair(10, 4);
   std::vector<std::string> formats = {arch};
+  // "fat3" (i386, ppc and x86_64) as CPython's _osx_support names it; packaging before 26
+  // wrote "fat32", a name no build ever had.
   if (arch == "x86_64") {
     if (version < v10_4) return {};
-    formats.insert(formats.end(), {"intel", "fat64", "fat32"});
+    formats.insert(formats.end(), {"intel", "fat64", "fat3"});
   } else if (arch == "i386") {
     if (version < v10_4) return {};
-    formats.insert(formats.end(), {"intel", "fat32", "fat"});
+    formats.insert(formats.end(), {"intel", "fat3", "fat"});
   } else if (arch == "ppc64") {
     if (version > std::pair(10, 5) || version < v10_4) return {};
     formats.push_back("fat64");
   } else if (arch == "ppc") {
     if (version > std::pair(10, 6)) return {};
-    formats.insert(formats.end(), {"fat32", "fat"});
+    formats.insert(formats.end(), {"fat3", "fat"});
   }
   if (arch == "arm64" || arch == "x86_64") formats.push_back("universal2");
   if (arch == "x86_64" || arch == "i386" || arch == "ppc64" || arch == "ppc" || arch == "intel") {
@@ -228,19 +232,25 @@ void CpythonTags(const InterpreterInfo& info, const std::vector<std::string>& pl
   for (const std::string& abi : abis) {
     for (const std::string& platform : platforms) out.push_back(Tag{interpreter, abi, platform});
   }
-  // packaging.tags._abi3_applies: PEP 384 arrived in 3.2, and free-threaded builds have no
-  // stable ABI (packaging looks for the "t" in the first ABI, which CpythonAbis put there).
+  // packaging.tags._abi3_applies and _abi3t_applies: PEP 384 arrived in 3.2; a free-threaded
+  // build has no abi3 but PEP 803's abi3t (packaging 26.1), which packaging offers back to 3.2
+  // as it does abi3. It looks for the "t" in the first ABI, which CpythonAbis put there.
   const bool threaded = abis.front().find('t') != std::string::npos;
-  const bool use_abi3 = AtLeast(info.python_major, info.python_minor, 3, 2) && !threaded;
-  if (use_abi3) {
-    for (const std::string& platform : platforms) out.push_back(Tag{interpreter, "abi3", platform});
+  const std::string_view stable_abi = threaded ? "abi3t" : "abi3";
+  const bool use_stable_abi = AtLeast(info.python_major, info.python_minor, 3, 2);
+  if (use_stable_abi) {
+    for (const std::string& platform : platforms) {
+      out.push_back(Tag{interpreter, std::string(stable_abi), platform});
+    }
   }
   for (const std::string& platform : platforms) out.push_back(Tag{interpreter, "none", platform});
-  if (use_abi3) {
-    // abi3 wheels built for any older 3.x down to 3.2, newest first.
+  if (use_stable_abi) {
+    // Stable-ABI wheels built for any older 3.x down to 3.2, newest first.
     for (int minor = info.python_minor - 1; minor > 1; --minor) {
       const std::string older = "cp" + VersionNodot(info.python_major, minor);
-      for (const std::string& platform : platforms) out.push_back(Tag{older, "abi3", platform});
+      for (const std::string& platform : platforms) {
+        out.push_back(Tag{older, std::string(stable_abi), platform});
+      }
     }
   }
 }

@@ -18,6 +18,11 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
 // A cursor over the lowercased input. Every optional part of the PEP 440 grammar is tried
 // from a saved position and abandoned by restoring it, as the reference regular expression
 // would backtrack.
+//
+// kept_separator: the separator after a pre, post or dev label stays consumed when no number
+// follows it, so "1.0post-" is 1.0.post0 and "4c_.dev" is 4rc0.dev0: the PEP's regular
+// expression ("[-_\.]?(?P<post_n2>[0-9]+)?") matches the separator on its own, and packaging
+// accepts both (found by tests/core/differential).
 class Cursor {
  public:
   explicit Cursor(std::string_view text) : text_(text) {}
@@ -176,12 +181,9 @@ Expected<Version> Version::Parse(std::string_view text) {
     for (const PreSpelling& spelling : kPreSpellings) {
       if (in.Consume(spelling.text)) {
         found = true;
-        const std::size_t after_label = in.pos();
-        in.SkipOptionalSeparator();
+        in.SkipOptionalSeparator();  // kept even when no number follows: see kept_separator
         number = 0;
-        auto r = in.ReadNumber(&number);
-        if (r == Cursor::NumberResult::kOverflow) return overflow();
-        if (r == Cursor::NumberResult::kNone) in.Reset(after_label);
+        if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return overflow();
         v.pre_ = PreRelease{spelling.kind, number};
         break;
       }
@@ -203,12 +205,9 @@ Expected<Version> Version::Parse(std::string_view text) {
       for (std::string_view spelling : kPostSpellings) {
         if (in.Consume(spelling)) {
           found = true;
-          const std::size_t after_label = in.pos();
           in.SkipOptionalSeparator();
           number = 0;
-          auto r = in.ReadNumber(&number);
-          if (r == Cursor::NumberResult::kOverflow) return overflow();
-          if (r == Cursor::NumberResult::kNone) in.Reset(after_label);
+          if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return overflow();
           v.post_ = number;
           break;
         }
@@ -222,12 +221,9 @@ Expected<Version> Version::Parse(std::string_view text) {
     const std::size_t saved = in.pos();
     in.SkipOptionalSeparator();
     if (in.Consume("dev")) {
-      const std::size_t after_label = in.pos();
       in.SkipOptionalSeparator();
       number = 0;
-      auto r = in.ReadNumber(&number);
-      if (r == Cursor::NumberResult::kOverflow) return overflow();
-      if (r == Cursor::NumberResult::kNone) in.Reset(after_label);
+      if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return overflow();
       v.dev_ = number;
     } else {
       in.Reset(saved);

@@ -41,6 +41,28 @@ std::vector<std::string_view> Split(std::string_view text, char separator) {
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// packaging.utils.parse_wheel_filename, which pip uses: the name part is "[\w._]+" without
+// "__" (PEP 427's escaping turns every run of '-', '_' and '.' into one '_'). Only ASCII here:
+// \w would also take any Unicode letter, which no index serves in a wheel name.
+bool IsWheelName(std::string_view name) {
+  if (name.empty() || name.find("__") != std::string_view::npos) return false;
+  for (char c : name) {
+    if (!IsAsciiLetter(c) && !IsDigit(c) && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+// packaging 26.3: each interpreter of the python tag must be a Python identifier ("cp312",
+// not "3.12"); as above, ASCII only.
+bool IsIdentifier(std::string_view text) {
+  if (text.empty() || IsDigit(text.front())) return false;
+  for (char c : text) {
+    if (!IsAsciiLetter(c) && !IsDigit(c) && c != '_') return false;
+  }
+  return true;
+}
 
 // packaging.utils.parse_wheel_filename: the build tag matches (\d+)(.*) and sorts as
 // (int, str), so the number must fit in what we compare it as.
@@ -116,8 +138,10 @@ Expected<WheelFilename> ParseWheelFilename(std::string_view filename) {
 
   WheelFilename wheel;
   const std::string_view name = parts[0];
-  if (!IsValidName(name)) {
-    return WheelError(filename, "name " + Quoted(name) + " is not a valid project name");
+  if (!IsWheelName(name)) {
+    return WheelError(filename, "name " + Quoted(name) +
+                                    " is not a wheel's project name (letters, digits, '.' and "
+                                    "'_', never two '_' together)");
   }
   wheel.name = NormalizeName(name);
 
@@ -145,6 +169,11 @@ Expected<WheelFilename> ParseWheelFilename(std::string_view filename) {
     Expected<std::vector<std::string>> tags = ParseTagSet(filename, part.what, parts[next++]);
     if (!tags.ok()) return tags.error();
     *part.out = std::move(tags).value();
+  }
+  for (const std::string& python : wheel.python_tags) {
+    if (!IsIdentifier(python)) {
+      return WheelError(filename, "python tag " + Quoted(python) + " is not an identifier");
+    }
   }
   return wheel;
 }

@@ -49,6 +49,32 @@ torchdex_build() {
   cmake --build "$TORCHDEX_ROOT/build/$preset" -j "$TORCHDEX_JOBS"
 }
 
+# torchdex_tools_venv: the Python tools of the tests (packaging, pip, uv), pinned with hashes by
+# scripts/tools-requirements.txt, in build/tools-venv; sets TORCHDEX_TOOLS_PYTHON. A no-op when
+# the venv was made from the same requirements (its stamp is a copy of the file). The stamp is
+# written last, so an interrupted install is redone on the next run.
+torchdex_tools_venv() {
+  local venv=$TORCHDEX_ROOT/build/tools-venv
+  local requirements=$TORCHDEX_ROOT/scripts/tools-requirements.txt
+  local stamp=$venv/requirements.stamp
+  TORCHDEX_TOOLS_PYTHON=$venv/bin/python
+  export TORCHDEX_TOOLS_PYTHON
+  if [ -x "$TORCHDEX_TOOLS_PYTHON" ] && cmp -s "$stamp" "$requirements"; then
+    return 0
+  fi
+  echo "torchdex: making $venv from $requirements" >&2
+  # Debian's python3 first (its venv module is what python3-venv installs), as tests/ does.
+  local python=/usr/bin/python3
+  if [ ! -x "$python" ]; then
+    python=$(command -v python3)
+  fi
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    --require-hashes --no-deps --only-binary=:all: -r "$requirements" >&2
+  cp "$requirements" "$stamp"
+}
+
 # torchdex_nginx_start ROOT: serves ROOT (readable by nginx's unprivileged workers) on
 # 127.0.0.1 with the settings of the tests' nginx (ETag, gzip, /dir -> /dir/index.html), in the
 # background; sets TORCHDEX_NGINX_PORT and TORCHDEX_NGINX_DIR. torchdex_nginx_stop ends it.

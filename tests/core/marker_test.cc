@@ -258,16 +258,44 @@ TEST(MarkerTest, CopiesAndMovesKeepTheExpression) {
   EXPECT_TRUE(*assigned.Evaluate(Linux(12, 4)));
 }
 
-TEST(MarkerTest, EachSideIsResolvedOnItsOwn) {
-  // Not packaging's behaviour (it looks a right-hand literal up as a variable and reads a
-  // right-hand variable as its name); ours is what the marker says.
+TEST(MarkerTest, TheVariableOnTheLeftIsLookedUpAndTheRightIsTakenAsWritten) {
+  // packaging 26 (and so pip): with a variable on the left, the right side is its text even
+  // when it names a variable; with a literal on the left, the right side is looked up, even
+  // when it is a literal. PEP 508 allows variables on both sides; we follow pip (found by
+  // tests/core/differential).
   const MarkerEnvironment env = Linux(12, 4);
-  EXPECT_TRUE(*M(R"("a" == "a")").Evaluate(env));
-  EXPECT_FALSE(*M(R"("3.8" >= "3.12")").Evaluate(env));
-  EXPECT_TRUE(*M(R"(python_full_version >= python_version)").Evaluate(env));
-  EXPECT_TRUE(*M(R"(implementation_version == python_full_version)").Evaluate(env));
-  // Comparing the extra with a variable normalises both values (PEP 685).
-  EXPECT_TRUE(*M(R"(extra == platform_system)").Evaluate(env, "LINUX"));
+  EXPECT_FALSE(*M(R"(python_full_version >= python_version)").Evaluate(env));
+  EXPECT_FALSE(*M(R"(extra == extra)").Evaluate(env, "cuda"));
+  EXPECT_TRUE(*M(R"(extra == extra)").Evaluate(env, "extra"));
+  const Expected<bool> literals = M(R"("a" == "a")").Evaluate(env);
+  ASSERT_FALSE(literals.ok());
+  EXPECT_NE(literals.error().message.find("no value for 'a'"), std::string::npos)
+      << literals.error().message;
+  EXPECT_TRUE(*M(R"("3.8" < python_version)").Evaluate(env));  // a literal on the left
+}
+
+TEST(MarkerTest, OnlyVersionVariablesCompareAsVersions) {
+  // packaging 26's MARKERS_REQUIRING_VERSION: python_version, python_full_version,
+  // implementation_version and platform_release. Elsewhere strings compare: <= and >= as ==,
+  // < and > never hold.
+  MarkerEnvironment env = Linux(12, 4);
+  env.values["platform_version"] = "3.12";
+  EXPECT_FALSE(*M(R"(platform_version >= "3.1")").Evaluate(env));
+  EXPECT_TRUE(*M(R"(platform_version >= "3.12")").Evaluate(env));
+  EXPECT_TRUE(*M(R"(platform_version <= "3.12")").Evaluate(env));
+  EXPECT_FALSE(*M(R"(platform_version > "3.1")").Evaluate(env));
+  EXPECT_FALSE(*M(R"(os_name < "zzz")").Evaluate(env));
+  EXPECT_FALSE(*M(R"("posix" > os_name)").Evaluate(env));
+  EXPECT_TRUE(*M(R"(platform_machine >= "x86_64")").Evaluate(env));
+  // A version variable whose value is no version matches no specifier.
+  env.values["platform_release"] = "6.8.0-45-generic";
+  EXPECT_FALSE(*M(R"(platform_release >= "5.0")").Evaluate(env));
+  // "==6.8.0-45-generic" is no specifier either: strings, and they are equal.
+  EXPECT_TRUE(*M(R"(platform_release == "6.8.0-45-generic")").Evaluate(env));
+  // "===" compares the strings, versions or not.
+  EXPECT_TRUE(*M(R"(platform_release === "6.8.0-45-GENERIC")").Evaluate(env));
+  // "<3.8.*" is no specifier: strings then, where < never holds.
+  EXPECT_FALSE(*M(R"(python_version < "3.8.*")").Evaluate(env));
 }
 
 TEST(MarkerTest, ExtraArgumentIsTheOnlyExtra) {
@@ -329,13 +357,11 @@ TEST(MarkerFormatTest, NormalForm) {
   }
 }
 
-TEST(MarkerEvaluationErrorTest, OrderingNonVersionsIsUndefined) {
+TEST(MarkerEvaluationErrorTest, CompatibleAndArbitraryOnStringsAreUndefined) {
   const MarkerEnvironment env = Linux(12, 4);
   for (const std::string_view text : {
-           R"(os_name < "nt")", R"("posix" > os_name)", R"(platform_machine >= "x86")",
            R"(implementation_name ~= "cpython")", R"(implementation_name === "cpython")",
-           R"(platform_release >= "5.0")",  // "" is not a version
-           R"(python_version < "3.8.*")",   // "<3.8.*" is not a specifier
+           R"(os_name ~= "posix")",
        }) {
     const Expected<bool> result = M(text).Evaluate(env);
     ASSERT_FALSE(result.ok()) << text;
@@ -345,10 +371,10 @@ TEST(MarkerEvaluationErrorTest, OrderingNonVersionsIsUndefined) {
 }
 
 TEST(MarkerEvaluationErrorTest, MessageNamesTheValuesAndTheMarker) {
-  const Expected<bool> result = M(R"(os_name<'nt')").Evaluate(Linux(12, 4));
+  const Expected<bool> result = M(R"(os_name~='nt')").Evaluate(Linux(12, 4));
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error().message,
-            "cannot evaluate marker 'os_name < \"nt\"': undefined comparison 'posix' < 'nt' "
+            "cannot evaluate marker 'os_name ~= \"nt\"': undefined comparison 'posix' ~= 'nt' "
             "(this operator needs versions on both sides)");
 }
 
@@ -356,7 +382,7 @@ TEST(MarkerEvaluationErrorTest, UndefinedComparisonInAnyBranchIsReported) {
   // As packaging, every comparison is evaluated, so the error shows whatever the other
   // branch says.
   const Expected<bool> result =
-      M(R"(python_version >= "3" or os_name < "nt")").Evaluate(Linux(12, 4));
+      M(R"(python_version >= "3" or os_name ~= "nt")").Evaluate(Linux(12, 4));
   EXPECT_FALSE(result.ok());
 }
 
@@ -403,9 +429,14 @@ const ParseErrorCase kParseErrors[] = {
     {R"(platform.release == "6")",
      "invalid marker 'platform.release == \"6\"': unknown marker variable 'platform.release' "
      "(did you mean 'platform_release'?) at column 1"},
-    {R"(dependency_groups == "x")",
-     "invalid marker 'dependency_groups == \"x\"': unknown marker variable 'dependency_groups' "
-     "at column 1"},
+    // PEP 751's "extras" and "dependency_groups" are variables (packaging 26 reads them);
+    // evaluating them needs a lock file's environment. A NUL is no string (ast.literal_eval).
+    {R"(dependency_group == "x")",
+     "invalid marker 'dependency_group == \"x\"': unknown marker variable 'dependency_group' "
+     "(did you mean 'dependency_groups'?) at column 1"},
+    {std::string("os_name == \"a") + '\0' + "b\"",
+     std::string("invalid marker 'os_name == \"a") + '\0' +
+         "b\"': NUL character in a quoted string at column 14"},
     {R"(python_version >= "3.9)",
      "invalid marker 'python_version >= \"3.9': unterminated string (no closing \") at column "
      "19"},

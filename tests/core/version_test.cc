@@ -182,5 +182,15 @@ TEST(VersionTest, RoundTripsItsNormalForm) {
   }
 }
 
+// Found by tests/core/differential: the separator after a pre, post or dev label may stand
+// without a number, as in the PEP's regular expression and packaging.
+TEST(VersionTest, SeparatorAfterALabelWithoutANumber) {
+  EXPECT_EQ(V("6post-").ToString(), "6.post0");
+  EXPECT_EQ(V("4c_.dev").ToString(), "4rc0.dev0");
+  EXPECT_EQ(V("1.0a..dev").ToString(), "1.0a0.dev0");
+  EXPECT_EQ(V("1.0.dev-").ToString(), "1.0.dev0");
+  EXPECT_FALSE(Version::Parse("1.0.dev--").ok());
+}
+
 }  // namespace
 }  // namespace torchdex::core
