@@ -68,13 +68,12 @@ core::Expected<BackendRequest> NamedBackend(const ChoiceOptions& o, const Enviro
   return BackendRequest{};
 }
 
-bool IsRealRoot(const std::string& root) { return root.empty() || root == "/"; }
-
 // A named backend skips detection, but not the host's architecture: the --root host's own
 // /proc/sys/kernel/arch when it has one, else this machine's.
 std::string HostArch(const ChoiceOptions& o, const Deps& deps) {
-  if (!IsRealRoot(o.root)) {
-    const ReadResult read = FileReader(o.root).Read("/proc/sys/kernel/arch", 256);
+  const FileReader files(o.root);
+  if (!files.IsRealRoot()) {
+    const ReadResult read = files.Read("/proc/sys/kernel/arch", 256);
     if (read.status == ReadResult::Status::kOk) {
       if (std::optional<std::string> arch = ParseKernelArch(read.contents)) return *arch;
     }
@@ -123,8 +122,8 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
   // The host, unless the backend is already decided (by the user or a pin).
   auto resolved = ResolveBackend(request, in.catalogue);
   if (!resolved) return resolved.error();
+  const FileReader files(o.root);  // "" and "/" are this machine
   if (resolved->automatic()) {
-    FileReader files(IsRealRoot(o.root) ? std::string() : o.root);
     DetectOptions detect_options;
     detect_options.probe_timeout = std::chrono::milliseconds(
         std::max<int64_t>(1, std::llround(o.probe_timeout_seconds * 1000)));
@@ -140,7 +139,7 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
 
   // The target: an interpreter asked once, a described one, or any Python on the platform.
   SelectionTarget& target = request.target;
-  const bool this_machine = IsRealRoot(o.root) && o.platform.empty();
+  const bool this_machine = files.IsRealRoot() && o.platform.empty();
   std::string platform = o.platform;
   if (platform.empty()) {
     const std::string arch = in.facts.arch.empty() ? deps.system.machine : in.facts.arch;

@@ -52,7 +52,7 @@ core::Expected<bool> ValidateDetectOptions(Options& options) {
 
 int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
   const std::string& root = options.detect.root;
-  FileReader files(root == "/" ? std::string() : root);
+  const FileReader files(root);  // "/" and "" are this machine
   DetectOptions detect_options;
   detect_options.probe_timeout = std::chrono::milliseconds(
       std::max<int64_t>(1, std::llround(options.detect.probe_timeout_seconds * 1000)));

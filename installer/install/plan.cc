@@ -186,7 +186,8 @@ core::Status Planner::EnsurePages(const Demands& demands) {
   for (const std::string& project : wanted) {
     auto found = results.find(PageUrl(project));
     if (found == results.end()) {
-      return core::MakeError("no answer for " + PageUrl(project) + " (the fetcher dropped it)");
+      return core::MakeError("no answer for " + PageUrl(project) + " (the fetcher dropped it)",
+                             core::ErrorCode::kNetwork);
     }
     if (core::Status status = ReadPage(project, found->second); !status) return status;
   }
@@ -202,10 +203,12 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
     case index::FetchOutcome::kAbsent:
       return core::MakeError("backend " + request_.backend + " has no page for " + project + ": " +
                              url + " answered " + std::to_string(result.status) +
-                             " (the PyTorch index answers 403 or 404 for what it does not have)");
+                             " (the PyTorch index answers 403 or 404 for what it does not have)",
+                             core::ErrorCode::kNotOffered);
     case index::FetchOutcome::kFailed:
       return core::MakeError("cannot read the " + request_.backend + " page of " + project + ": " +
-                             (result.error.empty() ? url : result.error));
+                                 (result.error.empty() ? url : result.error),
+                             core::ErrorCode::kNetwork);
   }
   const std::string base = result.effective_url.empty() ? url : result.effective_url;
   // A redirect must not lead off HTTPS either.
@@ -214,7 +217,7 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
     return ok;
   }
   core::Expected<index::IndexPage> page = index::ParsePage(result.body, result.content_type, base);
-  if (!page) return core::MakeError(url + ": " + page.error().message);
+  if (!page) return core::MakeError(url + ": " + page.error().message, core::ErrorCode::kNetwork);
 
   ProjectPage parsed;
   parsed.url = url;
@@ -409,7 +412,7 @@ core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCand
     const auto& [project, wheel] = entry;
     const std::string label = project + " " + wheel->version.ToString();
     auto found = results.find(url);
-    if (found == results.end()) return core::MakeError("no answer for " + url);
+    if (found == results.end()) return core::MakeError("no answer for " + url, core::ErrorCode::kNetwork);
     const index::FetchResult& result = found->second;
     if (result.outcome == index::FetchOutcome::kAbsent) {
       Warn(label + ": its metadata " + url + " answered " + std::to_string(result.status) +
@@ -419,14 +422,16 @@ core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCand
     }
     if (result.outcome == index::FetchOutcome::kFailed) {
       return core::MakeError("cannot read the metadata of " + label + ": " +
-                             (result.error.empty() ? url : result.error));
+                                 (result.error.empty() ? url : result.error),
+                             core::ErrorCode::kNetwork);
     }
     if (!wheel->metadata_sha256.empty()) {
       const std::string actual = core::Sha256Hex(result.body);
       if (actual != wheel->metadata_sha256) {
         return core::MakeError("metadata of " + label + " does not match its hash: " + url +
                                " has sha256 " + actual + ", the page " + PageUrl(project) +
-                               " says " + wheel->metadata_sha256);
+                               " says " + wheel->metadata_sha256,
+                               core::ErrorCode::kNetwork);
       }
     }
     core::Expected<CoreMetadata> metadata = ParseCoreMetadata(result.body, url);
@@ -509,7 +514,8 @@ core::Expected<InstallPlan> Planner::Run() {
     if (parsed && parsed->url.empty() && request_.routed_projects.count(parsed->NormalizedName())) {
       return core::MakeError("\"" + other + "\" names the routed package " +
                              parsed->NormalizedName() +
-                             ", which must come from the backend, not the default index");
+                             ", which must come from the backend, not the default index",
+                             core::ErrorCode::kUsage);
     }
     plan_.other.push_back(other);
   }
@@ -539,7 +545,7 @@ core::Expected<InstallPlan> Planner::Run() {
       for (const Constraint& c : demand.constraints) {
         if (!c.origin_project.empty()) blame = &c;
       }
-      if (blame == nullptr) return core::MakeError(first_conflict);
+      if (blame == nullptr) return core::MakeError(first_conflict, core::ErrorCode::kNotOffered);
       excluded[blame->origin_project].insert(blame->origin_version);
       restart = true;
       break;
@@ -558,7 +564,8 @@ core::Expected<InstallPlan> Planner::Run() {
     return core::MakeError(first_conflict.empty()
                                ? "the routed dependencies did not settle after " +
                                      std::to_string(kMaxRounds) + " rounds"
-                               : first_conflict);
+                               : first_conflict,
+                           core::ErrorCode::kNotOffered);
   }
 
   for (const auto& [project, wheel] : picks) {

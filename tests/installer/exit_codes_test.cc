@@ -1,0 +1,135 @@
+// Every error code reaches the documented exit status through the command line (one test per
+// code), and the table maps each code to its own status. docs/exit-codes.md lists them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "installer/cli/exit_codes.h"
+#include "installer/cli/run.h"
+#include "installer/platform/clock.h"
+
+namespace torchdex::installer {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kHosts = fs::path(TORCHDEX_FIXTURES_DIR) / "hosts";
+
+// A fetcher whose every request fails as an unreachable server's does.
+class UnreachableFetcher final : public index::Fetcher {
+ public:
+  void Run(std::vector<index::FetchRequest> initial, const OnResult& on_result,
+           const OnProgress& = {}) override {
+    while (!initial.empty()) {
+      std::vector<index::FetchRequest> next;
+      for (index::FetchRequest& request : initial) {
+        index::FetchResult result;
+        result.request = request;
+        result.outcome = index::FetchOutcome::kFailed;
+        result.error = "GET " + request.url + ": Couldn't connect to server (curl error 7)";
+        for (index::FetchRequest& more : on_result(std::move(result))) next.push_back(std::move(more));
+      }
+      initial = std::move(next);
+    }
+  }
+};
+
+struct Result {
+  int code;
+  std::string err;
+};
+
+Result Torchdex(std::vector<std::string> args, Environment env = {}) {
+  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  const SteadyClock clock;
+  UnreachableFetcher fetcher;
+  if (!env.count("PATH")) env["PATH"] = "/usr/bin:/bin";
+  Deps deps{env, *runner, clock, &fetcher};
+  std::ostringstream out, err;
+  const int code = Main(args, deps, out, err);
+  return {code, err.str()};
+}
+
+std::string Write(const fs::path& dir, const std::string& name, const std::string& text) {
+  fs::create_directories(dir);
+  std::ofstream(dir / name) << text;
+  return (dir / name).string();
+}
+
+class ExitCodesTest : public ::testing::Test {
+ protected:
+  fs::path dir_ = fs::temp_directory_path() / ("torchdex-exit-" + std::to_string(::getpid()));
+  void TearDown() override { fs::remove_all(dir_); }
+};
+
+TEST_F(ExitCodesTest, EachCodeHasItsOwnStatus) {
+  std::set<int> statuses;
+  for (core::ErrorCode code : {core::ErrorCode::kUsage, core::ErrorCode::kBadEnvironment,
+                               core::ErrorCode::kNotOffered, core::ErrorCode::kBadInputFile,
+                               core::ErrorCode::kNetwork}) {
+    EXPECT_TRUE(statuses.insert(ExitStatus(code)).second) << static_cast<int>(code);
+  }
+  EXPECT_EQ(ExitStatus(core::ErrorCode::kFailure), kExitFailure);
+  EXPECT_EQ(statuses.count(kExitFailure), 0u);
+}
+
+TEST_F(ExitCodesTest, Usage) {
+  EXPECT_EQ(Torchdex({"select", "--frobnicate"}).code, kExitUsage);
+  EXPECT_EQ(Torchdex({"select", "--torch-backend", "cu1288"}).code, kExitUsage);
+  // A described target that is no Python version (exit 1 before).
+  const Result python = Torchdex({"select", "--python-version", "3.x"});
+  EXPECT_EQ(python.code, kExitUsage) << python.err;
+  EXPECT_NE(python.err.find("--python-version 3.x"), std::string::npos) << python.err;
+  // A requirement that does not parse, on the command line and in a -r file.
+  EXPECT_EQ(Torchdex({"select", "torch>=="}).code, kExitUsage);
+  const std::string file = Write(dir_, "req.txt", "torch\n--extra-index-url https://x/\n");
+  const Result option = Torchdex({"install", "--dry-run", "--offline", "--python", "/usr/bin/python3", "-r", file});
+  EXPECT_EQ(option.code, kExitUsage) << option.err;  // exit 1 before
+}
+
+TEST_F(ExitCodesTest, BadEnvironment) {
+  // A malformed override variable: 3 from detect, and now from select too (it was 1).
+  const Environment env = {{"TORCHDEX_CUDA_ARCH", "x.y"}};
+  EXPECT_EQ(Torchdex({"detect", "--root", (kHosts / "linux-no-gpu").string()}, env).code, kExitBadOverride);
+  const Result select = Torchdex({"select", "--root", (kHosts / "linux-no-gpu").string()}, env);
+  EXPECT_EQ(select.code, kExitBadOverride) << select.err;
+  EXPECT_NE(select.err.find("TORCHDEX_CUDA_ARCH"), std::string::npos);
+}
+
+TEST_F(ExitCodesTest, NotOffered) {
+  // A named backend without the version asked (exit 1 before).
+  const Result named = Torchdex({"select", "--torch-backend", "cu126", "torch==2.3.1"});
+  EXPECT_EQ(named.code, kExitNoBackend) << named.err;
+  // Nothing qualifies on an automatic choice.
+  EXPECT_EQ(Torchdex({"select", "--root", (kHosts / "linux-no-gpu").string(), "torch==1.0.0"}).code, kExitNoBackend);
+  // install: the named backend does not offer it either (exit 1 before).
+  const Result install = Torchdex({"install", "--dry-run", "--offline", "--python", "/usr/bin/python3",
+                              "--torch-backend", "cu126", "torch==2.3.1"});
+  EXPECT_EQ(install.code, kExitNoBackend) << install.err;
+}
+
+TEST_F(ExitCodesTest, BadInputFile) {
+  const std::string broken = Write(dir_, "broken.json", "{\"format\": 1,\n  \"mirror\": }");
+  EXPECT_EQ(Torchdex({"select", "--catalogue", broken}).code, kExitBadInputFile);
+  EXPECT_EQ(Torchdex({"catalogue", "check", broken}).code, kExitBadInputFile);
+  const Result missing = Torchdex({"install", "--dry-run", "--offline", "--python", "/usr/bin/python3", "-r",
+                              (dir_ / "absent.txt").string()});
+  EXPECT_EQ(missing.code, kExitBadInputFile) << missing.err;
+  // The user's config file.
+  const std::string config = (dir_ / "config").string();
+  Write(dir_ / "config" / "torchdex", "config.json", "[1, 2]");
+  const Result bad_config = Torchdex({"select"}, {{"XDG_CONFIG_HOME", config}});
+  EXPECT_EQ(bad_config.code, kExitBadInputFile) << bad_config.err;
+  EXPECT_NE(bad_config.err.find("config.json: not a JSON object"), std::string::npos) << bad_config.err;
+}
+
+TEST_F(ExitCodesTest, Network) {
+  const Result r = Torchdex({"install", "--dry-run", "--python", "/usr/bin/python3", "--torch-backend", "cpu", "torch"});
+  EXPECT_EQ(r.code, kExitNetwork) << r.err;
+  EXPECT_NE(r.err.find("Couldn't connect to server"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace torchdex::installer
