@@ -1,5 +1,5 @@
 // Lookups in the compiled package table (installer/table/catalogue_table.h), against the budget
-// of DESIGN.md (each lookup <= 100 ns; IsRouted <= 50 ns per name), and the alternative the
+// of docs/performance.md (each lookup <= 100 ns; IsRouted <= 50 ns per name), and the alternative the
 // table replaces: parsing generated/catalogue.json at start-up.
 //
 //   cmake --build build/release --target table_lookup_bench

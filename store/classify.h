@@ -1,4 +1,4 @@
-// Classification of the projects an index lists (DESIGN.md "The catalogue"):
+// Classification of the projects an index lists (docs/catalogue.md):
 //   routed     builds differ by backend: files under <backend>/ carrying that backend's label;
 //   companion  index-hosted packages that routed ones pin (triton): from the routing policy;
 //   mirror     copies of upstream pages, or the same files for every backend (jinja2, numpy);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/accelerator.h"
+#include "installer/table/hardware_table.h"  // DriverTable
 
 namespace torchdex::installer {
 
@@ -21,13 +22,6 @@ struct NvidiaGpu {
   std::string pci_id;                     // "0x2204"; "" when not seen on the PCI bus
   std::string uuid;                       // "GPU-eaf23aa1-..."; "" when unknown
   bool visible = true;                    // counted under CUDA_VISIBLE_DEVICES
-};
-
-// Which column of NVIDIA's driver tables the driver number belongs to.
-enum class DriverTable {
-  kLinux,    // the Linux driver numbers (550.144.03)
-  kWindows,  // Windows and WSL2: WSL reports the Windows driver (572.60)
-  kNone,     // Jetson: the number is an L4T release or a Tegra driver; no desktop table applies
 };
 
 struct NvidiaFacts {

@@ -1,4 +1,4 @@
-// Running the installer (DESIGN.md "Installing"): `python -m pip install` by default, or
+// Running the installer (docs/install.md): `python -m pip install` by default, or
 // `uv pip install --python PY` when asked and uv is on PATH. Routed packages go as PEP 508
 // direct references with the page's hash in the fragment ("torch @ URL#sha256=HEX"), which pip
 // and uv verify on download; the other requirements as the user wrote them, with the user's

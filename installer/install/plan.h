@@ -1,4 +1,4 @@
-// The install plan (DESIGN.md "Installing"): every routed requirement resolved to one exact
+// The install plan (docs/install.md): every routed requirement resolved to one exact
 // wheel (URL and sha256) on the chosen backend's live index page, its routed dependencies
 // followed through PEP 658 metadata until the set is closed. Everything else is passed through
 // untouched, for the installer to take from the user's default index. A routed name is never

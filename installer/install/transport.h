@@ -1,4 +1,4 @@
-// Which URLs torchdex fetches or hands to the installer (DESIGN.md "Installing"): HTTPS only,
+// Which URLs torchdex fetches or hands to the installer (docs/install.md): HTTPS only,
 // except loopback (127.0.0.0/8, ::1, localhost) and the hosts the user marks trusted, as pip's
 // own secure-origin rule does (pip `SECURE_ORIGINS`, `--trusted-host`).
 #ifndef TORCHDEX_INSTALLER_INSTALL_TRANSPORT_H_

@@ -1,5 +1,5 @@
 // The decision: one pure function from what was asked, the host's facts and the catalogue to
-// the backend, its index URL, the reasons, and what the plan needs (DESIGN.md "Selection").
+// the backend, its index URL, the reasons, and what the plan needs (docs/architecture.md "The decision", docs/selection.md).
 // `select`, `install`, `export` map their options to a DecisionRequest and print the Decision;
 // nothing else decides. No I/O: the command line gathers the inputs (cli/decision_inputs.h).
 #ifndef TORCHDEX_INSTALLER_SELECT_DECIDE_H_

@@ -1,6 +1,7 @@
-// Backend selection (DESIGN.md "Selection"): a pure function from host facts, a target and
-// the requested routed requirements to the backend to install from, with the reasons for every
-// backend it turned down. No I/O: the catalogue comes in through CatalogueView.
+// Backend selection (docs/selection.md): a pure function from host facts, a target and the
+// requested routed requirements to the backend to install from, with the reasons for every
+// backend it turned down. No I/O: the catalogue comes in through CatalogueView. Decide
+// (decide.h) is its one caller.
 #ifndef TORCHDEX_INSTALLER_SELECT_SELECTION_H_
 #define TORCHDEX_INSTALLER_SELECT_SELECTION_H_
 

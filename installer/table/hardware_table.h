@@ -11,9 +11,16 @@
 #include <vector>
 
 #include "core/accelerator.h"
-#include "installer/detect/host_facts.h"
 
 namespace torchdex::installer {
+
+// Which column of NVIDIA's driver tables the driver number belongs to.
+enum class DriverTable {
+  kLinux,    // the Linux driver numbers (550.144.03)
+  kWindows,  // Windows and WSL2: WSL reports the Windows driver (572.60)
+  kNone,     // Jetson: the number is an L4T release or a Tegra driver; no desktop table applies
+};
+
 
 // Row types of the generated arrays. Plain aggregates, so the tables are constexpr.
 struct NvidiaGpuRow {
