@@ -63,6 +63,12 @@ struct Requirement {
   static Expected<Requirement> Parse(std::string_view text);
 };
 
+/// A requirement as the user wrote it, parsed once (argv or a -r file).
+struct AskedRequirement {
+  Requirement requirement;
+  std::string text;  // as written: what an installer is given for a name that is not routed
+};
+
 }  // namespace torchdex::core
 
 #endif  // TORCHDEX_CORE_REQUIREMENT_H_

@@ -137,7 +137,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
 
   PlanRequest request;
   request.routed = decision.routed;
-  for (const AskedRequirement& r : decision.others) request.other.push_back(r.text);
+  request.other = decision.others;
   request.routed_projects.insert(decision.routed_names.begin(), decision.routed_names.end());
   request.backend = backend;
   request.backend_index_url = decision.index_url;

@@ -26,8 +26,16 @@ core::Expected<std::string> FindUv(const Environment& env) {
 }
 
 std::string DirectReference(const PlannedWheel& wheel) {
-  std::string reference = wheel.name + " @ " + wheel.url;
+  std::string reference = wheel.name;
+  if (!wheel.extras.empty()) {
+    reference += "[";
+    for (std::size_t i = 0; i < wheel.extras.size(); ++i) reference += (i ? "," : "") + wheel.extras[i];
+    reference += "]";
+  }
+  reference += " @ " + wheel.url;
   if (!wheel.sha256.empty()) reference += "#sha256=" + wheel.sha256;
+  // PEP 508: a marker after a URL needs a space before the ';'.
+  if (!wheel.marker.empty()) reference += " ; " + wheel.marker;
   return reference;
 }
 

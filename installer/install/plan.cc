@@ -508,16 +508,21 @@ core::Expected<InstallPlan> Planner::Run() {
       return ok.error();
     }
   }
-  for (const std::string& other : request_.other) {
-    // Only what parses as a requirement can name a project; "-e ." and paths pass as they are.
-    core::Expected<core::Requirement> parsed = core::Requirement::Parse(other);
-    if (parsed && parsed->url.empty() && request_.routed_projects.count(parsed->NormalizedName())) {
-      return core::MakeError("\"" + other + "\" names the routed package " +
-                             parsed->NormalizedName() +
-                             ", which must come from the backend, not the default index",
+  for (const core::AskedRequirement& other : request_.other) {
+    const core::Requirement& r = other.requirement;
+    if (r.url.empty() && request_.routed_projects.count(r.NormalizedName())) {
+      return core::MakeError("\"" + other.text + "\" names the routed package " + r.NormalizedName() +
+                                 ", which must come from the backend, not the default index",
                              core::ErrorCode::kUsage);
     }
-    plan_.other.push_back(other);
+    // A direct reference follows the rules of every URL torchdex hands on: HTTPS, or plain
+    // HTTP on loopback and trusted hosts; no file: or other schemes.
+    if (!r.url.empty()) {
+      if (core::Status ok = CheckTransport(r.url, request_.trusted_hosts, "\"" + other.text + "\""); !ok) {
+        return core::MakeError(ok.error().message, core::ErrorCode::kUsage);
+      }
+    }
+    plan_.other.push_back(other.text);
   }
 
   core::Expected<Demands> user = UserDemands();
@@ -579,6 +584,15 @@ core::Expected<InstallPlan> Planner::Run() {
     for (const Constraint& c : demands.at(project).constraints) {
       planned.required_by.push_back(c.Describe());
     }
+    // What the user asked of it beyond a version: extras (torch[opt-einsum]) and the marker
+    // travel to the installer and the export with the pinned URL.
+    for (const core::Requirement& asked : request_.routed) {
+      if (asked.NormalizedName() != project) continue;
+      planned.extras.insert(planned.extras.end(), asked.extras.begin(), asked.extras.end());
+      if (!asked.marker.empty() && planned.marker.empty()) planned.marker = asked.marker.ToString();
+    }
+    std::sort(planned.extras.begin(), planned.extras.end());
+    planned.extras.erase(std::unique(planned.extras.begin(), planned.extras.end()), planned.extras.end());
     if (!plan_.offline) {
       if (core::Status ok = CheckTransport(wheel->url, request_.trusted_hosts,
                                            "the wheel of " + project + " " + planned.version);

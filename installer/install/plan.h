@@ -50,7 +50,7 @@ class CatalogueVersionsSource final : public OfflineVersionsSource {
 
 struct PlanRequest {
   std::vector<core::Requirement> routed;  // the routed requirements the user asked for
-  std::vector<std::string> other;         // everything else, passed through as written
+  std::vector<core::AskedRequirement> other;  // everything else, passed through as written
   /// Normalised names of every routed project (catalogue + overrides): a dependency with one of
   /// these names is resolved on the backend too, never left to the default index.
   std::set<std::string> routed_projects;
@@ -80,6 +80,8 @@ struct PlannedWheel {
   std::string page_url;  // the backend page it came from
   /// Why it is in the plan: "you asked torch>=2.5", "torchvision 0.20.1+cu124 needs torch==2.5.1".
   std::vector<std::string> required_by;
+  std::vector<std::string> extras = {};  // the extras the user asked of it ("opt-einsum"), sorted
+  std::string marker = {};               // the user's marker as written (true for the target)
 };
 
 struct InstallPlan {

@@ -19,11 +19,7 @@
 
 namespace torchdex::installer {
 
-/// A requirement as the user wrote it, parsed once (argv or a -r file).
-struct AskedRequirement {
-  core::Requirement requirement;
-  std::string text;  // as written: what the installer is given for a name that is not routed
-};
+using core::AskedRequirement;
 
 /// Parses each text with the PEP 508 parser; the first that does not parse is a usage error.
 core::Expected<std::vector<AskedRequirement>> ParseAskedRequirements(const std::vector<std::string>& texts);

@@ -127,6 +127,12 @@ core::InterpreterInfo Cpython312() {
   return info;
 }
 
+std::vector<core::AskedRequirement> Asked(std::vector<std::string> texts) {
+  std::vector<core::AskedRequirement> out;
+  for (const std::string& t : texts) out.push_back({*core::Requirement::Parse(t), t});
+  return out;
+}
+
 PlanRequest Request(std::vector<std::string> routed) {
   PlanRequest request;
   for (const std::string& text : routed) request.routed.push_back(*core::Requirement::Parse(text));
@@ -397,15 +403,32 @@ TEST(InstallPlanTest, PlainHttpIsRefusedUnlessLoopbackOrTrusted) {
 TEST(InstallPlanTest, ARoutedNameAmongTheOtherRequirementsIsRefused) {
   FakeFetcher fetcher;
   PlanRequest request = Request({});
-  request.other = {"numpy>=2", "-e .", "Torch==2.5.1"};
+  request.other = Asked({"numpy>=2", "Torch==2.5.1"});
   auto plan = MakePlan(request, &fetcher);
   ASSERT_FALSE(plan.ok());
   EXPECT_THAT(plan.error().message, HasSubstr("names the routed package torch"));
 
-  request.other = {"numpy>=2", "-e ."};
+  request.other = Asked({"numpy>=2", "pillow ; python_version >= '3.8'"});
   plan = MakePlan(request, &fetcher);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
-  EXPECT_EQ(plan->other, request.other);
+  EXPECT_EQ(plan->other, (std::vector<std::string>{"numpy>=2", "pillow ; python_version >= '3.8'"}));
+}
+
+TEST(InstallPlanTest, DirectReferencesToTheDefaultIndexFollowTheUrlRules) {
+  // Non-routed direct references reached pip unchecked (issue 13, A.4).
+  FakeFetcher fetcher;
+  PlanRequest request = Request({});
+  for (const char* refused : {"numpy @ http://0.0.0.0/numpy-2.0.0-py3-none-any.whl",
+                              "evil @ file:///etc/passwd", "x @ ftp://example.com/x.whl"}) {
+    request.other = Asked({refused});
+    auto plan = MakePlan(request, &fetcher);
+    ASSERT_FALSE(plan.ok()) << refused;
+    EXPECT_EQ(plan.error().code, core::ErrorCode::kUsage) << refused;
+    EXPECT_THAT(plan.error().message, HasSubstr(refused));
+  }
+  request.other = Asked({"numpy @ https://files.example.com/numpy-2.0.0-py3-none-any.whl",
+                         "local @ http://127.0.0.1:8080/local-1.0-py3-none-any.whl"});
+  EXPECT_TRUE(MakePlan(request, &fetcher).ok());
 }
 
 class TableSource final : public OfflineVersionsSource {
@@ -421,6 +444,31 @@ class TableSource final : public OfflineVersionsSource {
     return version != "2.6.0+cu124";
   }
 };
+
+TEST(InstallPlanTest, ExtrasAndMarkersTravelWithThePinnedUrl) {
+  // They were dropped: `torch[opt-einsum]==2.5.1` ran `torch @ URL` (issue 13, A.3).
+  FakeFetcher fetcher;
+  ServeCu124(fetcher);
+  auto plan = MakePlan(Request({"torch[opt-einsum]==2.5.1 ; python_version >= \"3.8\""}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const PlannedWheel* torch = Find(*plan, "torch");
+  ASSERT_NE(torch, nullptr);
+  EXPECT_EQ(torch->extras, std::vector<std::string>{"opt-einsum"});
+  const std::string reference = DirectReference(*torch);
+  EXPECT_THAT(reference, ::testing::StartsWith("torch[opt-einsum] @ https://"));
+  EXPECT_THAT(reference, HasSubstr("#sha256="));
+  EXPECT_THAT(reference, ::testing::EndsWith(" ; python_version >= \"3.8\""));
+  // What pip is given parses back to the same requirement.
+  auto back = core::Requirement::Parse(reference);
+  ASSERT_TRUE(back.ok()) << back.error().message << ": " << reference;
+  EXPECT_EQ(back->extras, std::vector<std::string>{"opt-einsum"});
+  auto argv = InstallCommand(*plan, {InstallerKind::kPip, "/usr/bin/python3", "", {}});
+  ASSERT_TRUE(argv.ok());
+  EXPECT_THAT(*argv, ::testing::Contains(reference));
+  auto exported = Export(*plan, ExportFormat::kRequirements, {});
+  ASSERT_TRUE(exported.ok());
+  EXPECT_THAT(*exported, HasSubstr(reference + "\n"));
+}
 
 TEST(InstallPlanTest, OfflinePlansComeFromTheTableAndCannotBeInstalled) {
   TableSource table;

@@ -130,7 +130,7 @@ class InstallE2eTest : public ::testing::Test {
     for (const std::string& text : routed) {
       request.routed.push_back(*core::Requirement::Parse(text));
     }
-    request.other = std::move(other);
+    for (const std::string& text : other) request.other.push_back({*core::Requirement::Parse(text), text});
     request.routed_projects = {"torch", "torchvision", "torchaudio", "triton", "pytorch-triton"};
     request.backend = backend_path.substr(backend_path.rfind('/', backend_path.size() - 2) + 1);
     if (!request.backend.empty() && request.backend.back() == '/') request.backend.pop_back();
