@@ -5,8 +5,11 @@
 #      2026-03-15 pages, without cu130) are the committed state; a sync reports "no change";
 #   2. the newer pages: "changed"; the summary calls out exactly the backends and torch versions
 #      that appeared (computed here from the pages themselves); generated/catalogue.json changes;
+#      the pull request's title, body and the workflow's step outputs say so;
 #   3. nothing changed since: "no change", every page a 304;
-#   4. crafted outages, each "refused" with the report and generated/ untouched: cu128 answering
+#   4. a new torch release (torch-2.11.0+cu128 wheels added to the pages): the sync opens the
+#      pull request: changed=true, a title naming torch 2.11.0 on cu128, the body, the new table;
+#   5. crafted outages, each "refused" with the report and generated/ untouched: cu128 answering
 #      403, a root index missing half its entries, an index that cannot be reached.
 # With --full, also the whole 2026-03-15 snapshot (129 MB unpacked; a manual run, not in ctest):
 # the committed catalogue was crawled from it, so "no change", then all 304s, then an outage.
@@ -51,13 +54,19 @@ store=$work/store.sqlite
 fingerprint() { (cd "$repo" && find generated -type f -print0 | sort -z | xargs -0 sha256sum); }
 
 sync_code=0
-run_sync() {  # run_sync NAME BASE_URL: runs scripts/sync, keeps stdout, summary and exit code
+run_url=https://github.example/torchdex/actions/runs/1
+run_sync() {  # run_sync NAME BASE_URL [OPTION...]: runs scripts/sync, keeps stdout, summary,
+  # the pull request's files ($work/NAME.pr/), the step outputs ($work/NAME.outputs), exit code
   local name=$1 base=$2
+  shift 2
   sync_code=0
-  "$src/scripts/sync" --root "$repo" --bin "$bin" --skip-tests --store "$store" \
-    --base-url "$base" --summary "$work/$name.md" >"$work/$name.out" 2>"$work/$name.err" || sync_code=$?
+  "$src/scripts/sync" --root "$repo" --bin "${sync_bin:-$bin}" --skip-tests --store "$store" \
+    --base-url "$base" --summary "$work/$name.md" --pr-dir "$work/$name.pr" \
+    --outputs "$work/$name.outputs" --run-url "$run_url" "$@" \
+    >"$work/$name.out" 2>"$work/$name.err" || sync_code=$?
   echo "# sync $name: exit $sync_code: $(sed -n 3p "$work/$name.md" 2>/dev/null)"
 }
+output_of() { sed -n "s/^$2=//p" "$work/$1.outputs"; }  # output_of NAME KEY
 
 # The two states of the index. Older: the 2025-11-29 cu128 pages over the 2026-03-15 ones, and
 # no cu130 yet (its directory, its root entry and the torch page's links into it removed).
@@ -77,9 +86,13 @@ base="http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
   --export "$repo/generated/catalogue.json" --note "older state" 2>"$work/seed.err" ||
   { cat "$work/seed.err"; exit 1; }
 "$bin/codegen/torchdex-codegen" --root "$repo" >/dev/null
+cp "$repo/generated/catalogue.json" "$work/seed.json"
 
 run_sync unchanged-old "$base"
 check "the older pages against their own catalogue: no change (exit 0)" same "$sync_code" 0
+check "no change: the step outputs say so" \
+  same "$(cat "$work/unchanged-old.outputs")" "verdict=no-change"$'\n'"changed=false"
+check "no change: no pull request files" test ! -e "$work/unchanged-old.pr"
 
 # 2. The newer pages.
 before=$(fingerprint)
@@ -128,6 +141,36 @@ check "the new backend is flagged as new in the torch call-out" \
 check "call-outs come before the guard's verdict" \
   test "$(grep -n '^- new backend' "$work/newer.md" | cut -d: -f1)" -lt "$(grep -n '^### Guard' "$work/newer.md" | cut -d: -f1)"
 check "nothing was removed" contains "$work/newer.md" "0 of 4353 wheels removed"
+check "the step outputs: changed, the title, the body's path" \
+  same "$(output_of newer verdict) $(output_of newer changed) $(output_of newer body-path)" \
+  "changed true $work/newer.pr/body.md"
+check "the title output is the title file" same "$(output_of newer title)" "$(cat "$work/newer.pr/title.txt")"
+newer_title=$(cat "$work/newer.pr/title.txt")
+check "the title names the new backend first" \
+  same "${newer_title%%;*}" "Catalogue sync: new backend $expected_backends"
+for version in $(cut -d: -f2 <<<"$expected_torch" | tr ' ' '\n' | sed 's/+.*//' | sort -u); do
+  check "the title names torch $version" contains "$work/newer.pr/title.txt" " $version ("
+done
+check "the body says what changed and links the run" \
+  contains "$work/newer.pr/body.md" "Opened by the [sync run]($run_url)."
+check "the body holds the whole summary (not cut)" \
+  test "$(tail -n +5 "$work/newer.pr/body.md")" = "$(cat "$work/newer.md")"
+
+# The same body cut short, a few lines into the summary's code block (which runs past the
+# limit): within the limit, the code block closed, and the cut says where the whole summary is.
+body=$work/newer.pr/body.md
+fences=$(grep -n '^```' "$body" | cut -d: -f1 | paste -sd' ')
+limit=$(( $(head -n "${fences%% *}" "$body" | wc -c) + 400 ))
+check "the summary's code block runs past $limit characters" \
+  test "$(head -n "${fences##* }" "$body" | wc -c)" -gt "$limit"
+"$bin/crawler/torchdex-crawl" diff "$work/seed.json" "$repo/generated/catalogue.json" --json >"$work/cut.json"
+python3 "$src/scripts/sync_pr.py" --diff "$work/cut.json" --summary "$work/newer.md" \
+  --title-out "$work/cut.title" --body-out "$work/cut.md" --run-url "$run_url" --max-body "$limit"
+check "the cut body is the same title" cmp -s "$work/cut.title" "$work/newer.pr/title.txt"
+check "the cut body is within the limit" test "$(wc -c <"$work/cut.md")" -le "$limit"
+check "the cut body closes the code block it cut" same "$(grep -c '^```' "$work/cut.md")" 2
+check "the cut body says where the whole summary is" \
+  contains "$work/cut.md" "The whole summary is on [the run's page]($run_url).)*"
 
 # 3. Nothing changed since: no change, all 304s.
 after_newer=$(fingerprint)
@@ -142,20 +185,50 @@ check "every page it fetched before is a 304 now" \
 check "generated/ is untouched" same "$(fingerprint)" "$after_newer"
 torchdex_nginx_stop
 
-# 4. Outages: refused, with the report; generated/ untouched.
-torchdex_nginx_start "$work/new" 'location ^~ /whl/cu128/ { return 403; }'
+# 4. A new torch release: torch-2.11.0+cu128 wheels (copies of the 2.10.0 links) on cu128's
+# torch page and on the torch page that links every backend's builds.
+mkdir -p "$work/release"
+cp -r "$work/new/whl" "$work/release/"
+for page in whl/cu128/torch/index.html whl/torch/index.html; do
+  sed -i '/torch-2\.10\.0%2Bcu128-/{p;s/2\.10\.0/2.11.0/g}' "$work/release/$page"
+done
+check "the release pages add 21 torch 2.11.0+cu128 wheels" \
+  same "$(grep -c '>torch-2.11.0+cu128-' "$work/release/whl/cu128/torch/index.html")" 21
+torchdex_nginx_start "$work/release"
+base="http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
+
+run_sync release "$base"
+check "a new torch release: changed (exit 10)" same "$sync_code" 10
+check "the release: the step outputs" \
+  same "$(output_of release verdict) $(output_of release changed) $(output_of release body-path)" \
+  "changed true $work/release.pr/body.md"
+check "the release: the title says what changed" \
+  same "$(output_of release title)" "Catalogue sync: torch 2.11.0 (cu128)"
+check "the release: the body says what changed" \
+  contains "$work/release.pr/body.md" "**What changed:** torch 2.11.0 (cu128)."
+check "the release: the summary calls out the release" \
+  contains "$work/release.pr/body.md" "- new torch release(s): 2.11.0"
+check "the release: in generated/catalogue.json" grep -q '"2.11.0+cu128"' "$repo/generated/catalogue.json"
+check "the release: in the regenerated table" grep -q '"2.11.0+cu128"' "$repo/generated/catalogue_table.inc"
+check "the release: generated/ is fresh (torchdex-codegen --check)" \
+  "$bin/codegen/torchdex-codegen" --check --root "$repo"
+torchdex_nginx_stop
+after_newer=$(fingerprint)
+
+# 5. Outages of the release pages: refused, with the report; generated/ untouched.
+torchdex_nginx_start "$work/release" 'location ^~ /whl/cu128/ { return 403; }'
 base="http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
 run_sync outage-403 "$base"
 check "cu128 answering 403: refused (exit 20)" same "$sync_code" 20
 check "the report names the backend" contains "$work/outage-403.md" "- REFUSED: backend cu128 lost its project list (state ok -> empty)"
 check "the report says what would have been removed" \
-  contains "$work/outage-403.md" "- torch on cu128: 111 wheel(s) of 6 version(s): 2.7.0+cu128 (18)"
+  contains "$work/outage-403.md" "- torch on cu128: 132 wheel(s) of 7 version(s): 2.7.0+cu128 (18)"
 check "generated/ is untouched after the 403 outage" same "$(fingerprint)" "$after_newer"
 torchdex_nginx_stop
 
 mkdir -p "$work/half"
-cp -r "$work/new/whl" "$work/half/"
-awk '/<a href/ { if (++n % 2 == 0) next } { print }' "$work/new/whl/index.html" >"$work/half/whl/index.html"
+cp -r "$work/release/whl" "$work/half/"
+awk '/<a href/ { if (++n % 2 == 0) next } { print }' "$work/release/whl/index.html" >"$work/half/whl/index.html"
 torchdex_nginx_start "$work/half"
 base="http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
 run_sync outage-half-root "$base"
