@@ -7,8 +7,9 @@
 #      that appeared (computed here from the pages themselves); generated/catalogue.json changes;
 #      the pull request's title, body and the workflow's step outputs say so;
 #   3. nothing changed since: "no change", every page a 304;
-#   4. a new torch release (torch-2.11.0+cu128 wheels added to the pages): the sync opens the
-#      pull request: changed=true, a title naming torch 2.11.0 on cu128, the body, the new table;
+#   4. a new torch release (torch-2.11.0+cu128 wheels added to the pages): interrupted runs
+#      (TERM, INT) during codegen leave generated/ as it was; then the sync opens the pull
+#      request: changed=true, a title naming torch 2.11.0 on cu128, the body, the new table;
 #   5. crafted outages, each "refused" with the report and generated/ untouched: cu128 answering
 #      403, a root index missing half its entries, an index that cannot be reached.
 # With --full, also the whole 2026-03-15 snapshot (129 MB unpacked; a manual run, not in ctest):
@@ -196,6 +197,27 @@ check "the release pages add 21 torch 2.11.0+cu128 wheels" \
   same "$(grep -c '>torch-2.11.0+cu128-' "$work/release/whl/cu128/torch/index.html")" 21
 torchdex_nginx_start "$work/release"
 base="http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
+
+# Interrupted while torchdex-codegen runs: a codegen that does its work, leaves one output half
+# written (as an interrupted one would), and sends the signal to scripts/sync, its parent.
+for signal in TERM INT; do
+  fake=$work/fake-bin-$signal
+  mkdir -p "$fake"
+  ln -s "$bin/crawler/torchdex-crawl" "$fake/torchdex-crawl"
+  cat >"$fake/torchdex-codegen" <<FAKE
+#!/usr/bin/env bash
+"$bin/codegen/torchdex-codegen" "\$@" || exit
+[ "\$1" = --root ] && head -c 1000 "\$2/generated/catalogue.json" >"\$2/generated/catalogue_table.inc"
+kill -$signal "\$PPID"
+FAKE
+  chmod +x "$fake/torchdex-codegen"
+  sync_bin=$fake run_sync "interrupted-$signal" "$base"
+  check "a sync interrupted ($signal) during codegen exits $((128 + $(kill -l "$signal")))" \
+    same "$sync_code" "$((128 + $(kill -l "$signal")))"
+  check "generated/ is as it was after the $signal" same "$(fingerprint)" "$after_newer"
+  check "no scratch tree is left behind ($signal)" \
+    same "$(find "$repo" -maxdepth 1 -name '.sync-scratch.*' | wc -l)" 0
+done
 
 run_sync release "$base"
 check "a new torch release: changed (exit 10)" same "$sync_code" 10
