@@ -11,7 +11,8 @@
 #      (TERM, INT) during codegen leave generated/ as it was; then the sync opens the pull
 #      request: changed=true, a title naming torch 2.11.0 on cu128, the body, the new table;
 #   5. crafted outages, each "refused" with the report and generated/ untouched: cu128 answering
-#      403, a root index missing half its entries, an index that cannot be reached.
+#      403, a root index missing half its entries, 60 project pages failing (the report lists
+#      50 and counts the rest), an index that cannot be reached.
 # With --full, also the whole 2026-03-15 snapshot (129 MB unpacked; a manual run, not in ctest):
 # the committed catalogue was crawled from it, so "no change", then all 304s, then an outage.
 #
@@ -259,6 +260,46 @@ check "the report names a vanished backend" contains "$work/outage-half-root.md"
 check "the report lists the vanished backends' torch builds" contains "$work/outage-half-root.md" "- torch on cu126: "
 check "generated/ is untouched after the half root" same "$(fingerprint)" "$after_newer"
 torchdex_nginx_stop
+
+# A large outage: 60 project pages answer 400 (a client error: failed, not retried). The report
+# lists the first 50 failures and counts the rest; it must not be lost to a pipe closed early.
+pages=$(cd "$work/release" && find whl -mindepth 3 -maxdepth 3 -name index.html |
+  grep -vE '^whl/(nightly|test)/' | sort | head -n 60)
+rules=$(for page in $pages; do echo "location = /${page%/index.html}/ { return 400; }"; done)
+check "60 project pages fail" same "$(wc -l <<<"$rules")" 60
+torchdex_nginx_start "$work/release" "$rules"
+run_sync outage-60 "http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
+torchdex_nginx_stop
+check "60 failed pages: refused (exit 20)" same "$sync_code" 20
+check "60 failed pages: the step outputs say refused" same "$(output_of outage-60 verdict)" refused
+check "60 failed pages: the summary file is written" test -s "$work/outage-60.md"
+check "60 failed pages: the crawl line counts them" contains "$work/outage-60.md" ", 60 failed;"
+check "60 failed pages: the first 50 are listed" \
+  same "$(grep -c '^- GET http://127.0.0.1:[0-9]*/whl/.*: HTTP 400' "$work/outage-60.md")" 50
+check "60 failed pages: the rest are counted" \
+  contains "$work/outage-60.md" "- ... and 10 more (60 failures in all;"
+check "generated/ is untouched after the 60 failed pages" same "$(fingerprint)" "$after_newer"
+# Every project page of every backend, under a long mirror path: hundreds of failures whose
+# list (over 64 KiB) outgrows a pipe's buffer, so a `head -n 50` at the end of a pipeline is
+# sure to close it early (the old `grep | sed | head` died of SIGPIPE here, exit 141, with no
+# summary at all).
+deep=$(printf 'a-long-mirror-path-%.0s' $(seq 10))
+mkdir -p "$work/deep/$deep"
+ln -s "$work/release/whl" "$work/deep/$deep/whl"
+torchdex_nginx_start "$work/deep" 'location ~ /whl/(cpu|cu[0-9]+|rocm[0-9.]+|xpu)/[^/]+/$ { return 400; }'
+run_sync outage-all "http://127.0.0.1:$TORCHDEX_NGINX_PORT/$deep/whl/"
+torchdex_nginx_stop
+all_failed=$(sed -n 's/^Crawl: .* \([0-9]*\) failed;.*/\1/p' "$work/outage-all.md" 2>/dev/null || true)
+check "every project page failing: refused (exit 20), with a summary" \
+  same "$sync_code $(test -s "$work/outage-all.md" && echo summary)" "20 summary"
+check "every project page failing: hundreds of failures" test "${all_failed:-0}" -gt 500
+check "every project page failing: over 64 KiB of failures" \
+  test "$(grep -c "^torchdex-crawl: error: GET .*/$deep/whl/" "$work/outage-all.err")" -gt 0 -a \
+  "$(grep "^torchdex-crawl: error: " "$work/outage-all.err" | wc -c)" -gt 65536
+check "every project page failing: 50 listed" \
+  same "$(grep -c '^- GET http://127.0.0.1:[0-9]*/.*/whl/.*: HTTP 400' "$work/outage-all.md")" 50
+check "every project page failing: the rest counted" \
+  contains "$work/outage-all.md" "- ... and $((all_failed - 50)) more ($all_failed failures in all;"
 
 run_sync unreachable "http://127.0.0.1:1/whl/"
 check "an index that cannot be reached: refused (exit 20)" same "$sync_code" 20
