@@ -15,15 +15,25 @@
 #      50 and counts the rest), an index that cannot be reached.
 # With --full, also the whole 2026-03-15 snapshot (129 MB unpacked; a manual run, not in ctest):
 # the committed catalogue was crawled from it, so "no change", then all 304s, then an outage.
+# With --with-tests (a manual run, minutes: it builds a copy of the repository), the new release
+# is synced in a copy of the whole source tree without --skip-tests, as the job does: the build,
+# codegen and `ctest -L catalogue-invariant` against the new table pass, and so does every other
+# test of that copy (what CI runs on the pull request).
 #
-#   tests/sync/sync_e2e.sh BUILD_DIR [--full]
+#   tests/sync/sync_e2e.sh BUILD_DIR [--full] [--with-tests]
 set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-bin=$(cd "${1:?usage: sync_e2e.sh BUILD_DIR [--full]}" && pwd)
+bin=$(cd "${1:?usage: sync_e2e.sh BUILD_DIR [--full] [--with-tests]}" && pwd)
+shift
 full=0
-if [ "${2:-}" = --full ]; then
-  full=1
-fi
+with_tests=0
+for option in "$@"; do
+  case $option in
+    --full) full=1 ;;
+    --with-tests) with_tests=1 ;;
+    *) echo "sync_e2e: unknown option '$option'" >&2; exit 2 ;;
+  esac
+done
 # shellcheck source=scripts/setup.sh
 source "$src/scripts/setup.sh"
 
@@ -186,6 +196,7 @@ check "every page it fetched before is a 304 now" \
   contains "$work/unchanged-new.md" ": 0 fetched, 0 changed, $served not modified (304),"
 check "generated/ is untouched" same "$(fingerprint)" "$after_newer"
 torchdex_nginx_stop
+cp -r "$repo/generated" "$work/generated-newer"
 
 # 4. A new torch release: torch-2.11.0+cu128 wheels (copies of the 2.10.0 links) on cu128's
 # torch page and on the torch page that links every backend's builds.
@@ -237,6 +248,39 @@ check "the release: generated/ is fresh (torchdex-codegen --check)" \
   "$bin/codegen/torchdex-codegen" --check --root "$repo"
 torchdex_nginx_stop
 after_newer=$(fingerprint)
+
+if [ "$with_tests" = 1 ]; then
+  # The new release in a copy of the whole source tree, whose generated/ is the newer pages'
+  # (not the 2026-03-15 snapshot the behaviour tests' fixture holds): scripts/sync builds it,
+  # regenerates, rebuilds and runs `ctest -L catalogue-invariant`, as the job does. The copy
+  # lives in the build folder, under CCACHE_BASEDIR with the checkout, so ccache serves it.
+  copy=$bin/sync-e2e-tree
+  rm -rf "$copy"
+  mkdir -p "$copy"
+  (cd "$src" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) | tar -C "$copy" -xf -
+  rm -rf "$copy/generated"
+  cp -r "$work/generated-newer" "$copy/generated"
+  "$bin/codegen/torchdex-codegen" --root "$copy" >/dev/null
+  torchdex_nginx_start "$work/release"
+  with_code=0
+  "$copy/scripts/sync" --store "$work/with-tests.sqlite" \
+    --base-url "http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/" --summary "$work/with-tests.md" \
+    --pr-dir "$work/with-tests.pr" --outputs "$work/with-tests.outputs" \
+    >"$work/with-tests.out" 2>"$work/with-tests.err" || with_code=$?
+  torchdex_nginx_stop
+  echo "# sync with-tests: exit $with_code"
+  check "with the tests: a new release is changed (exit 10)" same "$with_code" 10 ||
+    tail -n 40 "$work/with-tests.err"
+  check "with the tests: the catalogue-invariant tests passed" \
+    contains "$work/with-tests.md" "Tests (label catalogue-invariant): 100% tests passed"
+  check "with the tests: the pull request's title" \
+    same "$(cat "$work/with-tests.pr/title.txt")" "Catalogue sync: torch 2.11.0 (cu128)"
+  # What CI runs on the pull request: every test of the copy (but this one, and the package).
+  check "with the tests: every other test passes against the new generated/" \
+    ctest --test-dir "$copy/build/release" -E '^sync_e2e$' -LE package -j "$TORCHDEX_JOBS" \
+    --output-on-failure -Q
+  rm -rf "$copy"
+fi
 
 # 5. Outages of the release pages: refused, with the report; generated/ untouched.
 torchdex_nginx_start "$work/release" 'location ^~ /whl/cu128/ { return 403; }'
