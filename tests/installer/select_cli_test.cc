@@ -1,5 +1,6 @@
 // `torchdex select` end to end, in process, over the captured hosts of the detection corpus and
-// the embedded table of the real 2026-03-15 catalogue.
+// the table of the real 2026-03-15 catalogue (tests/fixtures/catalogue/, frozen: installer_tests
+// compile it in place of generated/, which the sync job rewrites).
 #include <gtest/gtest.h>
 
 #include <filesystem>

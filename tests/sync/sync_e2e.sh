@@ -5,20 +5,35 @@
 #      2026-03-15 pages, without cu130) are the committed state; a sync reports "no change";
 #   2. the newer pages: "changed"; the summary calls out exactly the backends and torch versions
 #      that appeared (computed here from the pages themselves); generated/catalogue.json changes;
+#      the pull request's title, body and the workflow's step outputs say so;
 #   3. nothing changed since: "no change", every page a 304;
-#   4. crafted outages, each "refused" with the report and generated/ untouched: cu128 answering
-#      403, a root index missing half its entries, an index that cannot be reached.
+#   4. a new torch release (torch-2.11.0+cu128 wheels added to the pages): interrupted runs
+#      (TERM, INT) during codegen leave generated/ as it was; then the sync opens the pull
+#      request: changed=true, a title naming torch 2.11.0 on cu128, the body, the new table;
+#   5. crafted outages, each "refused" with the report and generated/ untouched: cu128 answering
+#      403, a root index missing half its entries, 60 project pages failing (the report lists
+#      50 and counts the rest), an index that cannot be reached.
 # With --full, also the whole 2026-03-15 snapshot (129 MB unpacked; a manual run, not in ctest):
 # the committed catalogue was crawled from it, so "no change", then all 304s, then an outage.
+# With --with-tests (a manual run, minutes: it builds a copy of the repository), the new release
+# is synced in a copy of the whole source tree without --skip-tests, as the job does: the build,
+# codegen and `ctest -L catalogue-invariant` against the new table pass, and so does every other
+# test of that copy (what CI runs on the pull request).
 #
-#   tests/sync/sync_e2e.sh BUILD_DIR [--full]
+#   tests/sync/sync_e2e.sh BUILD_DIR [--full] [--with-tests]
 set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-bin=$(cd "${1:?usage: sync_e2e.sh BUILD_DIR [--full]}" && pwd)
+bin=$(cd "${1:?usage: sync_e2e.sh BUILD_DIR [--full] [--with-tests]}" && pwd)
+shift
 full=0
-if [ "${2:-}" = --full ]; then
-  full=1
-fi
+with_tests=0
+for option in "$@"; do
+  case $option in
+    --full) full=1 ;;
+    --with-tests) with_tests=1 ;;
+    *) echo "sync_e2e: unknown option '$option'" >&2; exit 2 ;;
+  esac
+done
 # shellcheck source=scripts/setup.sh
 source "$src/scripts/setup.sh"
 
@@ -51,13 +66,19 @@ store=$work/store.sqlite
 fingerprint() { (cd "$repo" && find generated -type f -print0 | sort -z | xargs -0 sha256sum); }
 
 sync_code=0
-run_sync() {  # run_sync NAME BASE_URL: runs scripts/sync, keeps stdout, summary and exit code
+run_url=https://github.example/torchdex/actions/runs/1
+run_sync() {  # run_sync NAME BASE_URL [OPTION...]: runs scripts/sync, keeps stdout, summary,
+  # the pull request's files ($work/NAME.pr/), the step outputs ($work/NAME.outputs), exit code
   local name=$1 base=$2
+  shift 2
   sync_code=0
-  "$src/scripts/sync" --root "$repo" --bin "$bin" --skip-tests --store "$store" \
-    --base-url "$base" --summary "$work/$name.md" >"$work/$name.out" 2>"$work/$name.err" || sync_code=$?
+  "$src/scripts/sync" --root "$repo" --bin "${sync_bin:-$bin}" --skip-tests --store "$store" \
+    --base-url "$base" --summary "$work/$name.md" --pr-dir "$work/$name.pr" \
+    --outputs "$work/$name.outputs" --run-url "$run_url" "$@" \
+    >"$work/$name.out" 2>"$work/$name.err" || sync_code=$?
   echo "# sync $name: exit $sync_code: $(sed -n 3p "$work/$name.md" 2>/dev/null)"
 }
+output_of() { sed -n "s/^$2=//p" "$work/$1.outputs"; }  # output_of NAME KEY
 
 # The two states of the index. Older: the 2025-11-29 cu128 pages over the 2026-03-15 ones, and
 # no cu130 yet (its directory, its root entry and the torch page's links into it removed).
@@ -77,9 +98,13 @@ base="http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
   --export "$repo/generated/catalogue.json" --note "older state" 2>"$work/seed.err" ||
   { cat "$work/seed.err"; exit 1; }
 "$bin/codegen/torchdex-codegen" --root "$repo" >/dev/null
+cp "$repo/generated/catalogue.json" "$work/seed.json"
 
 run_sync unchanged-old "$base"
 check "the older pages against their own catalogue: no change (exit 0)" same "$sync_code" 0
+check "no change: the step outputs say so" \
+  same "$(cat "$work/unchanged-old.outputs")" "verdict=no-change"$'\n'"changed=false"
+check "no change: no pull request files" test ! -e "$work/unchanged-old.pr"
 
 # 2. The newer pages.
 before=$(fingerprint)
@@ -128,6 +153,36 @@ check "the new backend is flagged as new in the torch call-out" \
 check "call-outs come before the guard's verdict" \
   test "$(grep -n '^- new backend' "$work/newer.md" | cut -d: -f1)" -lt "$(grep -n '^### Guard' "$work/newer.md" | cut -d: -f1)"
 check "nothing was removed" contains "$work/newer.md" "0 of 4353 wheels removed"
+check "the step outputs: changed, the title, the body's path" \
+  same "$(output_of newer verdict) $(output_of newer changed) $(output_of newer body-path)" \
+  "changed true $work/newer.pr/body.md"
+check "the title output is the title file" same "$(output_of newer title)" "$(cat "$work/newer.pr/title.txt")"
+newer_title=$(cat "$work/newer.pr/title.txt")
+check "the title names the new backend first" \
+  same "${newer_title%%;*}" "Catalogue sync: new backend $expected_backends"
+for version in $(cut -d: -f2 <<<"$expected_torch" | tr ' ' '\n' | sed 's/+.*//' | sort -u); do
+  check "the title names torch $version" contains "$work/newer.pr/title.txt" " $version ("
+done
+check "the body says what changed and links the run" \
+  contains "$work/newer.pr/body.md" "Opened by the [sync run]($run_url)."
+check "the body holds the whole summary (not cut)" \
+  test "$(tail -n +5 "$work/newer.pr/body.md")" = "$(cat "$work/newer.md")"
+
+# The same body cut short, a few lines into the summary's code block (which runs past the
+# limit): within the limit, the code block closed, and the cut says where the whole summary is.
+body=$work/newer.pr/body.md
+fences=$(grep -n '^```' "$body" | cut -d: -f1 | paste -sd' ')
+limit=$(( $(head -n "${fences%% *}" "$body" | wc -c) + 400 ))
+check "the summary's code block runs past $limit characters" \
+  test "$(head -n "${fences##* }" "$body" | wc -c)" -gt "$limit"
+"$bin/crawler/torchdex-crawl" diff "$work/seed.json" "$repo/generated/catalogue.json" --json >"$work/cut.json"
+python3 "$src/scripts/sync_pr.py" --diff "$work/cut.json" --summary "$work/newer.md" \
+  --title-out "$work/cut.title" --body-out "$work/cut.md" --run-url "$run_url" --max-body "$limit"
+check "the cut body is the same title" cmp -s "$work/cut.title" "$work/newer.pr/title.txt"
+check "the cut body is within the limit" test "$(wc -c <"$work/cut.md")" -le "$limit"
+check "the cut body closes the code block it cut" same "$(grep -c '^```' "$work/cut.md")" 2
+check "the cut body says where the whole summary is" \
+  contains "$work/cut.md" "The whole summary is on [the run's page]($run_url).)*"
 
 # 3. Nothing changed since: no change, all 304s.
 after_newer=$(fingerprint)
@@ -141,21 +196,114 @@ check "every page it fetched before is a 304 now" \
   contains "$work/unchanged-new.md" ": 0 fetched, 0 changed, $served not modified (304),"
 check "generated/ is untouched" same "$(fingerprint)" "$after_newer"
 torchdex_nginx_stop
+cp -r "$repo/generated" "$work/generated-newer"
 
-# 4. Outages: refused, with the report; generated/ untouched.
-torchdex_nginx_start "$work/new" 'location ^~ /whl/cu128/ { return 403; }'
+# 4. A new torch release: torch-2.11.0+cu128 wheels (copies of the 2.10.0 links) on cu128's
+# torch page and on the torch page that links every backend's builds.
+mkdir -p "$work/release"
+cp -r "$work/new/whl" "$work/release/"
+for page in whl/cu128/torch/index.html whl/torch/index.html; do
+  sed -i '/torch-2\.10\.0%2Bcu128-/{p;s/2\.10\.0/2.11.0/g}' "$work/release/$page"
+done
+check "the release pages add 21 torch 2.11.0+cu128 wheels" \
+  same "$(grep -c '>torch-2.11.0+cu128-' "$work/release/whl/cu128/torch/index.html")" 21
+torchdex_nginx_start "$work/release"
+base="http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
+
+# Interrupted while torchdex-codegen runs: a codegen that does its work, leaves one output half
+# written (as an interrupted one would), and sends the signal to scripts/sync, its parent.
+for signal in TERM INT; do
+  fake=$work/fake-bin-$signal
+  mkdir -p "$fake"
+  ln -s "$bin/crawler/torchdex-crawl" "$fake/torchdex-crawl"
+  cat >"$fake/torchdex-codegen" <<FAKE
+#!/usr/bin/env bash
+"$bin/codegen/torchdex-codegen" "\$@" || exit
+[ "\$1" = --root ] && head -c 1000 "\$2/generated/catalogue.json" >"\$2/generated/catalogue_table.inc"
+kill -$signal "\$PPID"
+FAKE
+  chmod +x "$fake/torchdex-codegen"
+  sync_bin=$fake run_sync "interrupted-$signal" "$base"
+  check "a sync interrupted ($signal) during codegen exits $((128 + $(kill -l "$signal")))" \
+    same "$sync_code" "$((128 + $(kill -l "$signal")))"
+  check "generated/ is as it was after the $signal" same "$(fingerprint)" "$after_newer"
+  check "no scratch tree is left behind ($signal)" \
+    same "$(find "$repo" -maxdepth 1 -name '.sync-scratch.*' | wc -l)" 0
+done
+
+run_sync release "$base"
+check "a new torch release: changed (exit 10)" same "$sync_code" 10
+check "the release: the step outputs" \
+  same "$(output_of release verdict) $(output_of release changed) $(output_of release body-path)" \
+  "changed true $work/release.pr/body.md"
+check "the release: the title says what changed" \
+  same "$(output_of release title)" "Catalogue sync: torch 2.11.0 (cu128)"
+check "the release: the body says what changed" \
+  contains "$work/release.pr/body.md" "**What changed:** torch 2.11.0 (cu128)."
+check "the release: the summary calls out the release" \
+  contains "$work/release.pr/body.md" "- new torch release(s): 2.11.0"
+check "the release: in generated/catalogue.json" grep -q '"2.11.0+cu128"' "$repo/generated/catalogue.json"
+check "the release: in the regenerated table" grep -q '"2.11.0+cu128"' "$repo/generated/catalogue_table.inc"
+check "the release: generated/ is fresh (torchdex-codegen --check)" \
+  "$bin/codegen/torchdex-codegen" --check --root "$repo"
+torchdex_nginx_stop
+after_newer=$(fingerprint)
+
+if [ "$with_tests" = 1 ]; then
+  # The new release in a copy of the whole source tree, whose generated/ is the newer pages'
+  # (not the 2026-03-15 snapshot the behaviour tests' fixture holds): scripts/sync builds it,
+  # regenerates, rebuilds and runs `ctest -L catalogue-invariant`, as the job does. The copy
+  # lives in the build folder, under CCACHE_BASEDIR with the checkout, so ccache serves it.
+  copy=$bin/sync-e2e-tree
+  rm -rf "$copy"
+  mkdir -p "$copy"
+  (cd "$src" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) | tar -C "$copy" -xf -
+  rm -rf "$copy/generated"
+  cp -r "$work/generated-newer" "$copy/generated"
+  "$bin/codegen/torchdex-codegen" --root "$copy" >/dev/null
+  torchdex_nginx_start "$work/release"
+  with_code=0
+  "$copy/scripts/sync" --store "$work/with-tests.sqlite" \
+    --base-url "http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/" --summary "$work/with-tests.md" \
+    --pr-dir "$work/with-tests.pr" --outputs "$work/with-tests.outputs" \
+    >"$work/with-tests.out" 2>"$work/with-tests.err" || with_code=$?
+  torchdex_nginx_stop
+  echo "# sync with-tests: exit $with_code"
+  check "with the tests: a new release is changed (exit 10)" same "$with_code" 10 ||
+    tail -n 40 "$work/with-tests.err"
+  check "with the tests: the catalogue-invariant tests passed" \
+    contains "$work/with-tests.md" "Tests (label catalogue-invariant): 100% tests passed"
+  check "with the tests: the pull request's title" \
+    same "$(cat "$work/with-tests.pr/title.txt")" "Catalogue sync: torch 2.11.0 (cu128)"
+  # What CI runs on the pull request: every test of the copy (but this one, and the package).
+  # core_differential needs the tools venv scripts/test makes: the checkout's, when it has one.
+  skip='^sync_e2e$'
+  if [ -x "$src/build/tools-venv/bin/python" ]; then
+    ln -s "$src/build/tools-venv" "$copy/build/tools-venv"
+  else
+    skip='^(sync_e2e|core_differential)$'
+    echo "# with the tests: core_differential skipped (no build/tools-venv: scripts/test makes it)"
+  fi
+  check "with the tests: every other test passes against the new generated/" \
+    ctest --test-dir "$copy/build/release" -E "$skip" -LE package -j "$TORCHDEX_JOBS" \
+    --output-on-failure -Q
+  rm -rf "$copy"
+fi
+
+# 5. Outages of the release pages: refused, with the report; generated/ untouched.
+torchdex_nginx_start "$work/release" 'location ^~ /whl/cu128/ { return 403; }'
 base="http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
 run_sync outage-403 "$base"
 check "cu128 answering 403: refused (exit 20)" same "$sync_code" 20
 check "the report names the backend" contains "$work/outage-403.md" "- REFUSED: backend cu128 lost its project list (state ok -> empty)"
 check "the report says what would have been removed" \
-  contains "$work/outage-403.md" "- torch on cu128: 111 wheel(s) of 6 version(s): 2.7.0+cu128 (18)"
+  contains "$work/outage-403.md" "- torch on cu128: 132 wheel(s) of 7 version(s): 2.7.0+cu128 (18)"
 check "generated/ is untouched after the 403 outage" same "$(fingerprint)" "$after_newer"
 torchdex_nginx_stop
 
 mkdir -p "$work/half"
-cp -r "$work/new/whl" "$work/half/"
-awk '/<a href/ { if (++n % 2 == 0) next } { print }' "$work/new/whl/index.html" >"$work/half/whl/index.html"
+cp -r "$work/release/whl" "$work/half/"
+awk '/<a href/ { if (++n % 2 == 0) next } { print }' "$work/release/whl/index.html" >"$work/half/whl/index.html"
 torchdex_nginx_start "$work/half"
 base="http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
 run_sync outage-half-root "$base"
@@ -164,6 +312,46 @@ check "the report names a vanished backend" contains "$work/outage-half-root.md"
 check "the report lists the vanished backends' torch builds" contains "$work/outage-half-root.md" "- torch on cu126: "
 check "generated/ is untouched after the half root" same "$(fingerprint)" "$after_newer"
 torchdex_nginx_stop
+
+# A large outage: 60 project pages answer 400 (a client error: failed, not retried). The report
+# lists the first 50 failures and counts the rest; it must not be lost to a pipe closed early.
+pages=$(cd "$work/release" && find whl -mindepth 3 -maxdepth 3 -name index.html |
+  grep -vE '^whl/(nightly|test)/' | sort | head -n 60)
+rules=$(for page in $pages; do echo "location = /${page%/index.html}/ { return 400; }"; done)
+check "60 project pages fail" same "$(wc -l <<<"$rules")" 60
+torchdex_nginx_start "$work/release" "$rules"
+run_sync outage-60 "http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
+torchdex_nginx_stop
+check "60 failed pages: refused (exit 20)" same "$sync_code" 20
+check "60 failed pages: the step outputs say refused" same "$(output_of outage-60 verdict)" refused
+check "60 failed pages: the summary file is written" test -s "$work/outage-60.md"
+check "60 failed pages: the crawl line counts them" contains "$work/outage-60.md" ", 60 failed;"
+check "60 failed pages: the first 50 are listed" \
+  same "$(grep -c '^- GET http://127.0.0.1:[0-9]*/whl/.*: HTTP 400' "$work/outage-60.md")" 50
+check "60 failed pages: the rest are counted" \
+  contains "$work/outage-60.md" "- ... and 10 more (60 failures in all;"
+check "generated/ is untouched after the 60 failed pages" same "$(fingerprint)" "$after_newer"
+# Every project page of every backend, under a long mirror path: hundreds of failures whose
+# list (over 64 KiB) outgrows a pipe's buffer, so a `head -n 50` at the end of a pipeline is
+# sure to close it early (the old `grep | sed | head` died of SIGPIPE here, exit 141, with no
+# summary at all).
+deep=$(printf 'a-long-mirror-path-%.0s' $(seq 10))
+mkdir -p "$work/deep/$deep"
+ln -s "$work/release/whl" "$work/deep/$deep/whl"
+torchdex_nginx_start "$work/deep" 'location ~ /whl/(cpu|cu[0-9]+|rocm[0-9.]+|xpu)/[^/]+/$ { return 400; }'
+run_sync outage-all "http://127.0.0.1:$TORCHDEX_NGINX_PORT/$deep/whl/"
+torchdex_nginx_stop
+all_failed=$(sed -n 's/^Crawl: .* \([0-9]*\) failed;.*/\1/p' "$work/outage-all.md" 2>/dev/null || true)
+check "every project page failing: refused (exit 20), with a summary" \
+  same "$sync_code $(test -s "$work/outage-all.md" && echo summary)" "20 summary"
+check "every project page failing: hundreds of failures" test "${all_failed:-0}" -gt 500
+check "every project page failing: over 64 KiB of failures" \
+  test "$(grep -c "^torchdex-crawl: error: GET .*/$deep/whl/" "$work/outage-all.err")" -gt 0 -a \
+  "$(grep "^torchdex-crawl: error: " "$work/outage-all.err" | wc -c)" -gt 65536
+check "every project page failing: 50 listed" \
+  same "$(grep -c '^- GET http://127.0.0.1:[0-9]*/.*/whl/.*: HTTP 400' "$work/outage-all.md")" 50
+check "every project page failing: the rest counted" \
+  contains "$work/outage-all.md" "- ... and $((all_failed - 50)) more ($all_failed failures in all;"
 
 run_sync unreachable "http://127.0.0.1:1/whl/"
 check "an index that cannot be reached: refused (exit 20)" same "$sync_code" 20

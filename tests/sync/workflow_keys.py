@@ -2,9 +2,14 @@
 """Checks the keys .github/workflows/sync.yml (and ci.yml) rely on.
 
 The validator (scripts/lint) says a workflow is valid GitHub Actions; this says it is *our*
-job: daily schedule and manual dispatch, least-privilege permissions, the crawl store cached
-where scripts/sync keeps it, scripts/sync's exit codes mapped, one pull request opened by a
-pinned create-pull-request with the summary as its body, every action pinned by commit.
+job: daily schedule and manual dispatch (with base-url, max-wheel-loss and allow-removed),
+guards (no forks, dispatch only on the default branch), least-privilege permissions (only the
+two jobs that write may, and they run no code of the repository), the crawl store cached where
+scripts/sync keeps it under a key naming the index, scripts/sync's exit codes and step outputs
+(changed, title) wired into one pull request opened by a pinned create-pull-request with the
+title and body scripts/sync wrote, a GitHub App token made in the job with the stored and the
+default token as fallbacks, a token check that reports a 401 in the job summary (run here
+against a loopback server), stale sync pull requests closed, every action pinned by commit.
 
 PyYAML is not installed here, so a small reader of the YAML subset workflows use (block maps
 and lists, quoted and plain scalars, block scalars, empty flow collections, comments) turns
@@ -165,6 +170,39 @@ def steps_using(job, action):
     return [s for s in job.get("steps", []) if str(s.get("uses", "")).split("@")[0] == action]
 
 
+APP_TOKEN_ACTION = "actions/create-github-app-token"
+# The token every writing step uses: the App's (made in the job), else a stored one, else the
+# default token.
+TOKEN_EXPRESSION = "${{ steps.app-token.outputs.token || secrets.TORCHDEX_SYNC_TOKEN || github.token }}"
+WRITING_JOBS = {
+    "pull-request": {"contents": "write", "pull-requests": "write", "issues": "write"},
+    "close-stale": {"contents": "write", "pull-requests": "write"},
+}
+
+
+def squeeze(text):
+    return re.sub(r"\s+", "", str(text or ""))
+
+
+def step_with_id(job, step_id):
+    return next((s for s in job.get("steps", []) if s.get("id") == step_id), None)
+
+
+def check_app_token(job, name, need):
+    """The App token step of a writing job: pinned (check_pins), skipped when no App is set up."""
+    apps = steps_using(job, APP_TOKEN_ACTION)
+    need(len(apps) == 1, f"jobs.{name}: one {APP_TOKEN_ACTION} step expected")
+    if apps:
+        app = apps[0]
+        need(app.get("id") == "app-token", f"jobs.{name}: the App token step needs id: app-token")
+        need(squeeze(app.get("if")) == "vars.TORCHDEX_SYNC_APP_ID!=''",
+             f"jobs.{name}: the App token step must run only when vars.TORCHDEX_SYNC_APP_ID is set")
+        w = app.get("with") or {}
+        need(w.get("app-id") == "${{ vars.TORCHDEX_SYNC_APP_ID }}" and
+             w.get("private-key") == "${{ secrets.TORCHDEX_SYNC_APP_PRIVATE_KEY }}",
+             f"jobs.{name}: the App token needs app-id and private-key from vars and secrets")
+
+
 def check_sync(doc):
     """Returns a list of problems with sync.yml; empty when it is the job we rely on."""
     problems = []
@@ -182,24 +220,49 @@ def check_sync(doc):
         need(len(fields) == 5 and fields[0].isdigit() and fields[1].isdigit() and fields[2:] == ["*", "*", "*"],
              f"on.schedule: {cron!r} is not once a day")
     need("workflow_dispatch" in on, "on.workflow_dispatch is missing")
+    inputs = (on.get("workflow_dispatch") or {}).get("inputs") or {}
+    for name in ("base-url", "max-wheel-loss", "allow-removed"):
+        need(name in inputs and (inputs.get(name) or {}).get("type") == "string",
+             f"on.workflow_dispatch.inputs.{name} (a string) is missing")
     need(doc.get("permissions") == {}, "top-level permissions must be {} (each job asks for its own)")
 
     jobs = doc.get("jobs") or {}
     sync = jobs.get("sync") or {}
     pr = jobs.get("pull-request") or {}
+    close = jobs.get("close-stale") or {}
     need(bool(sync), "jobs.sync is missing")
     need(bool(pr), "jobs.pull-request is missing")
+    need(bool(close), "jobs.close-stale is missing")
     need(sync.get("permissions") == {"contents": "read"}, "jobs.sync.permissions must be contents: read only")
-    need(pr.get("permissions") == {"contents": "write", "pull-requests": "write"},
-         "jobs.pull-request.permissions must be contents: write and pull-requests: write only")
+    for name, perms in WRITING_JOBS.items():
+        if name in jobs:
+            need(jobs[name].get("permissions") == perms,
+                 f"jobs.{name}.permissions must be exactly {perms}")
     for name, job in jobs.items():
         perms = job.get("permissions")
         need(isinstance(perms, dict), f"jobs.{name}.permissions must be explicit")
-        if name != "pull-request" and isinstance(perms, dict):
+        if name not in WRITING_JOBS and isinstance(perms, dict):
             need("write" not in perms.values(), f"jobs.{name} must not hold write permissions")
+        if name in WRITING_JOBS:
+            # A job that can push runs none of the repository's code.
+            for step in job.get("steps", []):
+                need(not re.search(r"(^|[\s/])(scripts/|\.ci/|tests/|bash\s+\S+\.sh)", str(step.get("run", ""))),
+                     f"jobs.{name} runs the repository's code: {step.get('name', step.get('uses'))!r}")
+        if name != "sync":
+            need(job.get("needs") == "sync", f"jobs.{name} must need sync (and so its guards)")
 
-    # The store cache: where scripts/sync keeps the store, a key that changes every run and
-    # a restore prefix that finds the last one.
+    # Guards of the sync job (the others need it): no fork runs it unless it opts in, and a
+    # dispatch runs only on the default branch.
+    guard = squeeze(sync.get("if"))
+    need("github.event.repository.fork!=true" in guard or "github.event.repository.fork==false" in guard
+         or "github.repository==" in guard or "github.repository_owner==" in guard,
+         "jobs.sync.if must keep forks from running the sync")
+    need("github.ref_name==github.event.repository.default_branch" in guard or
+         "github.ref==format('refs/heads/{0}',github.event.repository.default_branch)" in guard,
+         "jobs.sync.if must run a dispatch only on the default branch")
+
+    # The store cache: where scripts/sync keeps the store, one per index (a key naming the base
+    # URL), a key that changes every run, and a restore prefix that finds the last one.
     caches = steps_using(sync, "actions/cache")
     need(len(caches) == 1, "jobs.sync: one actions/cache step expected")
     sync_steps = [s for s in sync.get("steps", []) if "scripts/sync" in str(s.get("run", ""))]
@@ -207,31 +270,54 @@ def check_sync(doc):
     if caches and sync_steps:
         cache = caches[0].get("with") or {}
         path, key = str(cache.get("path", "")), str(cache.get("key", ""))
-        restore = str(cache.get("restore-keys", "")).split()
+        restore = [line.strip() for line in str(cache.get("restore-keys", "")).splitlines()]
         run = sync_steps[0]["run"]
         store = re.search(r"--store\s+(\S+)", run)
         need(store is not None, "scripts/sync is not given --store")
         if store:
             need(store.group(1).startswith(path.rstrip("/") + "/"),
                  f"the store {store.group(1)} is not under the cached path {path!r}")
-        need("${{ github.run_id }}" in key, "the cache key must change every run (caches are immutable)")
-        prefix = key.split("${{")[0]
+        need(key.endswith("${{ github.run_id }}"), "the cache key must change every run (caches are immutable)")
+        prefix = key[: -len("${{ github.run_id }}")] if key.endswith("${{ github.run_id }}") else key
         need(bool(prefix) and prefix in restore, f"restore-keys must hold the key's prefix {prefix!r}")
+        # The base URL in the key: directly, or through a step that names the index after it.
+        named = re.search(r"\$\{\{ steps\.([\w-]+)\.outputs\.([\w-]+) \}\}", prefix)
+        namer = step_with_id(sync, named.group(1)) if named else None
+        need("inputs.base-url" in prefix or
+             (namer is not None and "${{ inputs.base-url }}" in (namer.get("env") or {}).values()
+              and "sha256sum" in str(namer.get("run", "")) and f"{named.group(2)}=" in str(namer.get("run", ""))),
+             "the cache key must name the index crawled (the base-url input), not one store for all")
         need(sync_steps[0].get("id") == "sync", "the scripts/sync step needs id: sync")
         for code, verdict in (("0", "no-change"), ("10", "changed"), ("20", "refused")):
             need(re.search(rf"^\s*{code}\) verdict={verdict} ;;", run, re.M) is not None,
                  f"scripts/sync's exit {code} is not mapped to {verdict}")
-        need("verdict=$verdict\" >>\"$GITHUB_OUTPUT\"" in run, "the verdict is not a step output")
+        need('--outputs "$GITHUB_OUTPUT"' in run, "scripts/sync must write its step outputs (--outputs)")
+        need(re.search(r'--pr-dir "\$result"', run) and 'result="$RUNNER_TEMP/sync-result"' in run,
+             "scripts/sync must write the pull request's files into the uploaded folder (--pr-dir)")
+        need("--run-url" in run and "$GITHUB_RUN_ID" in run, "the body must link the run (--run-url)")
+        need(re.search(r'^\s*\*\) verdict=error; echo "verdict=error" >>"\$GITHUB_OUTPUT" ;;', run, re.M),
+             "any other exit of scripts/sync must be the verdict error")
+        env = sync_steps[0].get("env") or {}
+        need(env.get("ALLOW_REMOVED") == "${{ inputs.allow-removed }}" and
+             re.search(r'allow\+=\(--allow-removed "\$name"\)', run) and '"${allow[@]}"' in run,
+             "the allow-removed input must reach scripts/sync as --allow-removed NAME")
+        need(env.get("TORCHDEX_SYNC_BASE_URL") == "${{ inputs.base-url }}", "the base-url input must reach scripts/sync")
         refused = re.search(r'^\s*if \[ "\$verdict" = refused \]; then\n(.*?)^\s*fi$', run, re.S | re.M)
         need(refused is not None and re.search(r"^\s*exit 1$", refused.group(1), re.M) is not None,
              "a refused sync must fail the job (exit 1)")
-    need(sync.get("outputs", {}).get("verdict") == "${{ steps.sync.outputs.verdict }}",
-         "jobs.sync.outputs.verdict must come from the sync step")
+    outputs = sync.get("outputs") or {}
+    for name in ("verdict", "changed", "title"):
+        need(outputs.get(name) == f"${{{{ steps.sync.outputs.{name} }}}}",
+             f"jobs.sync.outputs.{name} must come from the sync step")
+    uploads = steps_using(sync, "actions/upload-artifact")
+    need(len(uploads) == 1 and squeeze(uploads[0].get("if")) == "steps.sync.outputs.changed=='true'",
+         "jobs.sync: the result is uploaded when changed is true")
 
-    # One pull request, from a pinned create-pull-request, only when something changed.
-    need(pr.get("needs") == "sync", "jobs.pull-request must need sync")
-    need(str(pr.get("if", "")).replace(" ", "") == "needs.sync.outputs.verdict=='changed'",
-         "jobs.pull-request must run only when the verdict is 'changed'")
+    # One pull request, from a pinned create-pull-request, only when something changed, with
+    # the title and body scripts/sync wrote, and a token that is not only the default one.
+    need(squeeze(pr.get("if")) == "needs.sync.outputs.changed=='true'",
+         "jobs.pull-request must run only when changed is true")
+    check_app_token(pr, "pull-request", need)
     cprs = steps_using(pr, "peter-evans/create-pull-request")
     need(len(cprs) == 1, "jobs.pull-request: one peter-evans/create-pull-request step expected")
     if cprs:
@@ -240,8 +326,85 @@ def check_sync(doc):
              "create-pull-request needs a fixed branch (one pull request, updated)")
         for key in ("title", "commit-message", "body-path", "add-paths", "token"):
             need(bool(w.get(key)), f"create-pull-request: {key} is missing")
-        need(str(w.get("body-path", "")).endswith("summary.md"), "the pull request body must be the summary")
+        need(w.get("title") == "${{ needs.sync.outputs.title }}", "the title must be the sync's title output")
+        need(str(w.get("body-path", "")) == "${{ runner.temp }}/sync-result/body.md",
+             "the pull request body must be the body.md scripts/sync wrote")
         need("generated/**" in str(w.get("add-paths", "")).split(), "add-paths must include generated/**")
+        need(w.get("token") == TOKEN_EXPRESSION, f"create-pull-request: the token must be {TOKEN_EXPRESSION}")
+        steps = pr.get("steps", [])
+        check = step_with_id(pr, "token")
+        need(check is not None and steps.index(check) < steps.index(cprs[0]) and
+             (check.get("env") or {}).get("TOKEN") == TOKEN_EXPRESSION and "401" in str(check.get("run")) and
+             "$GITHUB_STEP_SUMMARY" in str(check.get("run")),
+             "jobs.pull-request: a step (id: token) must check the token first and report a 401 in the summary")
+        need(cprs[0].get("id") == "pull-request" and any(
+            squeeze(s.get("if")) == "failure()&&steps.pull-request.outcome=='failure'" and
+            "Allow GitHub Actions to create and approve pull requests" in str(s.get("run"))
+            for s in steps), "jobs.pull-request: a failed create-pull-request must explain the repository setting")
+
+    # A stale pull request is closed when the index matches the default branch again.
+    need(squeeze(close.get("if")) == "needs.sync.outputs.verdict=='no-change'",
+         "jobs.close-stale must run only when the verdict is no-change")
+    check_app_token(close, "close-stale", need)
+    closing = [s for s in close.get("steps", []) if "gh pr close" in str(s.get("run", ""))]
+    need(len(closing) == 1 and "--head sync/catalogue" in str(closing[0].get("run")) and
+         (closing[0].get("env") or {}).get("GH_TOKEN") == TOKEN_EXPRESSION,
+         "jobs.close-stale must close the open sync/catalogue pull request with the sync token")
+    if cprs and closing:
+        need(str((cprs[0].get("with") or {}).get("branch")) in str(closing[0].get("run")),
+             "jobs.close-stale must close the branch create-pull-request uses")
+    return problems
+
+
+def run_token_check(doc, status, token_source):
+    """Runs the pull-request job's token check (its own bash) against a loopback API answering
+    `status`; returns (exit code, job summary)."""
+    import http.server
+    import os
+    import subprocess
+    import tempfile
+    import threading
+
+    class Api(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            self.send_response(status if self.headers.get("Authorization") == "Bearer the-token" else 400)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    check = step_with_id(doc["jobs"]["pull-request"], "token")
+    server = http.server.HTTPServer(("127.0.0.1", 0), Api)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TOKEN": "the-token",
+                   "FROM_APP": str(token_source == "app").lower(),
+                   "FROM_SECRET": str(token_source == "secret").lower(),
+                   "GITHUB_API_URL": f"http://127.0.0.1:{server.server_port}",
+                   "GITHUB_REPOSITORY": "owner/torchdex",
+                   "GITHUB_OUTPUT": f"{d}/output", "GITHUB_STEP_SUMMARY": f"{d}/summary"}
+            code = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", check["run"]], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+            summary = open(f"{d}/summary").read() if os.path.exists(f"{d}/summary") else ""
+            return code, summary
+    finally:
+        server.shutdown()
+
+
+def check_token_step(doc):
+    """The token check, run: an expired stored token (401) fails the job and says so in the
+    summary; a good token passes quietly; a token without access (404) fails naming the status."""
+    problems = []
+    code, summary = run_token_check(doc, 401, "secret")
+    if code != 1 or not all(s in summary for s in ("HTTP 401", "the secret TORCHDEX_SYNC_TOKEN", "expired")):
+        problems.append(f"token check: an expired TORCHDEX_SYNC_TOKEN (401) gave exit {code} and summary {summary!r}")
+    code, summary = run_token_check(doc, 200, "app")
+    if code != 0 or summary:
+        problems.append(f"token check: a good App token gave exit {code} and summary {summary!r}")
+    code, summary = run_token_check(doc, 404, "default")
+    if code != 1 or "HTTP 404" not in summary:
+        problems.append(f"token check: a 404 gave exit {code} and summary {summary!r}")
     return problems
 
 
@@ -275,6 +438,8 @@ def check_repo(root):
         with open(path, encoding="utf-8") as f:
             doc = load(f.read(), path)
         problems += [f"{name}: {p}" for p in checker(doc)] + check_pins(doc, name)
+        if name == "sync.yml" and step_with_id((doc.get("jobs") or {}).get("pull-request") or {}, "token"):
+            problems += [f"{name}: {p}" for p in check_token_step(doc)]
     return problems
 
 
@@ -286,26 +451,46 @@ def self_test(root):
         "no schedule": (r"  schedule:\n    - cron: .*\n", ""),
         "hourly": (r'cron: "17 5 \* \* \*"', 'cron: "17 * * * *"'),
         "no dispatch": (r"  workflow_dispatch:\n", "  workflow_call:\n"),
+        "no allow-removed input": (r"      allow-removed:\n(        .*\n)+", ""),
+        "allow-removed not passed on": (r' "\$\{allow\[@\]\}"', ""),
         "write-all at the top": (r"^permissions: \{\}", "permissions: write-all"),
         "the sync job can push": (r"    permissions:\n      contents: read\n", "    permissions:\n      contents: write\n"),
+        "forks run it": (r"\(github\.event\.repository\.fork != true \|\| vars\.TORCHDEX_SYNC_IN_FORK == 'true'\) &&", ""),
+        "a dispatch from any branch": (r"github\.ref_name == github\.event\.repository\.default_branch", "true"),
         "a tag, not a SHA": (r"create-pull-request@[0-9a-f]{40}", "create-pull-request@v7"),
-        "a fixed cache key": (r"torchdex-store-v1-\$\{\{ github.run_id \}\}", "torchdex-store-v1"),
+        "the App token by tag": (r"create-github-app-token@[0-9a-f]{40}", "create-github-app-token@v2"),
+        "a fixed cache key": (r"\$\{\{ github\.run_id \}\}\n", "latest\n"),
+        "one store for every index": (r"\$\{\{ steps\.store\.outputs\.index \}\}-", "", 0),
         "the store outside the cache": (r"--store \.cache/torchdex/store\.sqlite", "--store /tmp/store.sqlite"),
         "refused does not fail": (r"exit 1\n", "true\n"),
+        "no step outputs from scripts/sync": (r' +--outputs "\$GITHUB_OUTPUT" \\\n', ""),
         "no body": (r"          body-path: .*\n", ""),
+        "the summary as the body": (r"sync-result/body\.md", "sync-result/summary.md"),
+        "a constant title": (r"title: \$\{\{ needs\.sync\.outputs\.title \}\}", 'title: "Catalogue sync"'),
         "a branch per run": (r"branch: sync/catalogue", "branch: sync/${{ github.run_id }}"),
+        "the default token only": (r"^          token: \$\{\{ steps\.app-token.*\}\}$", "          token: ${{ github.token }}"),
+        "no App token": (r"        if: vars\.TORCHDEX_SYNC_APP_ID != ''\n", ""),
+        "no token check": (r"id: token\n", "id: token-check\n"),
+        "no label permission": (r"      issues: write.*\n", ""),
+        "no word on the repository setting": (r"Allow GitHub Actions to create and approve pull requests", "the setting"),
+        "stale pull requests stay open": (r"verdict == 'no-change'", "verdict == 'never'"),
+        "close-stale runs the repository's code": (r"(  close-stale:(?:.*\n)*?        run: \|\n)", r"\1          bash scripts/sync\n"),
     }
     failures = []
     if check_sync(load(good, "sync.yml")):
         failures.append("the real sync.yml does not pass")
-    for what, (pattern, replacement) in breakages.items():
-        broken, n = re.subn(pattern, replacement, good, count=1, flags=re.M)
-        if n != 1:
+    for what, (pattern, replacement, *count) in breakages.items():
+        broken, n = re.subn(pattern, replacement, good, count=count[0] if count else 1, flags=re.M)
+        if n < 1:
             failures.append(f"self-test {what!r}: pattern not found in sync.yml")
             continue
         doc = load(broken, "sync.yml")
         if not (check_sync(doc) + check_pins(doc, "sync.yml")):
             failures.append(f"self-test {what!r}: the broken workflow was accepted")
+    # The token check, run: a copy that takes a 401 for any other refusal is caught.
+    broken = load(good.replace("            401)\n", "            999)\n"), "sync.yml")
+    if not check_token_step(broken):
+        failures.append("self-test 'a 401 not called expired': the broken token check was accepted")
     # The reader itself, on the shapes the workflows use.
     sample = load('a: {}\nb:\n  - x: "1 # no"  # yes\n    y: |\n      l1\n\n      l2\n  - z\nc: \'q\'\n')
     if sample != {"a": {}, "b": [{"x": "1 # no", "y": "l1\n\nl2\n"}, "z"], "c": "q"}:
