@@ -1,6 +1,7 @@
 // `torchdex select`: which backend, from which index, and why.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -43,8 +44,8 @@ void AddSelectionOptions(po::options_description& d, ChoiceOptions& o) {
     ("python", po::value<std::string>(&o.python)->value_name("PATH"),
      "the target interpreter, asked once for its version, ABI and platform")
     ("platform", po::value<std::string>(&o.platform)->value_name("TAG"),
-     "the target platform: linux_x86_64, linux_aarch64, win_amd64, macosx_11_0_arm64; default: "
-     "this machine (or the --root host)")
+     "the target platform: linux_x86_64, linux_aarch64, a wheel's tag (manylinux_2_28_aarch64), "
+     "win_amd64, macosx_11_0_arm64; default: this machine (or the --root host)")
     ("root", po::value<std::string>(&o.root)->value_name("DIR"),
      "detect the host captured under DIR instead of this one")
     ("catalogue", po::value<std::vector<std::string>>(&o.catalogues)->value_name("FILE"),
@@ -106,11 +107,36 @@ std::string DecisionToText(const Decision& o, bool explain) {
     }
   }
   if (!o.selection.rejected.empty()) {
-    out << "rejected:\n";
+    // Backends turned down for the same reasons share a line ("no AMD GPU found" once for
+    // every ROCm backend), in the order their first backend comes.
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // reasons, backends
     for (const Rejection& r : o.selection.rejected) {
-      out << "  " << r.backend << std::string(r.backend.size() < 10 ? 10 - r.backend.size() : 1, ' ');
-      for (std::size_t i = 0; i < r.reasons.size(); ++i) out << (i ? "; " : "") << r.reasons[i];
-      out << "\n";
+      std::string reasons;
+      for (std::size_t i = 0; i < r.reasons.size(); ++i) reasons += (i ? "; " : "") + r.reasons[i];
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == reasons; });
+      if (it == groups.end()) {
+        groups.push_back({reasons, {r.backend}});
+      } else {
+        it->second.push_back(r.backend);
+      }
+    }
+    out << "rejected:\n";
+    for (const auto& [reasons, backends] : groups) {
+      if (backends.size() == 1) {
+        const std::string& b = backends.front();
+        out << "  " << b << std::string(b.size() < 10 ? 10 - b.size() : 1, ' ') << reasons << "\n";
+        continue;
+      }
+      out << "  " << reasons << ":\n";
+      std::string line = "   ";
+      for (const std::string& b : backends) {
+        if (line.size() + 1 + b.size() > 96) {
+          out << line << "\n";
+          line = "   ";
+        }
+        line += " " + b;
+      }
+      out << line << "\n";
     }
   }
   for (const std::string& w : o.warnings) out << "warning: " << w << "\n";
@@ -151,8 +177,23 @@ int RunSelect(const Options& options, Deps& deps, std::ostream& out, std::ostrea
     err << "torchdex select: " << decision.error().message << "\n";
     return ExitStatus(decision.error().code);
   }
-  out << (options.select.json ? DecisionToJson(*decision, *inputs) : DecisionToText(*decision, options.select.explain));
-  return decision->default_index || !decision->backend.empty() ? kExitOk : kExitNoBackend;
+  const bool found = decision->default_index || !decision->backend.empty();
+  if (options.select.json) {
+    out << DecisionToJson(*decision, *inputs);
+  } else if (found || options.select.explain) {
+    out << DecisionToText(*decision, options.select.explain);
+  }
+  if (found) return kExitOk;
+  // Nothing qualifies: say why on stderr too, whatever else was asked to be printed.
+  std::string why;
+  for (const Rejection& r : decision->selection.rejected) {
+    if (!r.reasons.empty() && why.find(r.reasons.front()) == std::string::npos) {
+      why += (why.empty() ? "" : "; ") + r.reasons.front();
+    }
+  }
+  err << "torchdex select: no backend offers what was asked for " << decision->target_description
+      << (why.empty() ? "" : ": " + why) << (options.select.explain ? "" : " (--explain says more)") << "\n";
+  return kExitNoBackend;
 }
 
 }  // namespace torchdex::installer

@@ -1,5 +1,7 @@
 #include "installer/python/interpreter.h"
 
+#include <charconv>
+
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -199,6 +201,38 @@ core::Expected<core::InterpreterInfo> DescribeTarget(std::string_view python_ver
   }
   info.libc_major = 2;
   info.libc_minor = glibc_minor;
+  // Wheel platform tags as people copy them from filenames: manylinux_2_28_aarch64 (glibc
+  // 2.28), manylinux2014_x86_64 (2.17, PEP 599), manylinux_2_17_x86_64.manylinux2014_x86_64.
+  if (const std::size_t dot = platform.find('.'); dot != std::string_view::npos) platform = platform.substr(0, dot);
+  static constexpr std::pair<std::string_view, int> kLegacyManylinux[] = {
+      {"manylinux1_", 5}, {"manylinux2010_", 12}, {"manylinux2014_", 17}};
+  for (const auto& [prefix, minor] : kLegacyManylinux) {
+    if (platform.starts_with(prefix)) {
+      const std::string arch(platform.substr(prefix.size()));
+      if (arch == "x86_64" || arch == "aarch64") {
+        info.libc_minor = minor;
+        platform = arch == "x86_64" ? "linux_x86_64" : "linux_aarch64";
+      }
+    }
+  }
+  if (platform.starts_with("manylinux_2_")) {
+    // manylinux_2_<minor>_<arch>
+    const std::string_view rest = platform.substr(12);
+    const std::size_t underscore = rest.find('_');
+    int minor = -1;
+    if (underscore != std::string_view::npos) {
+      auto [end, error] = std::from_chars(rest.data(), rest.data() + underscore, minor);
+      if (error != std::errc() || end != rest.data() + underscore) minor = -1;
+    }
+    const std::string_view arch = underscore == std::string_view::npos ? "" : rest.substr(underscore + 1);
+    if (minor < 0 || minor > 99 || (arch != "x86_64" && arch != "aarch64")) {
+      return core::MakeError("--platform " + std::string(platform) +
+                                 ": expected manylinux_2_<glibc minor>_x86_64 or _aarch64",
+                             core::ErrorCode::kUsage);
+    }
+    info.libc_minor = minor;
+    platform = arch == "x86_64" ? "linux_x86_64" : "linux_aarch64";
+  }
   if (platform == "linux_x86_64" || platform == "linux_aarch64") {
     info.os = core::OperatingSystem::kLinux;
     info.arch = std::string(platform.substr(6));
@@ -221,7 +255,9 @@ core::Expected<core::InterpreterInfo> DescribeTarget(std::string_view python_ver
     info.arch = rest.substr(b + 1);
   } else {
     return core::MakeError("--platform " + std::string(platform) +
-                           ": expected linux_x86_64, linux_aarch64, win_amd64, win_arm64 or macosx_11_0_arm64");
+                               ": expected linux_x86_64, linux_aarch64, manylinux_2_28_x86_64 (a wheel's "
+                               "platform tag), win_amd64, win_arm64 or macosx_11_0_arm64",
+                           core::ErrorCode::kUsage);
   }
   return info;
 }

@@ -102,8 +102,14 @@ TEST_F(ExitCodesTest, NotOffered) {
   // A named backend without the version asked (exit 1 before).
   const Result named = Torchdex({"select", "--torch-backend", "cu126", "torch==2.3.1"});
   EXPECT_EQ(named.code, kExitNoBackend) << named.err;
-  // Nothing qualifies on an automatic choice.
-  EXPECT_EQ(Torchdex({"select", "--root", (kHosts / "linux-no-gpu").string(), "torch==1.0.0"}).code, kExitNoBackend);
+  // Nothing qualifies on an automatic choice: the status, and why on stderr (it said nothing).
+  const Result none = Torchdex({"select", "--root", (kHosts / "linux-no-gpu").string(), "torch==1.0.0"});
+  EXPECT_EQ(none.code, kExitNoBackend);
+  EXPECT_NE(none.err.find("no backend offers what was asked for any CPython 3.9-3.14 on linux x86_64: "
+                          "torch==1.0.0 is offered (1.0.0), but not for"), std::string::npos) << none.err;
+  const Result python = Torchdex({"select", "--root", (kHosts / "linux-no-gpu").string(), "--python-version", "3.15"});
+  EXPECT_EQ(python.code, kExitNoBackend);
+  EXPECT_NE(python.err.find("not for CPython 3.15 on linux x86_64"), std::string::npos) << python.err;
   // install: the named backend does not offer it either (exit 1 before).
   const Result install = Torchdex({"install", "--dry-run", "--offline", "--python", "/usr/bin/python3",
                               "--torch-backend", "cu126", "torch==2.3.1"});

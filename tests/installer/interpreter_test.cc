@@ -68,6 +68,27 @@ TEST(InterpreterTest, ReadsFreeThreadedAndMuslAnswers) {
   EXPECT_EQ(t->description, "CPython 3.13.1 (free-threaded) at /opt/py/bin/python3.13t");
 }
 
+TEST(InterpreterTest, DescribesATargetFromAWheelsPlatformTag) {
+  // --platform manylinux_2_28_aarch64, as copied from a wheel's name, was refused (issue 13, D.18).
+  auto tag = DescribeTarget("3.12", "manylinux_2_28_aarch64", 35);
+  ASSERT_TRUE(tag.ok()) << tag.error().message;
+  EXPECT_EQ(tag->os, core::OperatingSystem::kLinux);
+  EXPECT_EQ(tag->arch, "aarch64");
+  EXPECT_EQ(tag->libc_minor, 28);  // the tag's glibc, not the default
+  auto legacy = DescribeTarget("3.12", "manylinux2014_x86_64", 35);
+  ASSERT_TRUE(legacy.ok());
+  EXPECT_EQ(legacy->libc_minor, 17);
+  auto compressed = DescribeTarget("3.12", "manylinux_2_17_x86_64.manylinux2014_x86_64", 35);
+  ASSERT_TRUE(compressed.ok());
+  EXPECT_EQ(compressed->arch, "x86_64");
+  EXPECT_EQ(compressed->libc_minor, 17);
+  for (const char* bad : {"manylinux_2_x_x86_64", "manylinux_2_28_riscv64", "musllinux_1_2_x86_64"}) {
+    auto refused = DescribeTarget("3.12", bad, 35);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.error().code, core::ErrorCode::kUsage);
+  }
+}
+
 TEST(InterpreterTest, DescribesATargetFromFlags) {
   auto linux = DescribeTarget("3.12", "linux_aarch64", 28);
   ASSERT_TRUE(linux.ok());

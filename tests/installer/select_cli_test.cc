@@ -220,6 +220,21 @@ TEST(CatalogueCliTest, ShowsWhereEachEntryCameFrom) {
   EXPECT_NE(r.out.find("pin: torchvision -> cu126  [" + file + "]"), std::string::npos);
 }
 
+TEST(SelectCliTest, ExplainSaysEachReasonOnce) {
+  // It printed "no AMD GPU found" once per ROCm backend, 24 lines (issue 13, D.17).
+  const Result r = Select({"--root", (kHosts / "linux-no-gpu").string(), "--explain"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  auto count = [&](const std::string& needle) {
+    std::size_t n = 0;
+    for (std::size_t at = r.out.find(needle); at != std::string::npos; at = r.out.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("  no AMD GPU found:\n"), 1u) << r.out;
+  EXPECT_EQ(count("  no NVIDIA GPU found:\n"), 1u) << r.out;
+  EXPECT_NE(r.out.find(" rocm6.4 "), std::string::npos) << r.out;  // every backend still named
+  EXPECT_NE(r.out.find("  xpu       no Intel GPU that PyTorch XPU supports\n"), std::string::npos) << r.out;
+}
+
 TEST(CatalogueCliTest, ChecksOneFile) {
   TempDir t;
   Result r = Catalogue({"check", t.Write("good.json", R"({"format": 1, "pin": {"torch": "cu126"}})")});
