@@ -245,8 +245,16 @@ class Parser {
   // Records the error (the first one wins) and returns false, for `return Fail(...)`.
   bool Fail(std::string_view message, std::size_t at) {
     if (!error_) {
-      error_ = MakeError("invalid " + std::string(what_) + " '" + std::string(text_) +
-                         "': " + std::string(message) + " at column " + std::to_string(at + 1));
+      // The place comes first, so that a message with a place of its own (a version inside a
+      // specifier: "... at column 1") does not read "at column 1 at column 6".
+      const std::string where = " at column " + std::to_string(at + 1);
+      const std::string head = "invalid " + std::string(what_) + " '" + std::string(text_) + "'";
+      // An inner message that ends with a place of its own (a version's) keeps it last.
+      const std::size_t inner = message.rfind(" at column ");
+      const bool placed = inner != std::string_view::npos &&
+                          message.find_first_not_of("0123456789", inner + 11) == std::string_view::npos;
+      error_ = placed ? MakeError(head + where + ": " + std::string(message))
+                      : MakeError(head + ": " + std::string(message) + where);
     }
     return false;
   }

@@ -31,6 +31,8 @@ std::span<const Subcommand> Subcommands();
 // detect_command.cc
 void AddDetectOptions(boost::program_options::options_description& description, Options& options);
 core::Expected<bool> ValidateDetectOptions(Options& options);
+// --probe-timeout of detect and select: seconds in (0, 600].
+core::Expected<bool> CheckProbeTimeout(double seconds);
 int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
 extern const char* const kDetectDetails;
 

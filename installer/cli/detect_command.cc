@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "installer/cli/commands.h"
 #include "installer/detect/detect.h"
@@ -37,12 +38,17 @@ void AddDetectOptions(po::options_description& description, Options& options) {
       "default 5");
 }
 
-core::Expected<bool> ValidateDetectOptions(Options& options) {
-  const double timeout = options.detect.probe_timeout_seconds;
-  if (!std::isfinite(timeout) || timeout <= 0 || timeout > 600) {
-    return core::MakeError("--probe-timeout: expected seconds in (0, 600], got " +
-                           std::to_string(timeout));
+core::Expected<bool> CheckProbeTimeout(double seconds) {
+  if (!std::isfinite(seconds) || seconds <= 0 || seconds > 600) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", seconds);  // -1, not -1.000000
+    return core::MakeError(std::string("--probe-timeout: expected seconds in (0, 600], got ") + text);
   }
+  return true;
+}
+
+core::Expected<bool> ValidateDetectOptions(Options& options) {
+  if (auto ok = CheckProbeTimeout(options.detect.probe_timeout_seconds); !ok) return ok.error();
   struct stat info;
   if (::stat(options.detect.root.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
     return core::MakeError("--root: " + options.detect.root + " is not a directory");

@@ -4,6 +4,9 @@
 #ifndef TORCHDEX_INSTALLER_CLI_EXIT_CODES_H_
 #define TORCHDEX_INSTALLER_CLI_EXIT_CODES_H_
 
+#include <string>
+#include <string_view>
+
 #include "core/expected.h"
 
 namespace torchdex::installer {
@@ -21,8 +24,9 @@ enum ExitCode : int {
 /// The status a command exits with for an error of `code`.
 int ExitStatus(core::ErrorCode code);
 
-/// The lines --help prints.
-extern const char* const kExitCodesHelp;
+/// The lines `torchdex COMMAND --help` prints: the statuses that command can exit with; all of
+/// them for "" (the global help).
+std::string ExitCodesHelp(std::string_view command);
 
 }  // namespace torchdex::installer
 

@@ -54,8 +54,6 @@ void AddChoiceOptions(po::options_description& description, InstallCliOptions& o
       "index-url", po::value<std::string>(&o.index_url)->value_name("URL"),
       "the default index for everything not routed (default: the installer's own setting)")(
       "explain", po::bool_switch(&c.explain), "say why the backend was chosen")(
-      "offline", po::bool_switch(&o.offline),
-      "with --dry-run: versions from the compiled table, no network")(
       "root", po::value<std::string>(&c.root)->value_name("DIR"),
       "detect the host captured under DIR")(
       "catalogue", po::value<std::vector<std::string>>(&c.catalogues)->value_name("FILE"),
@@ -170,6 +168,8 @@ void AddInstallOptions(po::options_description& description, Options& options) {
   AddChoiceOptions(description, options.install);
   description.add_options()("dry-run", po::bool_switch(&options.install.dry_run),
                             "print the plan and the command; change nothing")(
+      "offline", po::bool_switch(&options.install.offline),
+      "with --dry-run: versions from the compiled table, no network")(
       "installer", po::value<std::string>(&options.install.installer)->value_name("pip|uv"),
       "pip (default) or uv (must be on PATH)");
 }
@@ -179,6 +179,9 @@ void AddExportOptions(po::options_description& description, Options& options) {
   description.add_options()("format",
                             po::value<std::string>(&options.install.format)->value_name("F"),
                             "requirements (default), uv or pip-conf")(
+      "offline", po::bool_switch(&options.install.offline),
+      "versions from the compiled table, no network (a requirements export needs the live "
+      "pages' URLs: use it with --format uv or pip-conf)")(
       "output,o", po::value<std::string>(&options.install.output)->value_name("FILE"),
       "write to FILE instead of standard output");
 }

@@ -72,13 +72,19 @@ std::string HelpText(std::string_view name) {
   Options scratch;
   std::ostringstream text;
   if (const Subcommand* command = FindSubcommand(name)) {
+    po::options_description all(std::string(command->name) + " options");
+    command->add_options(all, scratch);
+    // The option that takes the positional arguments is how they are stored, not an option to
+    // show: the usage line names them.
     po::options_description description(std::string(command->name) + " options");
-    command->add_options(description, scratch);
+    for (const auto& option : all.options()) {
+      if (command->positional == nullptr || option->long_name() != command->positional) description.add(option);
+    }
     text << "usage: " << command->usage << "\n\n"
          << command->summary << "\n\n"
          << description << "\n"
          << command->details << "\n"
-         << kExitCodesHelp;
+         << ExitCodesHelp(command->name);
     return text.str();
   }
   text << "usage: torchdex [--help] [--version] COMMAND [OPTIONS]\n\n"
@@ -91,7 +97,7 @@ std::string HelpText(std::string_view name) {
   text << "\n"
        << GlobalOptions(scratch) << "\n"
        << "torchdex COMMAND --help shows the options of a command.\n"
-       << kExitCodesHelp;
+       << ExitCodesHelp("");
   return text.str();
 }
 

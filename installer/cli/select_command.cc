@@ -69,9 +69,7 @@ core::Expected<bool> ValidateSelectionOptions(ChoiceOptions& o) {
   if (!o.channel.empty() && o.channel != "stable" && o.channel != "test" && o.channel != "nightly") {
     return core::MakeError("--channel " + o.channel + ": expected stable, test or nightly");
   }
-  if (!std::isfinite(o.probe_timeout_seconds) || o.probe_timeout_seconds <= 0) {
-    return core::MakeError("--probe-timeout: expected a positive number of seconds");
-  }
+  if (auto ok = CheckProbeTimeout(o.probe_timeout_seconds); !ok) return ok.error();
   struct stat info;
   if (!o.root.empty() && (::stat(o.root.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))) {
     return core::MakeError("--root: " + o.root + " is not a directory");

@@ -22,8 +22,12 @@ void CommentHeader(std::ostream& out, const InstallPlan& plan, const ExportConte
     std::string line;
     while (std::getline(split, line)) lines.push_back(line);
   }
-  if (!plan.target_description.empty()) lines.push_back("target: " + plan.target_description);
-  lines.push_back("backend: " + plan.backend + " (" + plan.backend_index_url + ")");
+  // The decision's own lines name the target and the backend; a plan exported without them
+  // (a test, a library caller) names its own.
+  if (context.header.empty()) {
+    if (!plan.target_description.empty()) lines.push_back("target: " + plan.target_description);
+    lines.push_back("backend: " + plan.backend + " (" + plan.backend_index_url + ")");
+  }
   for (const std::string& warning : plan.warnings) lines.push_back("warning: " + warning);
   for (const std::string& line : lines) {
     std::string clean;

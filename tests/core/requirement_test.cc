@@ -415,6 +415,15 @@ const ErrorCase kErrorCases[] = {
      "'and', 'or' or the end of the requirement at column 36"},
 };
 
+TEST(RequirementParseTest, AnInnerPlaceIsNotFollowedByAnOuterOne) {
+  // It read "... expected a release number at column 1 at column 6" (issue 13, D.16).
+  auto parsed = Requirement::Parse("torch==a");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().message,
+            "invalid requirement 'torch==a' at column 6: invalid specifier '==a': invalid version 'a': "
+            "expected a release number at column 1");
+}
+
 TEST(RequirementParseTest, ErrorsSayWhatWasExpectedAndWhere) {
   for (const ErrorCase& c : kErrorCases) {
     const Expected<Requirement> parsed = Requirement::Parse(c.input);

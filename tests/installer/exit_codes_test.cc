@@ -137,5 +137,23 @@ TEST_F(ExitCodesTest, Network) {
   EXPECT_NE(r.err.find("Couldn't connect to server"), std::string::npos) << r.err;
 }
 
+TEST_F(ExitCodesTest, HelpSaysWhatEachCommandDoes) {
+  // detect documented exit 4, which it never uses; catalogue showed its internal --action;
+  // export offered --offline "with --dry-run", which it refuses (issue 13, D.16).
+  const std::string detect = HelpText("detect");
+  EXPECT_NE(detect.find("3 malformed override"), std::string::npos);
+  EXPECT_EQ(detect.find("4 no backend"), std::string::npos) << detect;
+  EXPECT_EQ(HelpText("catalogue").find("--action"), std::string::npos);
+  EXPECT_EQ(HelpText("select").find("--requirement"), std::string::npos);
+  const std::string exported = HelpText("export");
+  EXPECT_NE(exported.find("--offline"), std::string::npos);
+  EXPECT_EQ(exported.find("with --dry-run"), std::string::npos) << exported;
+  EXPECT_NE(HelpText("install").find("installer's own status"), std::string::npos);
+  // A bad number is shown as given, not as "-1.000000".
+  const Result timeout = Torchdex({"detect", "--probe-timeout", "-1"});
+  EXPECT_EQ(timeout.code, kExitUsage);
+  EXPECT_NE(timeout.err.find("got -1\n"), std::string::npos) << timeout.err;
+}
+
 }  // namespace
 }  // namespace torchdex::installer
