@@ -132,6 +132,34 @@ void ApplyNvidiaOverrides(const Overrides& overrides, HostFacts& facts) {
       nvidia.gpus.push_back(std::move(gpu));
     }
   }
+  // In uv and conda these variables mean "an NVIDIA GPU with this driver (supporting this
+  // CUDA) is here": a CI image built without a GPU sets one of them and must get a CUDA build.
+  // conda's names a CUDA version, not a driver: the first driver that supports it stands in.
+  if (!nvidia.driver_version && overrides.cuda_version) {
+    const std::vector<unsigned> cuda = ParseDottedNumbers(overrides.cuda_version->value);
+    for (const CudaDriverRow& row : CudaDriverRows()) {
+      if (cuda.size() < 2 || row.cuda_major != cuda[0] || row.cuda_minor != cuda[1]) continue;
+      const core::DriverVersion& minimum =
+          nvidia.driver_table == DriverTable::kWindows ? row.windows_min : row.linux_min;
+      if (!minimum.known()) break;
+      nvidia.driver_version = minimum;
+      nvidia.driver_source = "assumed from " + overrides.cuda_version->variable + "=" +
+                             overrides.cuda_version->value + ": the first driver that supports it";
+      facts.warnings.push_back(overrides.cuda_version->variable + "=" + overrides.cuda_version->value +
+                               ": assumed NVIDIA driver " + minimum.ToString() +
+                               ", the first that supports CUDA " + overrides.cuda_version->value);
+      break;
+    }
+  }
+  if (nvidia.gpus.empty() && (overrides.driver_version || overrides.cuda_version)) {
+    NvidiaGpu gpu;
+    gpu.name = "NVIDIA GPU (assumed)";
+    gpu.compute_capability_source = "unknown: set TORCHDEX_CUDA_ARCH to check the arch lists";
+    nvidia.gpus.push_back(std::move(gpu));
+    const OverrideValue& said = overrides.driver_version ? *overrides.driver_version : *overrides.cuda_version;
+    facts.warnings.push_back(said.variable + " is set and no NVIDIA GPU is visible here: assumed one GPU "
+                             "of unknown compute capability (set TORCHDEX_CUDA_ARCH to check it)");
+  }
   // An override describes the machine the build is for (docker build has no GPU at build time).
   if (!nvidia.devices_exposed) {
     nvidia.devices_exposed = true;
@@ -186,10 +214,29 @@ void ApplyCudaVisibleDevices(const Environment& env, const Overrides& overrides,
   if (nvidia.gpus.empty()) return;
   std::vector<bool> visible(nvidia.gpus.size(), false);
   std::string stopped_at;
+  std::vector<std::string> unmapped_mig;
   for (std::string_view raw : Split(*value, ',')) {
     const std::string_view entry = Trim(raw);
     if (entry.empty()) break;
     std::optional<size_t> match;
+    if (StartsWith(entry, "MIG-")) {
+      // A MIG instance of some GPU: "MIG-GPU-<gpu uuid>/<gi>/<ci>" (drivers before R470) names
+      // its GPU; "MIG-<instance uuid>" cannot be mapped without NVML, so no GPU is hidden for it.
+      if (StartsWith(entry, "MIG-GPU-")) {
+        const std::string_view gpu_uuid = entry.substr(4, entry.find('/') == std::string_view::npos
+                                                              ? std::string_view::npos
+                                                              : entry.find('/') - 4);
+        for (size_t i = 0; i < nvidia.gpus.size(); ++i) {
+          if (!nvidia.gpus[i].uuid.empty() && StartsWith(nvidia.gpus[i].uuid, gpu_uuid)) match = i;
+        }
+      }
+      if (!match) {
+        unmapped_mig.emplace_back(entry);
+        continue;
+      }
+      visible[*match] = true;
+      continue;
+    }
     if (entry.find_first_not_of("0123456789") == std::string_view::npos && entry.size() < 4) {
       const size_t index = std::stoul(std::string(entry));
       if (index < nvidia.gpus.size()) match = index;
@@ -203,6 +250,14 @@ void ApplyCudaVisibleDevices(const Environment& env, const Overrides& overrides,
       break;
     }
     visible[*match] = true;
+  }
+  if (!unmapped_mig.empty()) {
+    // Every GPU stays: the instances belong to some of them, and which cannot be told here.
+    std::fill(visible.begin(), visible.end(), true);
+    std::string names;
+    for (const std::string& m : unmapped_mig) names += (names.empty() ? "" : ", ") + Quote(m);
+    facts.warnings.push_back("CUDA_VISIBLE_DEVICES names MIG instance(s) " + names +
+                             " that cannot be mapped to a GPU without NVML; every NVIDIA GPU is kept");
   }
   size_t count = 0;
   for (size_t i = 0; i < visible.size(); ++i) {

@@ -170,7 +170,9 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
           break;
         }
         if (gpus.empty()) {
-          rejection.reasons.push_back("no visible NVIDIA GPU (CUDA_VISIBLE_DEVICES hides them all)");
+          rejection.reasons.push_back(facts.nvidia->gpus.empty()
+                                          ? "the NVIDIA driver is present but no NVIDIA GPU was found"
+                                          : "no visible NVIDIA GPU (CUDA_VISIBLE_DEVICES hides them all)");
           break;
         }
         if (!facts.nvidia->driver_version) {
