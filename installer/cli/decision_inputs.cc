@@ -7,6 +7,7 @@
 
 #include "installer/detect/detect.h"
 #include "installer/detect/host_parsers.h"
+#include "core/spelling.h"
 #include "installer/platform/file_reader.h"
 
 namespace torchdex::installer {
@@ -47,6 +48,13 @@ core::Expected<std::string> ConfiguredBackend(const Environment& env) {
   const nlohmann::json doc = nlohmann::json::parse(read.contents, nullptr, false, true);
   if (doc.is_discarded() || !doc.is_object()) {
     return core::MakeError(path + ": not a JSON object", core::ErrorCode::kBadInputFile);
+  }
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "torch_backend") {
+      return core::MakeError(path + ": /" + key + ": unknown key \"" + key + "\"" +
+                                 core::DidYouMean(key, {"torch_backend"}) + "; expected torch_backend",
+                             core::ErrorCode::kBadInputFile);
+    }
   }
   if (!doc.contains("torch_backend")) return std::string();
   if (!doc["torch_backend"].is_string()) {
@@ -101,6 +109,18 @@ core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& 
   if (!overrides) return overrides.error();
   auto source = LoadCatalogueSource(*overrides);
   if (!source) return core::MakeError(source.error().message, core::ErrorCode::kBadInputFile);
+  // A URL for a backend no catalogue knows is a typo (cu1288), not a new backend: a custom
+  // backend says its "kind".
+  std::vector<std::string> known;
+  for (const char* channel : {"stable", "test", "nightly"}) {
+    for (const std::string& name : source->BackendNames(channel)) known.push_back(name);
+  }
+  for (const auto& [name, url] : overrides->backend_urls) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    return core::MakeError(url.origin + ": /backends/" + name + ": no backend \"" + name + "\"" +
+                               ClosestBackend(name, known) + "; a custom backend needs \"kind\"",
+                           core::ErrorCode::kBadInputFile);
+  }
   return UserCatalogue{std::move(overrides).value(),
                        std::make_shared<const CatalogueSource>(std::move(source).value())};
 }

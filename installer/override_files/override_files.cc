@@ -1,6 +1,7 @@
 #include "installer/override_files/override_files.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -57,10 +58,55 @@ class Checker {
     const bool https = out->starts_with("https://");
     const bool http = out->starts_with("http://");
     if ((!https && !http) || out->size() <= (https ? 8u : 7u)) {
-      return Fail(pointer, "expected an http:// or https:// URL, got \"" + *out + "\"");
+      return Fail(pointer, "expected an http:// or https:// URL, got \"" + Visible(*out) + "\"");
+    }
+    // Exports write URLs into requirement files and pip.conf line by line: a space, newline or
+    // other control character would inject an option there (--extra-index-url ...).
+    if (HasSpaceOrControl(*out)) {
+      return Fail(pointer, "\"" + Visible(*out) + "\" contains a space or control character");
+    }
+    const std::size_t host = out->find("://") + 3;
+    if (host >= out->size() || (*out)[host] == '/' || (*out)[host] == ':' || (*out)[host] == '@') {
+      return Fail(pointer, "\"" + Visible(*out) + "\" has no host");
     }
     if (!out->ends_with('/')) out->push_back('/');
     return std::nullopt;
+  }
+
+  // A host name with an optional port, as pip's --trusted-host takes it.
+  std::optional<core::Error> Host(const json& v, const std::string& pointer, std::string* out) const {
+    if (auto e = String(v, pointer, out)) return e;
+    if (HasSpaceOrControl(*out) || out->find_first_of("/@?#\\") != std::string::npos || out->front() == ':' ||
+        out->front() == '-') {
+      std::string what = "\"";
+      what.append(Visible(*out)).append("\" is not a host name (such as pypi.internal or 10.0.0.5:8080)");
+      return Fail(pointer, what);
+    }
+    return std::nullopt;
+  }
+
+  static bool HasSpaceOrControl(const std::string& text) {
+    return std::any_of(text.begin(), text.end(), [](char c) {
+      const auto u = static_cast<unsigned char>(c);
+      return u <= 0x20 || u == 0x7f;
+    });
+  }
+
+  // A value in a message: control characters shown as \n, \xHH, so a message stays one line.
+  static std::string Visible(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == '\n') out += "\\n";
+      else if (c == '\r') out += "\\r";
+      else if (c == '\t') out += "\\t";
+      else if (u < 0x20 || u == 0x7f) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", u);
+        out += hex;
+      } else out.push_back(c);
+    }
+    return out;
   }
 
   std::optional<core::Error> Project(const std::string& name, const std::string& pointer,
@@ -168,8 +214,45 @@ std::optional<core::Error> ParseReasons(const json& obj, const std::string& at, 
 core::Expected<OverrideFile> ParseOverrideFile(std::string_view text, const std::string& path) {
   const Checker c(path);
   json doc;
+  // Duplicate keys: nlohmann keeps the last silently; a file that says a thing twice is an
+  // error. The callback sees each key with the depth of its object.
+  std::vector<std::set<std::string>> keys_at;  // one set per open object
+  std::vector<std::string> key_path;           // the keys leading to the current value
+  std::optional<std::string> duplicate;
+  const json::parser_callback_t callback = [&](int depth, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        keys_at.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+        if (!keys_at.empty()) keys_at.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        const std::string key = parsed.get<std::string>();
+        key_path.resize(static_cast<std::size_t>(std::max(depth - 1, 0)));
+        key_path.push_back(key);
+        if (!keys_at.empty() && !keys_at.back().insert(key).second && !duplicate) {
+          std::string pointer;
+          for (const std::string& k : key_path) {
+            pointer.push_back('/');
+            pointer.append(Escape(k));
+          }
+          duplicate = pointer;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    return true;
+  };
   try {
-    doc = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    doc = json::parse(text, callback, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::out_of_range& e) {
+    // 1e999999: a number no double holds (it aborted every command: out_of_range.406).
+    std::string what = e.what();
+    if (const std::size_t bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+    return core::MakeError(path + ": not valid JSON: " + what);
   } catch (const json::parse_error& e) {
     // Say where, as line and column: nlohmann reports a byte offset.
     std::size_t line = 1, column = 1;
@@ -186,64 +269,87 @@ core::Expected<OverrideFile> ParseOverrideFile(std::string_view text, const std:
     return core::MakeError(path + ":" + std::to_string(line) + ":" + std::to_string(column) +
                            ": not valid JSON: " + what);
   }
+  if (duplicate) return c.Fail(*duplicate, "the key is given twice");
   if (!doc.is_object()) return c.Fail("", "expected an object");
-  if (auto e = c.Keys(doc, "", {"format", "mirror", "backends", "routed", "pin", "catalogue", "trusted_hosts"})) {
-    return *e;
+  // Every error of the file is reported, not only the first: each top-level key is checked on
+  // its own (within one, the first error stops it).
+  std::vector<std::string> errors;
+  auto report = [&](const std::optional<core::Error>& e) {
+    if (e) errors.push_back(e->message);
+  };
+  const std::vector<std::string> top = {"format", "mirror", "backends", "routed", "pin", "catalogue", "trusted_hosts"};
+  for (const auto& [key, value] : doc.items()) {
+    if (std::find(top.begin(), top.end(), key) != top.end()) continue;
+    json one = json::object();
+    one[key] = value;
+    report(c.Keys(one, "", top));
   }
   if (!doc.contains("format") || !doc["format"].is_number_integer() || doc["format"].get<int>() != 1) {
-    return c.Fail("/format", "expected 1, the format of this file (\"format\": 1)");
+    report(c.Fail("/format", "expected 1, the format of this file (\"format\": 1)"));
   }
   OverrideFile file;
   file.path = path;
   if (doc.contains("mirror")) {
     std::string url;
-    if (auto e = c.Url(doc["mirror"], "/mirror", &url)) return *e;
-    file.mirror = url;
-  }
-  if (doc.contains("backends")) {
-    if (auto e = ParseBackends(doc["backends"], c, file)) return *e;
-  }
-  if (doc.contains("routed")) {
-    const json& routed = doc["routed"];
-    if (!routed.is_object()) return c.Fail("/routed", "expected {\"add\": {...}, \"remove\": {...}}");
-    if (auto e = c.Keys(routed, "/routed", {"add", "remove"})) return *e;
-    if (routed.contains("add")) {
-      if (auto e = ParseReasons(routed["add"], "/routed/add", c, file.routed_add)) return *e;
+    if (auto e = c.Url(doc["mirror"], "/mirror", &url)) {
+      report(e);
+    } else {
+      file.mirror = url;
     }
-    if (routed.contains("remove")) {
-      if (auto e = ParseReasons(routed["remove"], "/routed/remove", c, file.routed_remove)) return *e;
-    }
-    for (const auto& [project, reason] : file.routed_add) {
-      if (file.routed_remove.count(project) != 0) {
-        return c.Fail("/routed/remove/" + Escape(project), "\"" + project + "\" is both added and removed");
+  }
+  if (doc.contains("backends")) report(ParseBackends(doc["backends"], c, file));
+  if (doc.contains("routed")) report([&]() -> std::optional<core::Error> {
+      const json& routed = doc["routed"];
+      if (!routed.is_object()) return c.Fail("/routed", "expected {\"add\": {...}, \"remove\": {...}}");
+      if (auto e = c.Keys(routed, "/routed", {"add", "remove"})) return e;
+      if (routed.contains("add")) {
+        if (auto e = ParseReasons(routed["add"], "/routed/add", c, file.routed_add)) return e;
       }
-    }
-  }
-  if (doc.contains("pin")) {
-    if (!doc["pin"].is_object()) return c.Fail("/pin", "expected {\"project\": \"backend\"}");
-    for (const auto& [name, backend] : doc["pin"].items()) {
-      std::string project, b;
-      if (auto e = c.Project(name, "/pin/" + Escape(name), &project)) return *e;
-      if (auto e = c.String(backend, "/pin/" + Escape(name), &b)) return *e;
-      file.pins[project] = b;
-    }
-  }
+      if (routed.contains("remove")) {
+        if (auto e = ParseReasons(routed["remove"], "/routed/remove", c, file.routed_remove)) return e;
+      }
+      for (const auto& [project, reason] : file.routed_add) {
+        if (file.routed_remove.count(project) != 0) {
+          return c.Fail("/routed/remove/" + Escape(project), "\"" + project + "\" is both added and removed");
+        }
+      }
+      return std::nullopt;
+    }());
+  if (doc.contains("pin")) report([&]() -> std::optional<core::Error> {
+      if (!doc["pin"].is_object()) return c.Fail("/pin", "expected {\"project\": \"backend\"}");
+      for (const auto& [name, backend] : doc["pin"].items()) {
+        std::string project, b;
+        if (auto e = c.Project(name, "/pin/" + Escape(name), &project)) return e;
+        if (auto e = c.String(backend, "/pin/" + Escape(name), &b)) return e;
+        file.pins[project] = b;
+      }
+      return std::nullopt;
+    }());
   if (doc.contains("catalogue")) {
     std::string p;
-    if (auto e = c.String(doc["catalogue"], "/catalogue", &p)) return *e;
-    if (!p.starts_with('/')) {
-      const std::size_t slash = path.rfind('/');
-      if (slash != std::string::npos) p = path.substr(0, slash + 1) + p;
+    if (auto e = c.String(doc["catalogue"], "/catalogue", &p)) {
+      report(e);
+    } else {
+      if (!p.starts_with('/')) {
+        const std::size_t slash = path.rfind('/');
+        if (slash != std::string::npos) p = path.substr(0, slash + 1) + p;
+      }
+      file.catalogue = p;
     }
-    file.catalogue = p;
   }
-  if (doc.contains("trusted_hosts")) {
-    if (!doc["trusted_hosts"].is_array()) return c.Fail("/trusted_hosts", "expected an array of host names");
-    for (std::size_t i = 0; i < doc["trusted_hosts"].size(); ++i) {
-      std::string h;
-      if (auto e = c.String(doc["trusted_hosts"][i], "/trusted_hosts/" + std::to_string(i), &h)) return *e;
-      file.trusted_hosts.push_back(h);
-    }
+  if (doc.contains("trusted_hosts")) report([&]() -> std::optional<core::Error> {
+      if (!doc["trusted_hosts"].is_array()) return c.Fail("/trusted_hosts", "expected an array of host names");
+      for (std::size_t i = 0; i < doc["trusted_hosts"].size(); ++i) {
+        std::string h;
+        if (auto e = c.Host(doc["trusted_hosts"][i], "/trusted_hosts/" + std::to_string(i), &h)) return e;
+        file.trusted_hosts.push_back(h);
+      }
+      return std::nullopt;
+    }());
+  if (!errors.empty()) {
+    std::string all = errors.front();
+    for (std::size_t i = 1; i < errors.size(); ++i) all += "\n" + errors[i];
+    return core::MakeError(all);
   }
   return file;
 }

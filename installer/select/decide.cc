@@ -39,11 +39,26 @@ core::Expected<BackendRequest> ResolveBackend(const DecisionRequest& request, co
       if (source.IsRouted(name)) names.push_back(name);
     }
     if (names.empty()) names.push_back("torch");
+    // One backend serves every routed package: pins of the asked packages that name different
+    // backends are an error naming each, whatever the order of the arguments.
+    std::vector<std::string> pinned;  // "torchvision -> cu126 (FILE)"
     for (const std::string& n : names) {
-      if (auto it = catalogue.overrides.pins.find(n); it != catalogue.overrides.pins.end()) {
+      auto it = catalogue.overrides.pins.find(n);
+      if (it == catalogue.overrides.pins.end()) continue;
+      if (backend.automatic()) {
         backend = {it->second.value, "pin of " + n + " in " + it->second.origin};
-        break;
+      } else if (it->second.value == backend.name) {
+        continue;
       }
+      pinned.push_back(n + " -> " + it->second.value + " (" + it->second.origin + ")");
+    }
+    if (pinned.size() > 1) {
+      std::sort(pinned.begin(), pinned.end());
+      std::string list;
+      for (const std::string& p : pinned) list += (list.empty() ? "" : ", ") + p;
+      return core::MakeError("the override files pin the packages asked to different backends: " + list +
+                                 "; one backend serves every routed package: name one with --torch-backend",
+                             core::ErrorCode::kBadInputFile);
     }
   }
   if (backend.automatic()) return backend;

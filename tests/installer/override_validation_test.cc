@@ -1,0 +1,111 @@
+// Override and config files refuse what they cannot mean, say every error with its place, and
+// never abort (issue 13, B.8-B.10, B.12). Each case here was accepted, or aborted, before.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "installer/cli/run.h"
+#include "installer/override_files/override_files.h"
+#include "installer/platform/clock.h"
+
+namespace torchdex::installer {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ErrorOf(const std::string& text) {
+  auto parsed = ParseOverrideFile(text, "/etc/x/o.json");
+  EXPECT_FALSE(parsed.ok()) << text;
+  return parsed.ok() ? "" : parsed.error().message;
+}
+
+TEST(OverrideValidationTest, RefusesDuplicateKeysAndHugeNumbersWithTheirPlace) {
+  EXPECT_EQ(ErrorOf(R"({"format": 1, "format": 1})"), "/etc/x/o.json: /format: the key is given twice");
+  EXPECT_EQ(ErrorOf(R"({"format": 1, "backends": {"cu128": {"url": "https://a/", "url": "https://b/"}}})"),
+            "/etc/x/o.json: /backends/cu128/url: the key is given twice");
+  // 1e999999 aborted every command (exit 134, out_of_range.406).
+  EXPECT_EQ(ErrorOf(R"({"format": 1, "mirror": 1e999999})"),
+            "/etc/x/o.json: not valid JSON: number overflow parsing '1e999999'");
+}
+
+TEST(OverrideValidationTest, RefusesWhatWouldInjectLinesIntoAnExport) {
+  EXPECT_EQ(ErrorOf("{\"format\": 1, \"mirror\": \"https://x/\\n--extra-index-url https://evil/\"}"),
+            "/etc/x/o.json: /mirror: \"https://x/\\n--extra-index-url https://evil/\" contains a space or "
+            "control character");
+  EXPECT_EQ(ErrorOf(R"({"format": 1, "mirror": "http:///x"})"), "/etc/x/o.json: /mirror: \"http:///x\" has no host");
+  for (const char* host : {"a b", "a\\nb", "", "evil/path", "-x"}) {
+    const std::string error = ErrorOf(std::string(R"({"format": 1, "trusted_hosts": [")") + host + "\"]}");
+    EXPECT_NE(error.find("/trusted_hosts/0: "), std::string::npos) << host << ": " << error;
+  }
+  EXPECT_TRUE(ParseOverrideFile(R"({"format": 1, "trusted_hosts": ["pypi.internal", "10.0.0.5:8080"]})", "o").ok());
+}
+
+TEST(OverrideValidationTest, ReportsEveryErrorOfAFile) {
+  const std::string error =
+      ErrorOf(R"({"format": 1, "mirorr": "x", "pin": {"torch": 3}, "trusted_hosts": ["a b"], "mirror": "ftp://x"})");
+  for (const char* each : {"/mirorr: unknown key \"mirorr\" (did you mean \"mirror\"?)", "/mirror: expected an http",
+                           "/pin/torch: expected a non-empty string", "/trusted_hosts/0: \"a b\" is not a host"}) {
+    EXPECT_NE(error.find(each), std::string::npos) << each << " in:\n" << error;
+  }
+}
+
+struct Result {
+  int code;
+  std::string err;
+};
+
+class OverrideCliTest : public ::testing::Test {
+ protected:
+  fs::path dir_ = fs::temp_directory_path() / ("torchdex-ovr-" + std::to_string(::getpid()));
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    fs::create_directories((dir_ / name).parent_path());
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  Result Select(std::vector<std::string> args, Environment env = {}) {
+    const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+    const SteadyClock clock;
+    Deps deps{env, *runner, clock};
+    args.insert(args.begin(), "select");
+    std::ostringstream out, err;
+    const int code = Main(args, deps, out, err);
+    return {code, err.str()};
+  }
+};
+
+TEST_F(OverrideCliTest, ConflictingPinsAreAnErrorWhateverTheOrder) {
+  // They were settled by the order of the arguments, silently.
+  const std::string pins = Write("pins.json", R"({"format": 1, "pin": {"torchvision": "cu126", "torchaudio": "cu128"}})");
+  const Result ab = Select({"--catalogue", pins, "torchvision", "torchaudio"});
+  const Result ba = Select({"--catalogue", pins, "torchaudio", "torchvision"});
+  EXPECT_EQ(ab.code, kExitBadInputFile);
+  EXPECT_EQ(ab.err, ba.err);
+  EXPECT_NE(ab.err.find("torchaudio -> cu128 (" + pins + "), torchvision -> cu126 (" + pins + ")"),
+            std::string::npos) << ab.err;
+  // Pins that agree are fine; the user's own choice overrides them all.
+  const std::string agree = Write("agree.json", R"({"format": 1, "pin": {"torchvision": "cu126", "torchaudio": "cu126"}})");
+  EXPECT_EQ(Select({"--catalogue", agree, "torchvision", "torchaudio"}).code, kExitOk);
+  EXPECT_EQ(Select({"--catalogue", pins, "--torch-backend", "cpu", "torchvision", "torchaudio"}).code, kExitOk);
+}
+
+TEST_F(OverrideCliTest, ABackendUrlForNoBackendIsATypo) {
+  const std::string typo = Write("typo.json", R"({"format": 1, "backends": {"cu1288": {"url": "https://x/"}}})");
+  const Result r = Select({"--catalogue", typo});
+  EXPECT_EQ(r.code, kExitBadInputFile);
+  EXPECT_NE(r.err.find(typo + ": /backends/cu1288: no backend \"cu1288\" (did you mean cu128?)"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(OverrideCliTest, ConfigFileKeysAreChecked) {
+  Write("cfg/torchdex/config.json", R"({"torch_backen": "cu126"})");
+  const Result r = Select({}, {{"XDG_CONFIG_HOME", (dir_ / "cfg").string()}});
+  EXPECT_EQ(r.code, kExitBadInputFile);
+  EXPECT_NE(r.err.find("config.json: /torch_backen: unknown key \"torch_backen\" (did you mean \"torch_backend\"?)"),
+            std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace torchdex::installer
