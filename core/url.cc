@@ -30,4 +30,38 @@ std::string PercentDecode(std::string_view text) {
   return out;
 }
 
+std::string RedactCredentials(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t scheme_end = text.find("://", at);
+    if (scheme_end == std::string_view::npos) break;
+    const std::size_t authority = scheme_end + 3;
+    std::size_t end = authority;
+    // The authority ends where the path, query or fragment starts, or the URL itself does.
+    while (end < text.size() && std::string_view("/?#\\ \t\r\n\"'<>").find(text[end]) == std::string_view::npos) {
+      ++end;
+    }
+    const std::string_view host_part = text.substr(authority, end - authority);
+    const std::size_t user_end = host_part.rfind('@');
+    out.append(text.substr(at, authority - at));
+    if (user_end == std::string_view::npos) {
+      out.append(host_part);
+    } else {
+      const std::string_view userinfo = host_part.substr(0, user_end);
+      const std::size_t colon = userinfo.find(':');
+      if (colon == std::string_view::npos) {
+        out.append("****");
+      } else {
+        out.append(userinfo.substr(0, colon)).append(":****");
+      }
+      out.append(host_part.substr(user_end));
+    }
+    at = end;
+  }
+  out.append(text.substr(at));
+  return out;
+}
+
 }  // namespace torchdex::core

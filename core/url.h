@@ -1,5 +1,5 @@
 // Percent-decoding (RFC 3986 §2.1) of the parts of index URLs that name files:
-// "torch-2.5.1%2Bcu124-..." is "torch-2.5.1+cu124-...".
+// "torch-2.5.1%2Bcu124-..." is "torch-2.5.1+cu124-...", and credentials hidden for display.
 #ifndef TORCHDEX_CORE_URL_H_
 #define TORCHDEX_CORE_URL_H_
 
@@ -10,6 +10,12 @@ namespace torchdex::core {
 
 /// %XX decoding; a '%' not followed by two hex digits is kept as is, and '+' stays '+'.
 std::string PercentDecode(std::string_view text);
+
+/// Every URL in `text` with its credentials hidden the way pip shows them
+/// (`redact_auth_from_url`): "https://user:s3cret@host/" is "https://user:****@host/", a token
+/// alone ("https://tok@host/") is "https://****@host/". For anything torchdex prints: plans,
+/// commands, errors, JSON, export headers; the URLs themselves are used unchanged.
+std::string RedactCredentials(std::string_view text);
 
 }  // namespace torchdex::core
 

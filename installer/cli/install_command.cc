@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/name.h"
+#include "core/url.h"
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
 #include "installer/install/export.h"
@@ -209,11 +210,11 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   const InstallCliOptions& o = options.install;
   core::Expected<Prepared> prepared = Prepare(options, deps);
   if (!prepared) {
-    err << "torchdex install: " << prepared.error().message << "\n";
+    err << "torchdex install: " << core::RedactCredentials(prepared.error().message) << "\n";
     return ExitStatus(prepared.error().code);
   }
   if (o.choice.explain || o.dry_run) {
-    for (const std::string& line : prepared->explanation) out << line << "\n";
+    for (const std::string& line : prepared->explanation) out << core::RedactCredentials(line) << "\n";
   }
   InstallCommandOptions command;
   command.installer = *ParseInstallerKind(o.installer);
@@ -222,32 +223,32 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   if (command.installer == InstallerKind::kUv) {
     core::Expected<std::string> uv = FindUv(deps.env);
     if (!uv) {
-      err << "torchdex install: " << uv.error().message << "\n";
+      err << "torchdex install: " << core::RedactCredentials(uv.error().message) << "\n";
       return kExitFailure;
     }
     command.uv = *uv;
   }
   if (o.dry_run) {
-    out << FormatPlan(prepared->plan);
+    out << core::RedactCredentials(FormatPlan(prepared->plan));
     if (prepared->plan.offline) {
       out << "would run: nothing (an offline plan has no wheel URLs)\n";
       return kExitOk;
     }
   } else {
     for (const std::string& warning : prepared->plan.warnings) {
-      err << "torchdex: warning: " << warning << "\n";
+      err << "torchdex: warning: " << core::RedactCredentials(warning) << "\n";
     }
   }
   core::Expected<std::vector<std::string>> argv = InstallCommand(prepared->plan, command);
   if (!argv) {
-    err << "torchdex install: " << argv.error().message << "\n";
+    err << "torchdex install: " << core::RedactCredentials(argv.error().message) << "\n";
     return kExitFailure;
   }
   if (o.dry_run) {
-    out << "would run: " << QuoteCommand(*argv) << "\n";
+    out << "would run: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
     return kExitOk;
   }
-  out << "running: " << QuoteCommand(*argv) << "\n";
+  out << "running: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
   out.flush();
   return ExecuteInstall(*argv, deps.runner, deps.env, out, err);
 }
@@ -256,13 +257,13 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
   const InstallCliOptions& o = options.install;
   core::Expected<Prepared> prepared = Prepare(options, deps);
   if (!prepared) {
-    err << "torchdex export: " << prepared.error().message << "\n";
+    err << "torchdex export: " << core::RedactCredentials(prepared.error().message) << "\n";
     return ExitStatus(prepared.error().code);
   }
   ExportContext context{prepared->header};
   core::Expected<std::string> text = Export(prepared->plan, *ParseExportFormat(o.format), context);
   if (!text) {
-    err << "torchdex export: " << text.error().message << "\n";
+    err << "torchdex export: " << core::RedactCredentials(text.error().message) << "\n";
     return kExitFailure;
   }
   if (o.output.empty()) {

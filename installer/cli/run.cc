@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/spelling.h"
+#include "core/url.h"
 #include "installer/cli/commands.h"
 
 #ifndef TORCHDEX_VERSION
@@ -182,7 +183,17 @@ int Run(const Options& options, Deps& deps, std::ostream& out, std::ostream& err
     err << "torchdex: " << UnknownCommand(options.command) << "\n";
     return kExitUsage;
   }
-  return command->run(options, deps, out, err);
+  if (command->name == std::string_view("install") || command->name == std::string_view("export")) {
+    // install streams the installer's output, and export's output is the user's own file (its
+    // index URLs need their credentials): both hide credentials line by line themselves.
+    return command->run(options, deps, out, err);
+  }
+  // Everything else is printed with credentials in URLs hidden, as pip shows them.
+  std::ostringstream command_out, command_err;
+  const int code = command->run(options, deps, command_out, command_err);
+  out << core::RedactCredentials(command_out.str());
+  err << core::RedactCredentials(command_err.str());
+  return code;
 }
 
 int Main(const std::vector<std::string>& args, Deps& deps, std::ostream& out, std::ostream& err) {

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/url.h"
 #include "index/url.h"
 #include "installer/install/pip_command.h"
 
@@ -32,7 +33,7 @@ void CommentHeader(std::ostream& out, const InstallPlan& plan, const ExportConte
   for (const std::string& line : lines) {
     std::string clean;
     for (char c : line) clean += (c == '\r' ? ' ' : c);
-    out << "# " << clean << "\n";
+    out << "# " << core::RedactCredentials(clean) << "\n";  // comments: the URLs below keep theirs
   }
 }
 

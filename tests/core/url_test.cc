@@ -13,3 +13,19 @@ TEST(UrlTest, PercentDecodesFilenames) {
 
 }  // namespace
 }  // namespace torchdex::core
+
+namespace torchdex::core {
+namespace {
+
+TEST(RedactCredentialsTest, HidesPasswordsAndTokensAsPipDoes) {
+  EXPECT_EQ(RedactCredentials("http://user:s3cret@host/whl/"), "http://user:****@host/whl/");
+  EXPECT_EQ(RedactCredentials("https://tok3n@host:8443/simple/"), "https://****@host:8443/simple/");
+  EXPECT_EQ(RedactCredentials("GET https://u:p@a/x failed; see https://b/y and http://c:d@e"),
+            "GET https://u:****@a/x failed; see https://b/y and http://c:****@e");
+  EXPECT_EQ(RedactCredentials("https://host/a@b"), "https://host/a@b");  // '@' in the path
+  EXPECT_EQ(RedactCredentials("no url here"), "no url here");
+  EXPECT_EQ(RedactCredentials("'torch @ https://u:p@h/t.whl'"), "'torch @ https://u:****@h/t.whl'");
+}
+
+}  // namespace
+}  // namespace torchdex::core

@@ -107,5 +107,35 @@ TEST_F(OverrideCliTest, ConfigFileKeysAreChecked) {
             std::string::npos) << r.err;
 }
 
+TEST_F(OverrideCliTest, CredentialsInAMirrorUrlAreNeverPrinted) {
+  // catalogue check, plans, select --json and export headers printed "s3cret" (issue 13, B.11).
+  const std::string mirror = Write("m.json", R"({"format": 1, "mirror": "http://user:s3cret@127.0.0.1:9/whl/"})");
+  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  const SteadyClock clock;
+  const Environment env = {{"PATH", "/usr/bin:/bin"}};
+  Deps deps{env, *runner, clock};
+  auto run = [&](std::vector<std::string> args) {
+    std::ostringstream out, err;
+    Main(args, deps, out, err);
+    return out.str() + err.str();
+  };
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"catalogue", "check", mirror},
+           {"catalogue", "show", "--catalogue", mirror},
+           {"select", "--catalogue", mirror, "--explain"},
+           {"select", "--catalogue", mirror, "--json"},
+           {"install", "--dry-run", "--offline", "--python", "/usr/bin/python3", "--catalogue", mirror, "torch"}}) {
+    const std::string printed = run(args);
+    EXPECT_EQ(printed.find("s3cret"), std::string::npos) << args[0] << " " << args[1] << ":\n" << printed;
+    EXPECT_NE(printed.find("user:****@127.0.0.1:9"), std::string::npos) << args[0] << " " << args[1] << ":\n" << printed;
+  }
+  // An export is the user's own file: its index URL keeps the credentials it needs; its
+  // comments do not show them.
+  const std::string exported = run({"export", "--format", "uv", "--offline", "--python", "/usr/bin/python3",
+                                    "--catalogue", mirror, "torch"});
+  EXPECT_NE(exported.find("# chosen: cpu http://user:****@127.0.0.1:9/whl/cpu/"), std::string::npos) << exported;
+  EXPECT_NE(exported.find("url = \"http://user:s3cret@127.0.0.1:9/whl/cpu/\""), std::string::npos) << exported;
+}
+
 }  // namespace
 }  // namespace torchdex::installer
