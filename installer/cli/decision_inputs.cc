@@ -6,7 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "installer/detect/detect.h"
+#include "core/wheel.h"
+#include "index/page.h"
+#include "index/url.h"
 #include "installer/detect/host_parsers.h"
+#include "installer/install/transport.h"
 #include "core/spelling.h"
 #include "installer/platform/file_reader.h"
 
@@ -100,6 +104,87 @@ core::TargetOs OsOf(core::OperatingSystem os) {
   }
 }
 
+// The custom backends whose pages the decision needs: the one named or pinned, else (auto) every
+// one that says what it runs on (a CUDA backend its driver floor and arch list, a ROCm backend
+// its gfx list); the catalogue cannot know their versions.
+std::vector<std::string> CustomBackendsToRead(const EffectiveOverrides& overrides, const BackendRequest& backend) {
+  std::vector<std::string> out;
+  for (const auto& [name, sourced] : overrides.custom_backends) {
+    const CustomBackend& b = sourced.value;
+    const bool described = (b.kind == core::BackendKind::kCuda && !b.driver_floor.empty() && !b.cuda_arch.empty()) ||
+                           (b.kind == core::BackendKind::kRocm && !b.gfx_arch.empty());
+    if (backend.automatic() ? described : name == backend.name) out.push_back(name);
+  }
+  return out;
+}
+
+// Reads `<url><project>/` of each backend for each project; a page that cannot be read is a
+// warning (auto) or an error (the backend the user named).
+core::Status ReadCustomPages(const std::vector<std::string>& backends, const std::vector<std::string>& projects,
+                             const UserCatalogue& catalogue, bool named, Deps& deps, LivePages& live,
+                             std::vector<std::string>& warnings) {
+  std::unique_ptr<index::Fetcher> own;
+  index::Fetcher* fetcher = deps.fetcher;
+  if (fetcher == nullptr) {
+    own = index::MakeCurlFetcher(index::FetchOptions{});
+    fetcher = own.get();
+  }
+  std::vector<std::string> trusted;
+  for (const auto& host : catalogue.overrides.trusted_hosts) trusted.push_back(host.value);
+  struct Wanted {
+    std::string backend, project;
+  };
+  std::map<std::string, Wanted> by_url;
+  std::vector<index::FetchRequest> requests;
+  for (const std::string& backend : backends) {
+    const std::string base = catalogue.overrides.custom_backends.at(backend).value.index_url;
+    for (const std::string& project : projects) {
+      const std::string url = base + project + "/";
+      if (core::Status ok = CheckTransport(url, trusted, "custom backend " + backend); !ok) {
+        return core::MakeError(ok.error().message, core::ErrorCode::kBadInputFile);
+      }
+      by_url[url] = {backend, project};
+      requests.push_back({url, "", "", 0});
+      live[backend][project];  // read, even if it offers nothing
+    }
+  }
+  std::optional<core::Error> failure;
+  fetcher->Run(std::move(requests), [&](index::FetchResult&& result) {
+    const Wanted& w = by_url.at(result.request.url);
+    std::string problem;
+    if (result.outcome == index::FetchOutcome::kAbsent) {
+      problem = "answered " + std::to_string(result.status);
+    } else if (result.outcome != index::FetchOutcome::kOk) {
+      problem = result.error.empty() ? "cannot be read" : result.error;
+    } else if (auto page = index::ParsePage(result.body, result.content_type,
+                                            result.effective_url.empty() ? result.request.url : result.effective_url)) {
+      for (const index::Anchor& anchor : page->anchors) {
+        auto wheel = core::ParseWheelFilename(index::UrlFilename(anchor.url));
+        if (!wheel || wheel->name != w.project) continue;
+        std::string tags;
+        auto join = [](const std::vector<std::string>& parts) {
+          std::string out;
+          for (const std::string& p : parts) out += (out.empty() ? "" : ".") + p;
+          return out;
+        };
+        tags = join(wheel->python_tags) + "-" + join(wheel->abi_tags) + "-" + join(wheel->platform_tags);
+        live[w.backend][w.project][wheel->version.ToString()].push_back(tags);
+      }
+    } else {
+      problem = page.error().message;
+    }
+    if (!problem.empty()) {
+      const std::string message = "the " + w.project + " page of custom backend " + w.backend + ", " +
+                                  result.request.url + ": " + problem;
+      if (named && !failure) failure = core::MakeError(message, core::ErrorCode::kNetwork);
+      if (!named) warnings.push_back(message);
+    }
+    return std::vector<index::FetchRequest>{};
+  });
+  if (failure) return *failure;
+  return {};
+}
+
 }  // namespace
 
 core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& cli_files,
@@ -122,7 +207,7 @@ core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& 
                            core::ErrorCode::kBadInputFile);
   }
   return UserCatalogue{std::move(overrides).value(),
-                       std::make_shared<const CatalogueSource>(std::move(source).value())};
+                       std::make_shared<CatalogueSource>(std::move(source).value())};
 }
 
 core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps& deps,
@@ -142,6 +227,22 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
   // The host, unless the backend is already decided (by the user or a pin).
   auto resolved = ResolveBackend(request, in.catalogue);
   if (!resolved) return resolved.error();
+  // Custom backends are read live: their versions are in no catalogue.
+  if (const std::vector<std::string> custom = CustomBackendsToRead(in.catalogue.overrides, *resolved); !custom.empty()) {
+    std::vector<std::string> projects;
+    for (const AskedRequirement& r : request.requirements) {
+      const std::string name = r.requirement.NormalizedName();
+      if (in.catalogue.source->IsRouted(name)) projects.push_back(name);
+    }
+    if (projects.empty()) projects.push_back("torch");
+    LivePages live;
+    if (core::Status ok = ReadCustomPages(custom, projects, in.catalogue, !resolved->automatic(), deps, live,
+                                          in.warnings);
+        !ok) {
+      return ok.error();
+    }
+    in.catalogue.source->view = WithLivePages(std::move(in.catalogue.source->view), std::move(live));
+  }
   const FileReader files(o.root);  // "" and "/" are this machine
   if (resolved->automatic()) {
     DetectOptions detect_options;

@@ -29,6 +29,7 @@ struct DecisionInputs {
   HostFacts facts;    // detected for an automatic choice; os and arch alone otherwise
   bool detected = false;
   std::optional<Interpreter> interpreter;  // the target asked (install, select --python)
+  std::vector<std::string> warnings;       // what gathering found worth saying (unread pages)
 };
 
 /// `known`: the target interpreter already asked (install asks it first); otherwise --python is

@@ -118,6 +118,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, inputs->catalogue);
   if (!decided) return decided.error();
   Decision& decision = *decided;
+  for (const std::string& w : inputs->warnings) decision.warnings.push_back(w);
   std::string backend = decision.backend;
   if (decision.default_index) {
     backend = "default";

@@ -175,6 +175,7 @@ int RunSelect(const Options& options, Deps& deps, std::ostream& out, std::ostrea
     err << "torchdex select: " << decision.error().message << "\n";
     return ExitStatus(decision.error().code);
   }
+  for (const std::string& w : inputs->warnings) decision->warnings.push_back(w);
   const bool found = decision->default_index || !decision->backend.empty();
   if (options.select.json) {
     out << DecisionToJson(*decision, *inputs);

@@ -15,6 +15,20 @@
 namespace torchdex::installer {
 namespace {
 
+// Whether one of the wheels, by the tags their filenames spell ("cp312-cp312-linux_x86_64"),
+// fits one of `supported`.
+bool AnyTagFits(const std::vector<std::string>& spelled_tags, const std::vector<core::Tag>& supported) {
+  const std::set<core::Tag> accepted(supported.begin(), supported.end());
+  for (const std::string& spelled : spelled_tags) {
+    auto wheel = core::ParseWheelFilename("x-0-" + spelled + ".whl");
+    if (!wheel) continue;
+    for (const core::Tag& t : wheel->Tags()) {
+      if (accepted.count(t) != 0) return true;
+    }
+  }
+  return false;
+}
+
 // What every view shares: backends, driver floors and arch lists from the compiled table, and
 // the custom backends of the override files.
 class ViewBase : public CatalogueView {
@@ -150,22 +164,65 @@ class JsonView : public ViewBase {
     if (b == p->second.builds.end()) return false;
     auto v = b->second.find(version);
     if (v == b->second.end()) return false;
-    const std::set<core::Tag> accepted(supported.begin(), supported.end());
-    for (const std::string& spelled : v->second) {
-      auto wheel = core::ParseWheelFilename("x-0-" + spelled + ".whl");
-      if (!wheel) continue;
-      for (const core::Tag& t : wheel->Tags()) {
-        if (accepted.count(t) != 0) return true;
-      }
-    }
-    return false;
+    return AnyTagFits(v->second, supported);
   }
 
  private:
   catalogue::Catalogue cat_;
 };
 
+// Live pages of custom backends over another view.
+class LivePagesView final : public CatalogueView {
+ public:
+  LivePagesView(std::unique_ptr<CatalogueView> base, LivePages pages)
+      : base_(std::move(base)), pages_(std::move(pages)) {}
+
+  std::vector<BackendView> Backends(const std::string& channel) const override { return base_->Backends(channel); }
+  std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
+    const auto* versions = Find(project, backend);
+    if (versions == nullptr) return base_->Versions(project, backend);
+    std::vector<std::string> out;
+    for (const auto& [version, tags] : *versions) out.push_back(version);
+    return out;
+  }
+  bool HasWheelFor(const std::string& project, const std::string& backend, const std::string& version,
+                   const std::vector<core::Tag>& supported) const override {
+    const auto* versions = Find(project, backend);
+    if (versions == nullptr) return base_->HasWheelFor(project, backend, version, supported);
+    if (supported.empty()) return true;
+    auto v = versions->find(version);
+    return v != versions->end() && AnyTagFits(v->second, supported);
+  }
+  std::optional<ArchView> Arch(const std::string& backend, const std::string& torch_version,
+                               const std::string& cpu_arch) const override {
+    return base_->Arch(backend, torch_version, cpu_arch);
+  }
+  std::optional<core::DriverVersion> DriverFloor(const std::string& backend, core::TargetOs os) const override {
+    return base_->DriverFloor(backend, os);
+  }
+  std::optional<core::DriverVersion> ReleaseDriver(const std::string& backend, core::TargetOs os) const override {
+    return base_->ReleaseDriver(backend, os);
+  }
+
+ private:
+  const std::map<std::string, std::vector<std::string>>* Find(const std::string& project,
+                                                             const std::string& backend) const {
+    auto b = pages_.find(backend);
+    if (b == pages_.end()) return nullptr;
+    auto p = b->second.find(project);
+    return p == b->second.end() ? &kNone : &p->second;
+  }
+  static inline const std::map<std::string, std::vector<std::string>> kNone = {};
+  std::unique_ptr<CatalogueView> base_;
+  LivePages pages_;
+};
+
 }  // namespace
+
+std::unique_ptr<CatalogueView> WithLivePages(std::unique_ptr<CatalogueView> view, LivePages pages) {
+  if (pages.empty()) return view;
+  return std::make_unique<LivePagesView>(std::move(view), std::move(pages));
+}
 
 bool CatalogueSource::IsRouted(const std::string& normalized_name) const {
   return std::binary_search(routed.begin(), routed.end(), normalized_name);

@@ -4,6 +4,7 @@
 #ifndef TORCHDEX_INSTALLER_SELECT_CATALOGUE_SOURCE_H_
 #define TORCHDEX_INSTALLER_SELECT_CATALOGUE_SOURCE_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,13 @@ struct CatalogueSource {
   /// Every backend name the catalogue knows in `channel` (for "did you mean" and listings).
   std::vector<std::string> BackendNames(const std::string& channel) const;
 };
+
+/// What custom backends' own index pages offer, read live (the catalogue cannot know them):
+/// backend -> project -> version -> the tag spellings of its wheels.
+using LivePages = std::map<std::string, std::map<std::string, std::map<std::string, std::vector<std::string>>>>;
+
+/// `view` with the live pages answering Versions and HasWheelFor for the backends they hold.
+std::unique_ptr<CatalogueView> WithLivePages(std::unique_ptr<CatalogueView> view, LivePages pages);
 
 /// The embedded table, or the catalogue.json the overrides name, with the overrides applied.
 /// Errors name the file (a catalogue.json that does not parse, a custom backend without what

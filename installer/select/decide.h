@@ -27,7 +27,7 @@ core::Expected<std::vector<AskedRequirement>> ParseAskedRequirements(const std::
 /// The user's override files and the catalogue they lead to, read once per command.
 struct UserCatalogue {
   EffectiveOverrides overrides;
-  std::shared_ptr<const CatalogueSource> source;
+  std::shared_ptr<CatalogueSource> source;
 };
 
 /// Which backend the user asked for: `name` empty is auto; `origin` says where it was named

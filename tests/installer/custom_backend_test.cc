@@ -1,0 +1,141 @@
+// Custom backends of override files, against their own index on loopback nginx: a named or
+// pinned one is read live; one that says what it runs on takes part in auto (issue 13, B.5).
+// Before, each of these said "torch is not offered on internal".
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "installer/cli/run.h"
+#include "installer/platform/clock.h"
+#include "tests/support/nginx.h"
+
+namespace torchdex::installer {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kHosts = fs::path(TORCHDEX_FIXTURES_DIR) / "hosts";
+const std::string kSha = std::string(64, 'a');
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+class CustomBackendTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = new fs::path(fs::temp_directory_path() / ("torchdex-custom-" + std::to_string(::getpid())));
+    fs::create_directories(*root_ / "internal/torch");
+    std::ofstream(*root_ / "internal/torch/index.html")
+        << "<!DOCTYPE html><html><body><h1>Links for torch</h1>\n"
+        << "<a href=\"torch-2.5.1%2Bcu124-py3-none-any.whl#sha256=" << kSha << "\">torch-2.5.1+cu124-py3-none-any.whl</a><br/>\n"
+        << "<a href=\"torch-2.4.1%2Bcu124-py3-none-any.whl#sha256=" << kSha << "\">torch-2.4.1+cu124-py3-none-any.whl</a><br/>\n"
+        << "</body></html>\n";
+    auto nginx = testing::Nginx::Start(*root_);
+    ASSERT_TRUE(nginx.ok()) << nginx.error().message;
+    nginx_ = nginx->release();
+  }
+  static void TearDownTestSuite() {
+    delete nginx_;
+    fs::remove_all(*root_);
+    delete root_;
+  }
+
+  std::string Override(const std::string& body) {
+    std::string name = "o";
+    name.append(std::to_string(++files_)).append(".json");
+    const fs::path file = *root_ / name;
+    std::ofstream(file) << body;
+    return file.string();
+  }
+  std::string Internal(const std::string& extra = "") {
+    return Override(R"({"format": 1, "backends": {"internal": {"kind": "cuda", "toolkit": "12.4", "url": ")" +
+                    nginx_->Url("/internal/") + "\"" + extra + "}}}");
+  }
+  Result Run(std::vector<std::string> args) {
+    const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+    const SteadyClock clock;
+    const Environment env = {{"PATH", "/usr/bin:/bin"}};
+    Deps deps{env, *runner, clock};
+    std::ostringstream out, err;
+    const int code = Main(args, deps, out, err);
+    return {code, out.str(), err.str()};
+  }
+
+  static fs::path* root_;
+  static testing::Nginx* nginx_;
+  int files_ = 0;
+};
+fs::path* CustomBackendTest::root_ = nullptr;
+testing::Nginx* CustomBackendTest::nginx_ = nullptr;
+
+TEST_F(CustomBackendTest, ANamedCustomBackendReadsItsLivePage) {
+  const std::string file = Internal();
+  Result r = Run({"select", "--catalogue", file, "--torch-backend", "internal", "--explain"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("internal  " + nginx_->Url("/internal/")), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backend internal named by --torch-backend; torch 2.5.1+cu124"), std::string::npos) << r.out;
+  r = Run({"select", "--catalogue", file, "--torch-backend", "internal", "torch==2.6.0"});
+  EXPECT_EQ(r.code, kExitNoBackend);
+  EXPECT_NE(r.err.find("torch==2.6.0 is not offered on internal"), std::string::npos) << r.err;
+  // A pin names it as well.
+  const std::string pin = Override(R"({"format": 1, "pin": {"torch": "internal"}})");
+  r = Run({"select", "--catalogue", file, "--catalogue", pin, "torch==2.4.1", "--explain"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("torch 2.4.1+cu124"), std::string::npos) << r.out;
+}
+
+TEST_F(CustomBackendTest, InstallPlansTheCustomBackendsWheel) {
+  const Result r = Run({"install", "--dry-run", "--python", "/usr/bin/python3", "--catalogue", Internal(),
+                        "--torch-backend", "internal", "torch==2.5.1"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("torch @ " + nginx_->Url("/internal/torch/torch-2.5.1%2Bcu124-py3-none-any.whl") +
+                       "#sha256=" + kSha),
+            std::string::npos) << r.out;
+}
+
+TEST_F(CustomBackendTest, OneThatSaysWhatItRunsOnTakesPartInAuto) {
+  const std::string file = Internal(R"(, "driver_floor": {"linux": "525.60.13"}, "arch": ["8.6"])");
+  const Result r = Run({"select", "--catalogue", file, "--root", (kHosts / "linux-rtx3090-driver550-proprietary").string(),
+                        "torch==2.5.1", "--json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  bool candidate = false;
+  for (const auto& c : doc["candidates"]) {
+    if (c["backend"] == "internal") {
+      candidate = true;
+      EXPECT_EQ(c["version"], "2.5.1+cu124");
+    }
+  }
+  EXPECT_TRUE(candidate) << r.out;
+  // An unreachable one is a warning, not an error, in auto; an error when named.
+  const std::string gone = Override(R"({"format": 1, "backends": {"gone": {"kind": "cuda", "toolkit": "12.4", "url": "http://127.0.0.1:9/x/", "driver_floor": {"linux": "525.60.13"}, "arch": ["8.6"]}}})");
+  const Result warned = Run({"select", "--catalogue", gone, "--root", (kHosts / "linux-rtx3090-driver550-proprietary").string(), "--json"});
+  EXPECT_EQ(warned.code, kExitOk) << warned.err;
+  EXPECT_NE(warned.out.find("custom backend gone"), std::string::npos) << warned.out;
+  EXPECT_EQ(Run({"select", "--catalogue", gone, "--torch-backend", "gone"}).code, kExitNetwork);
+}
+
+TEST_F(CustomBackendTest, TheDocumentedExampleWorks) {
+  // docs/overrides.md shows a cu126-internal backend: its example, pointed at loopback.
+  std::ifstream in(fs::path(TORCHDEX_SOURCE_DIR) / "docs/overrides.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const std::size_t start = doc.find("```jsonc\n");
+  ASSERT_NE(start, std::string::npos);
+  std::string example = doc.substr(start + 9, doc.find("```", start + 9) - start - 9);
+  example = std::regex_replace(example, std::regex("https://pypi.internal/cu126/"), nginx_->Url("/internal/"));
+  example = std::regex_replace(example, std::regex(R"(\"catalogue\": \"catalogue.json\",)"), "");
+  const Result r = Run({"select", "--catalogue", Override(example), "--torch-backend", "cu126-internal", "torch==2.5.1"});
+  EXPECT_EQ(r.code, kExitOk) << r.err << "\n" << example;
+  EXPECT_NE(r.out.find("cu126-internal  " + nginx_->Url("/internal/")), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace torchdex::installer
