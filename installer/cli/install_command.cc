@@ -147,6 +147,9 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   request.markers = prepared.target.markers;
   request.target_description = prepared.target.description;
   request.prereleases = decision.prereleases;
+  request.mirror_url = decision.mirror_url;
+  request.upstream_base = decision.upstream_base;
+  request.upstream_hosts = decision.upstream_hosts;
   std::unique_ptr<index::Fetcher> own_fetcher;
   index::Fetcher* fetcher = deps.fetcher;
   std::optional<CatalogueVersionsSource> offline;
@@ -158,6 +161,26 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
     fetcher = own_fetcher.get();
   }
   core::Expected<InstallPlan> plan = MakePlan(request, fetcher);
+  // A mirror may lack the backend auto chose (mirrors often carry a few backends): the next
+  // candidate that qualified is tried, and why the others were skipped is said.
+  if (!plan && plan.error().code == core::ErrorCode::kNotOffered && !decision.mirror_url.empty() &&
+      decision.forced_by.empty() && !o.offline) {
+    const std::vector<Candidate>& candidates = decision.selection.candidates;
+    for (std::size_t i = 1; i < candidates.size() && !plan && plan.error().code == core::ErrorCode::kNotOffered; ++i) {
+      prepared.explanation.push_back("skipped " + request.backend + " on the mirror: " + plan.error().message);
+      request.backend = candidates[i].backend;
+      request.backend_index_url = BackendIndexUrl(inputs->catalogue.overrides, decision.upstream_base,
+                                                  ChannelPath(decision.channel), request.backend);
+      plan = MakePlan(request, fetcher);
+      if (plan) {
+        prepared.explanation.push_back("chose " + request.backend + " instead: the next backend that qualified");
+        decision.backend = request.backend;
+        decision.index_url = request.backend_index_url;
+        prepared.header[1] = "chosen: " + request.backend + " " + request.backend_index_url +
+                             " (the mirror lacks the backends before it)";
+      }
+    }
+  }
   if (!plan) return plan.error();
   prepared.decision = std::move(decision);
   prepared.plan = std::move(plan).value();

@@ -125,6 +125,36 @@ class Planner {
 
  private:
   std::string PageUrl(const std::string& project) const { return base_url_ + project + "/"; }
+  // A link to one of the family's own hosts, served by the mirror instead (the same path under
+  // the mirror's base: https://download.pytorch.org/whl/nightly/cu128/x.whl is
+  // <mirror>nightly/cu128/x.whl). Without a mirror, or for other hosts, the URL as it is.
+  std::string OnMirror(const std::string& url) const {
+    if (request_.mirror_url.empty()) return url;
+    const std::string host(HostWithoutPort(index::UrlHost(url)));
+    if (std::find(request_.upstream_hosts.begin(), request_.upstream_hosts.end(), host) == request_.upstream_hosts.end()) {
+      return url;
+    }
+    const std::size_t path = url.find('/', url.find("://") + 3);
+    std::string rest = path == std::string::npos ? "" : url.substr(path + 1);  // "whl/cu128/x.whl"
+    const std::size_t base_path = request_.upstream_base.find('/', request_.upstream_base.find("://") + 3);
+    const std::string prefix = base_path == std::string::npos ? "" : request_.upstream_base.substr(base_path + 1);
+    if (!prefix.empty() && rest.rfind(prefix, 0) == 0) rest = rest.substr(prefix.size());
+    std::string mirror = request_.mirror_url;
+    if (!mirror.ends_with('/')) mirror.push_back('/');
+    return mirror + rest;
+  }
+  // With a mirror, a file elsewhere than the mirror (and its trusted hosts) is refused.
+  core::Status CheckOnMirror(const std::string& url, const std::string& what) const {
+    if (request_.mirror_url.empty()) return {};
+    const std::string host = Lower(std::string(index::UrlHost(url)));
+    if (host == Lower(std::string(index::UrlHost(request_.mirror_url)))) return {};
+    for (const std::string& trusted : request_.trusted_hosts) {
+      if (Lower(trusted) == host || Lower(trusted) == HostWithoutPort(host)) return {};
+    }
+    return core::MakeError(what + ": " + url + " is on " + host + ", not the mirror " + request_.mirror_url +
+                               " (add the host to \"trusted_hosts\" of an override file to allow it)",
+                           core::ErrorCode::kNetwork);
+  }
   std::string Target() const {
     return request_.target_description.empty() ? "the target interpreter"
                                                : request_.target_description;
@@ -244,7 +274,7 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
     WheelCandidate candidate;
     candidate.version = wheel->version;
     candidate.filename = filename;
-    candidate.url = anchor.url;
+    candidate.url = OnMirror(anchor.url);
     candidate.sha256 = anchor.sha256;
     candidate.has_metadata = anchor.has_metadata;
     candidate.metadata_sha256 = anchor.metadata_sha256;
@@ -597,6 +627,9 @@ core::Expected<InstallPlan> Planner::Run() {
       if (core::Status ok = CheckTransport(wheel->url, request_.trusted_hosts,
                                            "the wheel of " + project + " " + planned.version);
           !ok) {
+        return ok.error();
+      }
+      if (core::Status ok = CheckOnMirror(wheel->url, "the wheel of " + project + " " + planned.version); !ok) {
         return ok.error();
       }
       if (wheel->sha256.empty()) {

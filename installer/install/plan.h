@@ -59,6 +59,12 @@ struct PlanRequest {
   std::string backend_index_url;  // BackendIndexUrl(...): ".../whl/cu124/"; '/' added if missing
   std::string default_index_url;  // the user's index for everything else; "" = the installer's own
   std::vector<std::string> trusted_hosts;  // plain-HTTP hosts the user trusts (overrides)
+  /// A mirror of the family (override files): links on its pages to the family's own hosts
+  /// are fetched from the mirror instead, and links to any other host are refused unless
+  /// trusted, so nothing leaves the mirror.
+  std::string mirror_url;
+  std::string upstream_base;                // "https://download.pytorch.org/whl/"
+  std::vector<std::string> upstream_hosts;  // "download.pytorch.org", "download-r2.pytorch.org"
 
   std::vector<core::Tag> supported_tags;  // the target interpreter's, most preferred first
   core::MarkerEnvironment markers;        // the target interpreter's

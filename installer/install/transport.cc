@@ -6,7 +6,6 @@
 #include "index/url.h"
 
 namespace torchdex::installer {
-namespace {
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -29,6 +28,8 @@ std::string HostWithoutPort(std::string_view host_and_port) {
   }
   return Lower(host_and_port);
 }
+
+namespace {
 
 bool IsIpv4Loopback(std::string_view host) {
   // 127.0.0.0/8: four decimal octets, the first 127.

@@ -15,6 +15,11 @@ namespace torchdex::installer {
 /// "localhost", "127.0.0.1" ... "127.255.255.254", "::1" / "[::1]"; a port is ignored.
 bool IsLoopbackHost(std::string_view host_and_port);
 
+/// ASCII lower case (host names compare case-insensitively).
+std::string Lower(std::string_view text);
+/// "host:port" -> "host"; "[::1]:8080" -> "::1"; lower case.
+std::string HostWithoutPort(std::string_view host_and_port);
+
 /// OK for https://; for http:// only when the host is loopback or trusted (a trusted entry is
 /// "host" or "host:port"); anything else (http elsewhere, file:, ftp:, no scheme) is an error
 /// that names the URL and `what` ("the wheel of torch 2.5.1+cu124").

@@ -19,6 +19,9 @@ struct CatalogueSource {
   std::unique_ptr<CatalogueView> view;
   std::string description;  // "embedded table (stable channel, updated 2026-03-15T...)"
   std::string default_base_url = "https://download.pytorch.org/whl/";
+  /// The hosts the family's pages link to (data/indexes.json "hosts"): a mirror serves their
+  /// files under its own base URL.
+  std::vector<std::string> upstream_hosts = {"download.pytorch.org", "download-r2.pytorch.org"};
   /// Routed or companion after the overrides: never taken from the default index.
   std::vector<std::string> routed;  // sorted, normalised
   /// Why each routed project is routed, and where that came from ("embedded" or a file).

@@ -5,15 +5,11 @@
 #include "core/name.h"
 
 namespace torchdex::installer {
-namespace {
-
 std::string ChannelPath(const std::string& channel) {
   if (channel == "test") return "test/";
   if (channel == "nightly") return "nightly/";
   return "";
 }
-
-}  // namespace
 
 core::Expected<std::vector<AskedRequirement>> ParseAskedRequirements(const std::vector<std::string>& texts) {
   std::vector<AskedRequirement> out;
@@ -81,6 +77,9 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   out.catalogue_description = source.description;
   out.routed_names = source.routed;
   for (const auto& host : catalogue.overrides.trusted_hosts) out.trusted_hosts.push_back(host.value);
+  if (catalogue.overrides.mirror) out.mirror_url = catalogue.overrides.mirror->value;
+  out.upstream_base = source.default_base_url;
+  out.upstream_hosts = source.upstream_hosts;
   out.prereleases = out.channel == "stable" ? core::Prereleases::kDefault : core::Prereleases::kAllow;
   out.target_description = request.target.description;
 

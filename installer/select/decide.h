@@ -69,12 +69,18 @@ struct Decision {
   std::vector<AskedRequirement> others;
   std::vector<std::string> routed_names;  // every routed project (catalogue + overrides), sorted
   std::vector<std::string> trusted_hosts;
+  std::string mirror_url;                   // the override files' mirror; empty when none
+  std::string upstream_base;                // the family's own base URL (download.pytorch.org/whl/)
+  std::vector<std::string> upstream_hosts;  // hosts whose files a mirror serves
   core::Prereleases prereleases = core::Prereleases::kDefault;  // kAllow for nightly and test
 };
 
 /// `facts` are the detected host for an automatic request; for a named backend they are not
 /// consulted (the user chose the hardware). Errors: a usage error for an unknown backend,
 /// kNotOffered when nothing (or the named backend) offers what was asked.
+/// The path of a channel's backends under the index base: "" (stable), "test/", "nightly/".
+std::string ChannelPath(const std::string& channel);
+
 core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts& facts,
                                 const UserCatalogue& catalogue);
 
