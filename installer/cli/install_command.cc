@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/name.h"
@@ -187,12 +188,49 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   return prepared;
 }
 
+// The plan as one JSON object (install --dry-run --json, export --json): what was decided, every
+// routed wheel with its URL and hash, what goes to the default index, and the command.
+std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) {
+  using nlohmann::json;
+  json doc;
+  doc["backend"] = p.plan.backend;
+  doc["index_url"] = core::RedactCredentials(p.plan.backend_index_url);
+  doc["default_index_url"] = p.plan.default_index_url.empty() ? json(nullptr) : json(core::RedactCredentials(p.plan.default_index_url));
+  doc["channel"] = p.decision.channel;
+  doc["forced_by"] = p.decision.forced_by.empty() ? json(nullptr) : json(p.decision.forced_by);
+  doc["target"] = p.plan.target_description;
+  doc["offline"] = p.plan.offline;
+  doc["routed"] = json::array();
+  for (const PlannedWheel& w : p.plan.routed) {
+    doc["routed"].push_back({{"name", w.name},
+                             {"version", w.version},
+                             {"filename", w.filename},
+                             {"url", core::RedactCredentials(w.url)},
+                             {"sha256", w.sha256},
+                             {"page_url", core::RedactCredentials(w.page_url)},
+                             {"required_by", w.required_by},
+                             {"extras", w.extras},
+                             {"marker", w.marker.empty() ? json(nullptr) : json(w.marker)}});
+  }
+  doc["other"] = p.plan.other;
+  doc["explanation"] = p.explanation;
+  doc["warnings"] = p.plan.warnings;
+  json command = nullptr;
+  if (argv != nullptr) {
+    command = json::array();
+    for (const std::string& a : *argv) command.push_back(core::RedactCredentials(a));
+  }
+  doc["command"] = command;
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 }  // namespace
 
 void AddInstallOptions(po::options_description& description, Options& options) {
   AddChoiceOptions(description, options.install);
   description.add_options()("dry-run", po::bool_switch(&options.install.dry_run),
                             "print the plan and the command; change nothing")(
+      "json", po::bool_switch(&options.install.json), "with --dry-run: the plan as a JSON object")(
       "offline", po::bool_switch(&options.install.offline),
       "with --dry-run: versions from the compiled table, no network")(
       "installer", po::value<std::string>(&options.install.installer)->value_name("pip|uv"),
@@ -207,6 +245,7 @@ void AddExportOptions(po::options_description& description, Options& options) {
       "offline", po::bool_switch(&options.install.offline),
       "versions from the compiled table, no network (a requirements export needs the live "
       "pages' URLs: use it with --format uv or pip-conf)")(
+      "json", po::bool_switch(&options.install.json), "write the plan as a JSON object instead of --format")(
       "output,o", po::value<std::string>(&options.install.output)->value_name("FILE"),
       "write to FILE instead of standard output");
 }
@@ -218,6 +257,9 @@ core::Expected<bool> ValidateInstallOptions(Options& options) {
   const std::string& channel = o.choice.channel;
   if (!channel.empty() && channel != "stable" && channel != "test" && channel != "nightly") {
     return core::MakeError("--channel: expected stable, test or nightly, got \"" + channel + "\"");
+  }
+  if (options.command == "install" && o.json && !o.dry_run) {
+    return core::MakeError("--json prints the plan: use it with --dry-run");
   }
   if (options.command == "install" && o.offline && !o.dry_run) {
     return core::MakeError(
@@ -237,7 +279,7 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
     err << "torchdex install: " << core::RedactCredentials(prepared.error().message) << "\n";
     return ExitStatus(prepared.error().code);
   }
-  if (o.choice.explain || o.dry_run) {
+  if ((o.choice.explain || o.dry_run) && !o.json) {
     for (const std::string& line : prepared->explanation) out << core::RedactCredentials(line) << "\n";
   }
   InstallCommandOptions command;
@@ -251,6 +293,11 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
       return kExitFailure;
     }
     command.uv = *uv;
+  }
+  if (o.json) {
+    core::Expected<std::vector<std::string>> argv = InstallCommand(prepared->plan, command);
+    out << PlanToJson(*prepared, argv ? &*argv : nullptr);
+    return kExitOk;
   }
   if (o.dry_run) {
     out << core::RedactCredentials(FormatPlan(prepared->plan));
@@ -285,7 +332,8 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
     return ExitStatus(prepared.error().code);
   }
   ExportContext context{prepared->header};
-  core::Expected<std::string> text = Export(prepared->plan, *ParseExportFormat(o.format), context);
+  core::Expected<std::string> text = o.json ? core::Expected<std::string>(PlanToJson(*prepared, nullptr))
+                                            : Export(prepared->plan, *ParseExportFormat(o.format), context);
   if (!text) {
     err << "torchdex export: " << core::RedactCredentials(text.error().message) << "\n";
     return kExitFailure;

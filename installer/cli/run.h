@@ -56,6 +56,7 @@ struct InstallCliOptions {
   std::string index_url;  // the default index for everything not routed; "" = the installer's
   bool dry_run = false;
   bool offline = false;
+  bool json = false;  // install --dry-run, export: the plan as JSON
   std::string installer = "pip";
   std::string format = "requirements";  // export
   std::string output;                   // export: a file; "" = stdout

@@ -2,6 +2,8 @@
 // code), and the table maps each code to its own status. docs/exit-codes.md lists them.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -153,6 +155,33 @@ TEST_F(ExitCodesTest, HelpSaysWhatEachCommandDoes) {
   const Result timeout = Torchdex({"detect", "--probe-timeout", "-1"});
   EXPECT_EQ(timeout.code, kExitUsage);
   EXPECT_NE(timeout.err.find("got -1\n"), std::string::npos) << timeout.err;
+}
+
+TEST_F(ExitCodesTest, InstallAndExportPrintThePlanAsJson) {
+  // There was no --json for them (issue 13, D.16).
+  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  const SteadyClock clock;
+  const Environment env = {{"PATH", "/usr/bin:/bin"}};
+  Deps deps{env, *runner, clock};
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"install", "--dry-run", "--offline", "--json"},
+        std::vector<std::string>{"export", "--offline", "--json"}}) {
+    std::vector<std::string> all = args;
+    for (const char* a : {"--python", "/usr/bin/python3", "--torch-backend", "cpu", "torch[opt-einsum]", "numpy"}) {
+      all.emplace_back(a);
+    }
+    std::ostringstream out, err;
+    ASSERT_EQ(Main(all, deps, out, err), kExitOk) << err.str();
+    const nlohmann::json doc = nlohmann::json::parse(out.str(), nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << out.str();
+    EXPECT_EQ(doc["backend"], "cpu");
+    EXPECT_EQ(doc["forced_by"], "--torch-backend");
+    ASSERT_EQ(doc["routed"].size(), 1u);
+    EXPECT_EQ(doc["routed"][0]["name"], "torch");
+    EXPECT_EQ(doc["routed"][0]["extras"], nlohmann::json::array({"opt-einsum"}));
+    EXPECT_EQ(doc["other"], nlohmann::json::array({"numpy"}));
+  }
+  EXPECT_EQ(Torchdex({"install", "--json", "torch"}).code, kExitUsage);  // the plan needs --dry-run
 }
 
 }  // namespace
