@@ -87,3 +87,17 @@ if(TORCHDEX_BUILD_TESTS AND TORCHDEX_DPKG_DEB)
                    "${CMAKE_CPACK_COMMAND}" "${PROJECT_BINARY_DIR}/CPackConfig.cmake")
   set_tests_properties(package.deb_installs_and_runs PROPERTIES TIMEOUT 120 LABELS package)
 endif()
+
+# The wheel test: the wheel of scripts/wheel (build/wheel/dist) installed with pip, pipx and uv
+# from the tools venv, its answers compared with this build's (tests/package/wheel_test.sh).
+# Skipped when no wheel was built; scripts/test builds one first and makes it required. Not in
+# sanitizer builds: the release build is the one to compare with.
+if(TORCHDEX_BUILD_TESTS AND NOT TORCHDEX_SANITIZE)
+  set(TORCHDEX_WHEEL_DIR "${PROJECT_SOURCE_DIR}/build/wheel/dist" CACHE PATH
+      "Where scripts/wheel puts the wheel that package.wheel_installs_and_runs tests")
+  add_test(NAME package.wheel_installs_and_runs
+           COMMAND "${PROJECT_SOURCE_DIR}/tests/package/wheel_test.sh" "${TORCHDEX_WHEEL_DIR}"
+                   "${PROJECT_BINARY_DIR}" "${TORCHDEX_TOOLS_PYTHON}")
+  set_tests_properties(package.wheel_installs_and_runs PROPERTIES
+                       TIMEOUT 300 LABELS package SKIP_RETURN_CODE 77)
+endif()
