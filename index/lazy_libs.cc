@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <mutex>
 
 namespace torchdex::index::lazy {
@@ -19,6 +20,32 @@ struct Loaded {
   std::string error;
 };
 
+struct Library {
+  std::string said;  // how errors name it: "libcurl.so.4", or "TORCHDEX_LIBCURL=/x.so"
+  void* handle = nullptr;
+};
+
+// Loads `soname`, or the file the variable `variable` names (docs/http.md); `install` says what
+// to install when that fails, with the reason, in *error. The variable is read here rather than
+// passed in: like LD_LIBRARY_PATH, which the loader reads itself, it is one fact about the
+// whole process, read once at the first load. It lets a user point at a library outside the
+// loader's path, and the tests ask for one that is not there.
+Library Open(const char* soname, const char* variable, const char* install, std::string* error) {
+  const char* chosen = std::getenv(variable);
+  const bool overridden = chosen != nullptr && *chosen != '\0';
+  const char* name = overridden ? chosen : soname;
+  Library library;
+  library.said = overridden ? std::string(variable) + "=" + name : std::string(name);
+  library.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (library.handle == nullptr) {
+    const char* why = dlerror();
+    *error = library.said + " cannot be loaded (" + (why ? why : "?") + "); " +
+             (overridden ? "unset " + std::string(variable) + " to load " + soname + ", or " : "") +
+             install;
+  }
+  return library;
+}
+
 }  // namespace
 
 const Curl* LoadCurl(std::string* error) {
@@ -26,13 +53,14 @@ const Curl* LoadCurl(std::string* error) {
   static Loaded state;
   static std::once_flag once;
   std::call_once(once, [] {
-    void* library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-      const char* why = dlerror();
-      state.error = std::string("libcurl.so.4 cannot be loaded (") + (why ? why : "?") +
-                    "); install the libcurl4 package";
-      return;
-    }
+    // The package names of the distributions a manylinux wheel runs on (the wheel does not
+    // bring libcurl: docs/packaging.md).
+    const Library lib = Open("libcurl.so.4", "TORCHDEX_LIBCURL",
+                             "install libcurl 7.85 or newer: the package libcurl4 (Debian, "
+                             "Ubuntu, openSUSE) or libcurl (Fedora, RHEL)",
+                             &state.error);
+    if (lib.handle == nullptr) return;
+    void* library = lib.handle;
     std::string missing;
     Bind(library, "curl_global_init", &api.global_init, &missing);
     Bind(library, "curl_easy_init", &api.easy_init, &missing);
@@ -54,7 +82,7 @@ const Curl* LoadCurl(std::string* error) {
     Bind(library, "curl_slist_append", &api.slist_append, &missing);
     Bind(library, "curl_slist_free_all", &api.slist_free_all, &missing);
     if (!missing.empty()) {
-      state.error = "libcurl.so.4 lacks " + missing + ": torchdex needs libcurl 7.85 or newer";
+      state.error = lib.said + " lacks " + missing + ": torchdex needs libcurl 7.85 or newer";
       return;
     }
     state.ok = true;
@@ -68,20 +96,18 @@ const Xml* LoadXml(std::string* error) {
   static Loaded state;
   static std::once_flag once;
   std::call_once(once, [] {
-    void* library = dlopen("libxml2.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-      const char* why = dlerror();
-      state.error = std::string("libxml2.so.2 cannot be loaded (") + (why ? why : "?") +
-                    "); install the libxml2 package";
-      return;
-    }
+    const Library lib =
+        Open("libxml2.so.2", "TORCHDEX_LIBXML2",
+             "install the package libxml2 (Debian, Ubuntu, Fedora, RHEL, openSUSE)", &state.error);
+    if (lib.handle == nullptr) return;
+    void* library = lib.handle;
     std::string missing;
     Bind(library, "htmlCreatePushParserCtxt", &api.create_push_parser, &missing);
     Bind(library, "htmlCtxtUseOptions", &api.use_options, &missing);
     Bind(library, "htmlParseChunk", &api.parse_chunk, &missing);
     Bind(library, "htmlFreeParserCtxt", &api.free_parser, &missing);
     if (!missing.empty()) {
-      state.error = "libxml2.so.2 lacks " + missing;
+      state.error = lib.said + " lacks " + missing;
       return;
     }
     state.ok = true;

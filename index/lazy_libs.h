@@ -41,9 +41,11 @@ struct Xml {
   decltype(&::htmlFreeParserCtxt) free_parser;
 };
 
-/// libcurl.so.4, loaded once; nullptr when it cannot be, with the reason in *error.
+/// libcurl.so.4 (or the file TORCHDEX_LIBCURL names), loaded once; nullptr when it cannot be,
+/// with the reason and the package to install in *error.
 const Curl* LoadCurl(std::string* error);
-/// libxml2.so.2, loaded once; nullptr when it cannot be, with the reason in *error.
+/// libxml2.so.2 (or the file TORCHDEX_LIBXML2 names), loaded once; nullptr when it cannot be,
+/// with the reason and the package to install in *error.
 const Xml* LoadXml(std::string* error);
 
 }  // namespace torchdex::index::lazy

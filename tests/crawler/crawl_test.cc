@@ -554,5 +554,82 @@ TEST_F(CrawlTest, ADiskFullExportChangesNothing) {
   EXPECT_EQ(files, 1);
 }
 
+// Runs torchdex-crawl as a child process with VARIABLE=VALUE in its environment (libcurl and
+// libxml2 are loaded once per process, so the loader's error paths need a process each).
+CliResult RunCrawlBinary(const std::vector<std::string>& args, const std::string& variable,
+                         const std::string& value) {
+  int err_pipe[2] = {0, 0};
+  if (pipe(err_pipe) != 0) return {-1, "", "pipe failed"};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv(variable.c_str(), value.c_str(), 1);
+    const int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    dup2(err_pipe[1], STDERR_FILENO);
+    std::string binary = TORCHDEX_CRAWL_BINARY;
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv = {binary.data()};
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  close(err_pipe[1]);
+  std::string err;
+  char buffer[4096];
+  for (ssize_t n; (n = read(err_pipe[0], buffer, sizeof(buffer))) > 0;)
+    err.append(buffer, static_cast<std::size_t>(n));
+  close(err_pipe[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, "", err};
+}
+
+// A machine without libcurl (a wheel brings none: docs/packaging.md): every request fails with
+// the package to install, and the crawl fails.
+TEST_F(CrawlFaultTest, WithoutLibcurlTheCrawlFailsNamingThePackageToInstall) {
+  const CliResult r = RunCrawlBinary({"crawl", "--store", (dir_.path() / "s.sqlite").string(),
+                                      "--base-url", server_.Url("/whl/"), "--attempts", "1", "-q"},
+                                     "TORCHDEX_LIBCURL", "libtorchdex-absent.so.4");
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("TORCHDEX_LIBCURL=libtorchdex-absent.so.4 cannot be loaded ("),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(
+      r.err.find(
+          "unset TORCHDEX_LIBCURL to load libcurl.so.4, or install libcurl 7.85 or newer: the "
+          "package libcurl4 (Debian, Ubuntu, openSUSE) or libcurl (Fedora, RHEL)"),
+      std::string::npos)
+      << r.err;
+  EXPECT_TRUE(server_.RequestsFor("/whl/").empty());
+}
+
+// A library that is not libcurl (or one older than 7.85) is named with the symbol it lacks.
+TEST_F(CrawlFaultTest, ALibcurlWithoutTheNeededSymbolsIsRefusedByName) {
+  const CliResult r = RunCrawlBinary({"crawl", "--store", (dir_.path() / "s.sqlite").string(),
+                                      "--base-url", server_.Url("/whl/"), "--attempts", "1", "-q"},
+                                     "TORCHDEX_LIBCURL", "libxml2.so.2");
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("TORCHDEX_LIBCURL=libxml2.so.2 lacks curl_global_init: torchdex needs "
+                       "libcurl 7.85 or newer"),
+            std::string::npos)
+      << r.err;
+}
+
+// Without libxml2 the pages are fetched and cannot be parsed: the crawl fails saying why.
+TEST_F(CrawlFaultTest, WithoutLibxml2TheCrawlFailsNamingThePackageToInstall) {
+  const CliResult r = RunCrawlBinary({"crawl", "--store", (dir_.path() / "s.sqlite").string(),
+                                      "--base-url", server_.Url("/whl/"), "--attempts", "1", "-q"},
+                                     "TORCHDEX_LIBXML2", "libtorchdex-absent.so.2");
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("TORCHDEX_LIBXML2=libtorchdex-absent.so.2 cannot be loaded ("),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("install the package libxml2 (Debian, Ubuntu, Fedora, RHEL, openSUSE)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(server_.RequestsFor("/whl/").empty());
+}
+
 }  // namespace
 }  // namespace torchdex::crawler

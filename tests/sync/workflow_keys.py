@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the keys .github/workflows/sync.yml (and ci.yml) rely on.
+"""Checks the keys .github/workflows/sync.yml (and ci.yml, release.yml) rely on.
 
 The validator (scripts/lint) says a workflow is valid GitHub Actions; this says it is *our*
 job: daily schedule and manual dispatch (with base-url, max-wheel-loss and allow-removed),
@@ -421,6 +421,120 @@ def check_ci(doc):
     return problems
 
 
+PUBLISHING_JOBS = {"pypi": {"id-token": "write"}, "github-release": {"contents": "write"}}
+RELEASE_ARCHES = {"x86_64", "aarch64"}
+REPOSITORY_CODE = re.compile(r"(^|[\s/])(scripts/|\.ci/|tests/|ctest|cmake|bash\s+\S+\.sh)")
+
+
+def check_release(doc):
+    """Returns a list of problems with release.yml; empty when it is the job we rely on: on a
+    tag v* (or by hand), the wheel and the .deb built and tested (ctest -L package, the wheel
+    required) on a runner of each architecture, the sdist built and a wheel built from it, and
+    only on a tag, publishing by jobs that hold just the permission they need and run none of
+    the repository's code, PyPI by trusted publishing."""
+    problems = []
+
+    def need(condition, message):
+        if not condition:
+            problems.append(message)
+
+    on = doc.get("on") or {}
+    need("v*" in ((on.get("push") or {}).get("tags") or []), "on.push.tags must hold v*")
+    need(set((on.get("push") or {}).keys()) == {"tags"}, "on.push must be tags only (not every push)")
+    need("workflow_dispatch" in on, "on.workflow_dispatch is missing")
+    need(doc.get("permissions") == {}, "top-level permissions must be {} (each job asks for its own)")
+    jobs = doc.get("jobs") or {}
+    for name in ("linux", "sdist", *PUBLISHING_JOBS):
+        need(name in jobs, f"jobs.{name} is missing")
+    for name, job in jobs.items():
+        perms = job.get("permissions")
+        need(isinstance(perms, dict), f"jobs.{name}.permissions must be explicit")
+        if name in PUBLISHING_JOBS:
+            need(perms == PUBLISHING_JOBS[name], f"jobs.{name}.permissions must be exactly {PUBLISHING_JOBS[name]}")
+            need(squeeze(job.get("if")) == "startsWith(github.ref,'refs/tags/v')",
+                 f"jobs.{name} must run only on a tag v*")
+            need(set(job.get("needs") or []) == {"linux", "sdist"}, f"jobs.{name} must need linux and sdist")
+            need(not steps_using(job, "actions/checkout"), f"jobs.{name} must not check out the repository")
+            for step in job.get("steps", []):
+                need(not REPOSITORY_CODE.search(str(step.get("run", ""))),
+                     f"jobs.{name} runs the repository's code: {step.get('name', step.get('uses'))!r}")
+        elif isinstance(perms, dict):
+            need(perms == {"contents": "read"}, f"jobs.{name}.permissions must be contents: read only")
+        if name not in PUBLISHING_JOBS:
+            for checkout in steps_using(job, "actions/checkout"):
+                need(str((checkout.get("with") or {}).get("persist-credentials")).lower() == "false",
+                     f"jobs.{name}: the checkout must not keep the token (persist-credentials: false)")
+
+    linux = jobs.get("linux") or {}
+    include = ((linux.get("strategy") or {}).get("matrix") or {}).get("include") or []
+    need({str(i.get("arch")) for i in include if isinstance(i, dict)} == RELEASE_ARCHES,
+         f"jobs.linux must build {sorted(RELEASE_ARCHES)}")
+    need(all("arm" in str(i.get("runner")) for i in include if isinstance(i, dict) and i.get("arch") == "aarch64"),
+         "jobs.linux: aarch64 must run on an arm runner (no emulation)")
+    need(linux.get("runs-on") == "${{ matrix.runner }}", "jobs.linux must run on the matrix's runner")
+    need(linux.get("container") == "debian:12", "jobs.linux must build in debian:12, as CI tests")
+    runs = [(s, str(s.get("run", ""))) for s in linux.get("steps", [])]
+    need(any(re.search(r"^\s*scripts/wheel\s*$", r, re.M) for _, r in runs), "jobs.linux must run scripts/wheel")
+    tests = [s for s, r in runs if re.search(r"ctest --preset release -L package\b", r)]
+    need(len(tests) == 1 and (tests[0].get("env") or {}).get("TORCHDEX_WHEEL_REQUIRED") == "1",
+         "jobs.linux must run ctest -L package with TORCHDEX_WHEEL_REQUIRED=1 (the wheel test may not skip)")
+    need(any("--target deb" in r for _, r in runs), "jobs.linux must build the .deb")
+    tag = [r for s, r in runs if "CMakeLists.txt" in r and
+           re.search(r'^\s*if \[ "v\$version" != "\$GITHUB_REF_NAME" \]; then\n(.*\n)*?\s*exit 1$', r, re.M)]
+    need(len(tag) == 1, "jobs.linux must fail when the tag is not v<the version of CMakeLists.txt>")
+    sdist = jobs.get("sdist") or {}
+    need(any(re.search(r"^\s*scripts/wheel --sdist\s*$", str(s.get("run", "")), re.M) for s in sdist.get("steps", [])),
+         "jobs.sdist must run scripts/wheel --sdist")
+    for name in ("linux", "sdist"):
+        uploads = steps_using(jobs.get(name) or {}, "actions/upload-artifact")
+        need(len(uploads) == 1 and (uploads[0].get("with") or {}).get("if-no-files-found") == "error",
+             f"jobs.{name} must upload its files, failing when there are none")
+    pypi = jobs.get("pypi") or {}
+    need(len(steps_using(pypi, "pypa/gh-action-pypi-publish")) == 1, "jobs.pypi must publish with pypa/gh-action-pypi-publish")
+    need(pypi.get("environment") == "pypi", "jobs.pypi must run in the environment pypi (trusted publishing)")
+    need(not any("password" in (s.get("with") or {}) for s in pypi.get("steps", [])),
+         "jobs.pypi must use trusted publishing, not a stored token")
+    release = jobs.get("github-release") or {}
+    need(any("gh release create" in str(s.get("run", "")) and "--verify-tag" in str(s.get("run", ""))
+             for s in release.get("steps", [])), "jobs.github-release must create the release of the existing tag")
+    return problems
+
+
+def self_test_release(root):
+    """Each broken copy of release.yml is rejected."""
+    with open(f"{root}/.github/workflows/release.yml", encoding="utf-8") as f:
+        good = f.read()
+    breakages = {
+        "every push": (r'^  push:\n    tags:\n      - "v\*"\n', "  push:\n"),
+        "write-all at the top": (r"^permissions: \{\}", "permissions: write-all"),
+        "no aarch64": (r"          - arch: aarch64\n            runner: ubuntu-24.04-arm\n", ""),
+        "aarch64 emulated": (r"runner: ubuntu-24.04-arm", "runner: ubuntu-24.04"),
+        "the wheel test may skip": (r'          TORCHDEX_WHEEL_REQUIRED: "1"\n', '          TORCHDEX_WHEEL_REQUIRED: "0"\n'),
+        "no wheel": (r"^        run: scripts/wheel$", "        run: true"),
+        "no sdist": (r"scripts/wheel --sdist$", "true"),
+        "publishing from any ref": (r"    if: startsWith\(github\.ref, 'refs/tags/v'\)\n", ""),
+        "pypi can write the repository": (r"      id-token: write\n", "      id-token: write\n      contents: write\n"),
+        "pypi by tag, not SHA": (r"gh-action-pypi-publish@[0-9a-f]{40}", "gh-action-pypi-publish@release/v1"),
+        "pypi with a stored token": (r"          packages-dir: dist/\n", "          packages-dir: dist/\n          password: ${{ secrets.PYPI }}\n"),
+        "the release runs the repository's code": (r"(  github-release:(?:.*\n)*?    steps:\n)",
+                                                    r"\1      - run: scripts/wheel\n"),
+        "no tag check": (r'GITHUB_REF_NAME" \]; then', 'X" ]; then'),
+        "the build keeps the token": (r"persist-credentials: false", "persist-credentials: true"),
+    }
+    failures = []
+    if check_release(load(good, "release.yml")):
+        failures.append("the real release.yml does not pass")
+    for what, (pattern, replacement) in breakages.items():
+        broken, n = re.subn(pattern, replacement, good, count=1, flags=re.M)
+        if n < 1:
+            failures.append(f"self-test {what!r}: pattern not found in release.yml")
+            continue
+        doc = load(broken, "release.yml")
+        if not (check_release(doc) + check_pins(doc, "release.yml")):
+            failures.append(f"self-test {what!r}: the broken workflow was accepted")
+    return failures
+
+
 def check_pins(doc, name):
     problems = []
     for job_name, job in (doc.get("jobs") or {}).items():
@@ -433,7 +547,7 @@ def check_pins(doc, name):
 
 def check_repo(root):
     problems = []
-    for name, checker in (("sync.yml", check_sync), ("ci.yml", check_ci)):
+    for name, checker in (("sync.yml", check_sync), ("ci.yml", check_ci), ("release.yml", check_release)):
         path = f"{root}/.github/workflows/{name}"
         with open(path, encoding="utf-8") as f:
             doc = load(f.read(), path)
@@ -509,7 +623,7 @@ def main(argv):
     try:
         problems = check_repo(root)
         if self_testing:
-            problems += self_test(root)
+            problems += self_test(root) + self_test_release(root)
     except YamlError as e:
         problems = [f"YAML outside the supported subset: {e}"]
     for p in problems:
