@@ -1,7 +1,7 @@
 // Any bytes as what the NVIDIA driver and tools write (/sys/module/nvidia/version,
 // /proc/driver/nvidia/version, gpus/*/information, nvidia-smi CSV): no parser crashes, and
-// what they return is normalised (normalising it again changes nothing) and is a driver
-// version where one is promised. The driver table answers for every accepted version.
+// what they return is a value that prints and parses back to itself (driver versions, compute
+// capabilities, PCI addresses). The driver table answers for every accepted version.
 #include <string>
 
 #include "installer/table/hardware_table.h"
@@ -12,8 +12,9 @@ namespace {
 
 using namespace torchdex::installer;
 
-void CheckDriver(const std::string& version) {
-  TORCHDEX_FUZZ_CHECK(IsDriverVersion(version));
+void CheckDriver(const torchdex::core::DriverVersion& version) {
+  const auto again = ParseDriverVersion(version.ToString());
+  TORCHDEX_FUZZ_CHECK(again.has_value() && *again == version && again->ToString() == version.ToString());
   for (DriverTable table : {DriverTable::kLinux, DriverTable::kWindows}) {
     if (auto cuda = MaxCudaForDriver(version, table)) {
       TORCHDEX_FUZZ_CHECK(!cuda->cuda.empty());
@@ -34,9 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (bool with_cc : {true, false}) {
     for (const SmiGpu& gpu : ParseNvidiaSmiCsv(input, with_cc)) {
       CheckDriver(gpu.driver_version);
-      TORCHDEX_FUZZ_CHECK(with_cc || gpu.compute_capability.empty());
-      const std::string& cc = gpu.compute_capability;
-      TORCHDEX_FUZZ_CHECK(cc.empty() || NormalizeComputeCapability(cc) == cc);
+      TORCHDEX_FUZZ_CHECK(with_cc || !gpu.compute_capability);
+      if (gpu.compute_capability) {
+        TORCHDEX_FUZZ_CHECK(torchdex::core::ComputeCapability::Parse(gpu.compute_capability->ToString()) ==
+                            gpu.compute_capability);
+      }
       TORCHDEX_FUZZ_CHECK(gpu.pci_bus_id.empty() ||
                           NormalizePciBusId(gpu.pci_bus_id) == gpu.pci_bus_id);
     }
@@ -44,8 +47,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size <= 64) {
     const std::string bus = NormalizePciBusId(input);
     TORCHDEX_FUZZ_CHECK(bus.empty() || NormalizePciBusId(bus) == bus);
-    const std::string cc = NormalizeComputeCapability(input);
-    TORCHDEX_FUZZ_CHECK(cc.empty() || NormalizeComputeCapability(cc) == cc);
+    if (const auto cc = torchdex::core::ComputeCapability::Parse(input)) {
+      TORCHDEX_FUZZ_CHECK(torchdex::core::ComputeCapability::Parse(cc->ToString()) == cc);
+      TORCHDEX_FUZZ_CHECK(torchdex::core::ComputeCapability::ParseSm(cc->Sm()) == cc);
+    }
+    if (const auto driver = torchdex::core::DriverVersion::Parse(input)) {
+      TORCHDEX_FUZZ_CHECK(driver->ToString() == input);  // printed exactly as parsed
+    }
     (void)FindTegraGpu(input);
   }
   (void)NvidiaSmiRejectsComputeCap(input);

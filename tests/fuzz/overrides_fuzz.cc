@@ -28,8 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     TORCHDEX_FUZZ_CHECK(!overrides.error().message.empty());
     return 0;
   }
-  for (const std::string& cc : overrides->cuda_arch_list) {
-    TORCHDEX_FUZZ_CHECK(NormalizeComputeCapability(cc) == cc);
+  for (const torchdex::core::ComputeCapability& cc : overrides->cuda_arch_list) {
+    TORCHDEX_FUZZ_CHECK(torchdex::core::ComputeCapability::Parse(cc.ToString()) == cc);
   }
   for (const std::string& gfx : overrides->amd_gfx_list) TORCHDEX_FUZZ_CHECK(IsGfxName(gfx));
   TORCHDEX_FUZZ_CHECK(overrides->cuda_arch.has_value() == !overrides->cuda_arch_list.empty());
