@@ -11,6 +11,7 @@
 
 #include "installer/cli/run.h"
 #include "installer/platform/clock.h"
+#include "tests/installer/test_support.h"
 #include "tests/support/nginx.h"
 
 namespace torchdex::installer {
@@ -20,11 +21,7 @@ namespace fs = std::filesystem;
 const fs::path kHosts = fs::path(TORCHDEX_FIXTURES_DIR) / "hosts";
 const std::string kSha = std::string(64, 'a');
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
+using Result = testing::CliResult;
 
 class CustomBackendTest : public ::testing::Test {
  protected:
@@ -36,7 +33,7 @@ class CustomBackendTest : public ::testing::Test {
         << "<a href=\"torch-2.5.1%2Bcu124-py3-none-any.whl#sha256=" << kSha << "\">torch-2.5.1+cu124-py3-none-any.whl</a><br/>\n"
         << "<a href=\"torch-2.4.1%2Bcu124-py3-none-any.whl#sha256=" << kSha << "\">torch-2.4.1+cu124-py3-none-any.whl</a><br/>\n"
         << "</body></html>\n";
-    auto nginx = testing::Nginx::Start(*root_);
+    auto nginx = torchdex::testing::Nginx::Start(*root_);
     ASSERT_TRUE(nginx.ok()) << nginx.error().message;
     nginx_ = nginx->release();
   }
@@ -57,22 +54,14 @@ class CustomBackendTest : public ::testing::Test {
     return Override(R"({"format": 1, "backends": {"internal": {"kind": "cuda", "toolkit": "12.4", "url": ")" +
                     nginx_->Url("/internal/") + "\"" + extra + "}}}");
   }
-  Result Run(std::vector<std::string> args) {
-    const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
-    const SteadyClock clock;
-    const Environment env = {{"PATH", "/usr/bin:/bin"}};
-    Deps deps{env, *runner, clock};
-    std::ostringstream out, err;
-    const int code = Main(args, deps, out, err);
-    return {code, out.str(), err.str()};
-  }
+  Result Run(const std::vector<std::string>& args) { return testing::RunTorchdex(args); }
 
   static fs::path* root_;
-  static testing::Nginx* nginx_;
+  static torchdex::testing::Nginx* nginx_;
   int files_ = 0;
 };
 fs::path* CustomBackendTest::root_ = nullptr;
-testing::Nginx* CustomBackendTest::nginx_ = nullptr;
+torchdex::testing::Nginx* CustomBackendTest::nginx_ = nullptr;
 
 TEST_F(CustomBackendTest, ANamedCustomBackendReadsItsLivePage) {
   const std::string file = Internal();

@@ -12,6 +12,7 @@
 #include "installer/cli/exit_codes.h"
 #include "installer/cli/run.h"
 #include "installer/platform/clock.h"
+#include "tests/installer/test_support.h"
 
 namespace torchdex::installer {
 namespace {
@@ -38,20 +39,11 @@ class UnreachableFetcher final : public index::Fetcher {
   }
 };
 
-struct Result {
-  int code;
-  std::string err;
-};
+using Result = testing::CliResult;
 
-Result Torchdex(std::vector<std::string> args, Environment env = {}) {
-  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
-  const SteadyClock clock;
+Result Torchdex(const std::vector<std::string>& args, Environment env = {}) {
   UnreachableFetcher fetcher;
-  if (!env.count("PATH")) env["PATH"] = "/usr/bin:/bin";
-  Deps deps{env, *runner, clock, &fetcher};
-  std::ostringstream out, err;
-  const int code = Main(args, deps, out, err);
-  return {code, err.str()};
+  return testing::RunTorchdex(args, std::move(env), &fetcher);
 }
 
 std::string Write(const fs::path& dir, const std::string& name, const std::string& text) {

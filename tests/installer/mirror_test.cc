@@ -9,6 +9,7 @@
 
 #include "installer/cli/run.h"
 #include "installer/platform/clock.h"
+#include "tests/installer/test_support.h"
 #include "tests/support/nginx.h"
 
 namespace torchdex::installer {
@@ -35,7 +36,7 @@ class MirrorTest : public ::testing::Test {
           << "<a href=\"https://evil.example/torch-2.3.1%2B" << backend << "-py3-none-any.whl#sha256=" << kSha
           << "\">torch</a><br/>\n</body></html>\n";
     }
-    auto nginx = testing::Nginx::Start(*root_);
+    auto nginx = torchdex::testing::Nginx::Start(*root_);
     ASSERT_TRUE(nginx.ok()) << nginx.error().message;
     nginx_ = nginx->release();
     const fs::path file = *root_ / "mirror.json";
@@ -48,27 +49,19 @@ class MirrorTest : public ::testing::Test {
     delete root_;
     delete mirror_;
   }
-  struct Result {
-    int code;
-    std::string out, err;
-  };
+  using Result = testing::CliResult;
+
   Result Install(std::vector<std::string> extra) {
     std::vector<std::string> args = {"install", "--dry-run", "--python", "/usr/bin/python3", "--catalogue", *mirror_};
     args.insert(args.end(), extra.begin(), extra.end());
-    const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
-    const SteadyClock clock;
-    const Environment env = {{"PATH", "/usr/bin:/bin"}};
-    Deps deps{env, *runner, clock};
-    std::ostringstream out, err;
-    const int code = Main(args, deps, out, err);
-    return {code, out.str(), err.str()};
+    return testing::RunTorchdex(args);
   }
   static fs::path* root_;
-  static testing::Nginx* nginx_;
+  static torchdex::testing::Nginx* nginx_;
   static std::string* mirror_;
 };
 fs::path* MirrorTest::root_ = nullptr;
-testing::Nginx* MirrorTest::nginx_ = nullptr;
+torchdex::testing::Nginx* MirrorTest::nginx_ = nullptr;
 std::string* MirrorTest::mirror_ = nullptr;
 
 TEST_F(MirrorTest, FilesOfTheFamilysHostsComeFromTheMirror) {

@@ -9,6 +9,7 @@
 #include "installer/cli/run.h"
 #include "installer/override_files/override_files.h"
 #include "installer/platform/clock.h"
+#include "tests/installer/test_support.h"
 
 namespace torchdex::installer {
 namespace {
@@ -51,10 +52,7 @@ TEST(OverrideValidationTest, ReportsEveryErrorOfAFile) {
   }
 }
 
-struct Result {
-  int code;
-  std::string err;
-};
+using Result = testing::CliResult;
 
 class OverrideCliTest : public ::testing::Test {
  protected:
@@ -66,13 +64,8 @@ class OverrideCliTest : public ::testing::Test {
     return (dir_ / name).string();
   }
   Result Select(std::vector<std::string> args, Environment env = {}) {
-    const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
-    const SteadyClock clock;
-    Deps deps{env, *runner, clock};
     args.insert(args.begin(), "select");
-    std::ostringstream out, err;
-    const int code = Main(args, deps, out, err);
-    return {code, err.str()};
+    return testing::RunTorchdex(args, std::move(env));
   }
 };
 
@@ -110,14 +103,9 @@ TEST_F(OverrideCliTest, ConfigFileKeysAreChecked) {
 TEST_F(OverrideCliTest, CredentialsInAMirrorUrlAreNeverPrinted) {
   // catalogue check, plans, select --json and export headers printed "s3cret" (issue 13, B.11).
   const std::string mirror = Write("m.json", R"({"format": 1, "mirror": "http://user:s3cret@127.0.0.1:9/whl/"})");
-  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
-  const SteadyClock clock;
-  const Environment env = {{"PATH", "/usr/bin:/bin"}};
-  Deps deps{env, *runner, clock};
-  auto run = [&](std::vector<std::string> args) {
-    std::ostringstream out, err;
-    Main(args, deps, out, err);
-    return out.str() + err.str();
+  auto run = [&](const std::vector<std::string>& args) {
+    const Result r = testing::RunTorchdex(args);
+    return r.out + r.err;
   };
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"catalogue", "check", mirror},

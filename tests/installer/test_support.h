@@ -6,10 +6,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "installer/cli/run.h"
 #include "installer/platform/clock.h"
 #include "installer/detect/detect.h"
 #include "installer/detect/report.h"
@@ -85,6 +88,25 @@ inline HostFacts DetectUnder(const std::filesystem::path& root, const Environmen
   core::Expected<HostFacts> facts = Detect(options, DetectDeps{files, env, *runner, clock});
   if (!facts) throw std::runtime_error("Detect failed: " + facts.error().message);
   return std::move(*facts);
+}
+
+// `torchdex ARGS...` in process, with the real process runner (captured hosts answer through
+// their fake tools), `env` as the whole environment (PATH=/usr/bin:/bin unless it says), and
+// `fetcher` for HTTP when given.
+struct CliResult {
+  int code;
+  std::string out;
+  std::string err;
+};
+inline CliResult RunTorchdex(const std::vector<std::string>& args, Environment env = {},
+                             index::Fetcher* fetcher = nullptr) {
+  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  const SteadyClock clock;
+  if (env.count("PATH") == 0) env["PATH"] = "/usr/bin:/bin";
+  Deps deps{env, *runner, clock, fetcher};
+  std::ostringstream out, err;
+  const int code = Main(args, deps, out, err);
+  return {code, out.str(), err.str()};
 }
 
 inline nlohmann::json ToJson(const HostFacts& facts) {
