@@ -19,6 +19,8 @@ std::string WithSlash(std::string url) {
 }
 
 std::string EscapeHtml(std::string_view text) {
+  // Most hrefs and filenames need nothing: a page of PyPI's has thousands of them.
+  if (text.find_first_of("&<>\"'") == std::string_view::npos) return std::string(text);
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
