@@ -47,9 +47,10 @@ std::string EscapeHtml(std::string_view text) {
   return out;
 }
 
-HttpResponse Text(int status, std::string message) {
+// A message for the installer, which may print it: the credentials of an index URL hidden.
+HttpResponse Text(int status, const std::string& message) {
   return HttpResponse{status, "text/plain; charset=utf-8",
-                      "torchdex routing index: " + message + "\n"};
+                      "torchdex routing index: " + core::RedactCredentials(message) + "\n"};
 }
 
 // The project a file belongs to: a wheel's parsed name; for anything else (sdists, eggs), the

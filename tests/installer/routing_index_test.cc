@@ -224,6 +224,14 @@ TEST_F(RoutingIndexTest, OtherNamesAreRelayedFromTheDefaultIndexWithAbsoluteLink
   EXPECT_EQ(page.anchors[1].url, "https://pypi.example/simple/needs-torch/needs-torch-1.0.tar.gz");
   EXPECT_THAT(fetcher_.Requested(), ElementsAre(std::string(kDefault) + "needs-torch/"));
   EXPECT_EQ(Get("/simple/not-there/").status, 404);
+  // A private default index: its credentials reach the fetcher, never a message.
+  RoutingIndexConfig config = Config();
+  config.default_index_url = "https://user:secret@pypi.example/simple/";
+  RoutingIndex private_index(config, [this](const std::string& url) { return fetcher_.Get(url); });
+  const HttpResponse missing = private_index.Answer({"GET", "/simple/absent/"});
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_THAT(missing.body, Not(HasSubstr("secret")));
+  EXPECT_EQ(fetcher_.Requested().back(), "https://user:secret@pypi.example/simple/absent/");
   EXPECT_EQ(index_.Summary(),
             "routing index: needs-torch from the default index (" + std::string(kDefault) + ")\n");
 }
