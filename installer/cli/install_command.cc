@@ -319,8 +319,11 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   const std::string default_index = prepared->plan.default_index_url.empty()
                                         ? InstallerDefaultIndex(command, deps.runner, deps.env)
                                         : prepared->plan.default_index_url;
-  const RoutingIndexConfig routing =
-      RoutingConfigFor(prepared->plan, prepared->decision.routed_names, default_index);
+  const Decision& decision = prepared->decision;
+  const RoutingIndexConfig routing = RoutingConfigFor(
+      prepared->plan, decision.routed_names, default_index,
+      MirrorRule{decision.mirror_url, decision.upstream_base, decision.upstream_hosts,
+                 prepared->plan.trusted_hosts});
   std::unique_ptr<RoutingIndexServer> server;
   if (o.dry_run) {
     command.routing_index_url = kRoutingIndexPlaceholderUrl;

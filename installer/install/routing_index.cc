@@ -122,7 +122,7 @@ std::string ProjectOf(std::string_view target) {
 
 RoutingIndexConfig RoutingConfigFor(const InstallPlan& plan,
                                     const std::vector<std::string>& routed_names,
-                                    std::string default_index_url) {
+                                    std::string default_index_url, MirrorRule mirror) {
   RoutingIndexConfig config;
   for (const std::string& name : routed_names) {
     config.routed_projects.insert(core::NormalizeName(name));
@@ -134,6 +134,7 @@ RoutingIndexConfig RoutingConfigFor(const InstallPlan& plan,
                                                                       : plan.default_index_url);
   config.pinned = plan.routed;
   config.trusted_hosts = plan.trusted_hosts;
+  config.mirror = std::move(mirror);
   return config;
 }
 
@@ -225,15 +226,19 @@ HttpResponse RoutingIndex::Relay(const std::string& name, const std::string& pag
   core::Expected<index::IndexPage> page = index::ParsePage(result.body, result.content_type, base);
   if (!page) return Text(502, base + ": " + page.error().message);
   std::vector<Link> links;
+  const bool backend = source == RoutedAnswer::Source::kBackend;
   for (const index::Anchor& anchor : page->anchors) {
     const std::string filename = index::UrlFilename(anchor.url);
+    // The backend's links as the planner takes them: onto the mirror, or refused off it.
+    const std::string url = backend ? config_.mirror.Rewrite(anchor.url) : anchor.url;
     if (filename.empty() || !FileOfProject(filename, name) ||
-        !CheckTransport(anchor.url, config_.trusted_hosts, filename)) {
+        !CheckTransport(url, config_.trusted_hosts, filename) ||
+        (backend && !config_.mirror.Check(url, filename))) {
       ++answer.dropped;
       continue;
     }
-    links.push_back({anchor.url, filename, anchor.sha256, anchor.requires_python,
-                     anchor.has_metadata, anchor.metadata_sha256, anchor.yanked});
+    links.push_back({url, filename, anchor.sha256, anchor.requires_python, anchor.has_metadata,
+                     anchor.metadata_sha256, anchor.yanked});
   }
   answer.source = source;
   answer.files = static_cast<int>(links.size());

@@ -45,13 +45,15 @@ struct RoutingIndexConfig {
   std::string default_index_url;          // every other name: --index-url, else the installer's
   std::vector<PlannedWheel> pinned;       // the plan's routed wheels: answered with exactly these
   std::vector<std::string> trusted_hosts;
+  MirrorRule mirror;  // the backend's pages keep the plan's mirror rule: nothing leaves a mirror
 };
 
 /// The configuration for a plan: its backend, default index (`default_index_url` when the
-/// plan has none), trusted hosts and routed wheels, and the decision's routed names.
+/// plan has none), trusted hosts and routed wheels, the decision's routed names, and the
+/// plan's mirror rule (MirrorOf its request).
 RoutingIndexConfig RoutingConfigFor(const InstallPlan& plan,
                                     const std::vector<std::string>& routed_names,
-                                    std::string default_index_url);
+                                    std::string default_index_url, MirrorRule mirror = {});
 
 /// For `install --dry-run`: the URL the installer gets, what it serves from where.
 ///   routing index: http://127.0.0.1:<port>/simple/ (the installer's only index, this run only)

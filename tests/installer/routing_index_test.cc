@@ -261,6 +261,31 @@ TEST_F(RoutingIndexTest, APageListsOnlyItsOwnProjectsFilesAndOnlyOverHttps) {
   EXPECT_THAT(moved.body, HasSubstr("refusing plain HTTP: http://mirror.example/simple/moved/"));
 }
 
+TEST_F(RoutingIndexTest, OnAMirrorTheBackendsLinksStayOnTheMirror) {
+  // The mirror's page links to the family's own host and to another one, as mirrors that copy
+  // download.pytorch.org's pages do.
+  const std::string mirror = "https://mirror.example/pytorch/whl/";
+  RoutingIndexConfig config = Config();
+  config.backend_index_url = mirror + "cu124/";
+  config.mirror = {mirror, "https://download.pytorch.org/whl/", {"download.pytorch.org"}, {}};
+  fetcher_.Serve(mirror + "cu124/torch/",
+                 Html(Anchor("https://download.pytorch.org/whl/cu124/torch-2.6.0%2Bcu124-py3-"
+                             "none-any.whl#sha256=" +
+                                 std::string(64, 'e'),
+                             "torch-2.6.0+cu124-py3-none-any.whl") +
+                      Anchor("https://cdn.example/torch-2.5.1%2Bcu124-py3-none-any.whl",
+                             "torch-2.5.1+cu124-py3-none-any.whl")));
+  RoutingIndex mirrored(config, [this](const std::string& url) { return fetcher_.Get(url); });
+  const HttpResponse response = mirrored.Answer({"GET", "/simple/torch/"});
+  ASSERT_EQ(response.status, 200) << response.body;
+  const index::IndexPage page = Parse(response);
+  ASSERT_EQ(page.anchors.size(), 1u) << response.body;
+  EXPECT_EQ(page.anchors[0].url,
+            "https://mirror.example/pytorch/whl/cu124/torch-2.6.0%2Bcu124-py3-none-any.whl");
+  EXPECT_EQ(page.anchors[0].sha256, std::string(64, 'e'));
+  EXPECT_EQ(mirrored.Answers().back().dropped, 1);
+}
+
 TEST(RoutingIndexConfigTest, ThePlansDefaultIndexWinsAndPinnedNamesAreRouted) {
   InstallPlan plan;
   plan.backend = "cpu";
