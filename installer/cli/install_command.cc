@@ -299,6 +299,7 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
     command.uv = *uv;
   }
   if (o.json) {
+    command.routing_index_url = kRoutingIndexPlaceholderUrl;  // the command as it would run
     core::Expected<std::vector<std::string>> argv = InstallCommand(prepared->plan, command);
     out << PlanToJson(*prepared, argv ? &*argv : nullptr);
     return kExitOk;

@@ -623,6 +623,13 @@ TEST_F(InstallE2eTest, TheInstallAndExportCommandsRunThePlan) {
   EXPECT_THAT(dry_out.str(), HasSubstr("  every other name, from the default index: " +
                                        nginx_->Url("/simple/") + "\n"));
   EXPECT_THAT(dry_out.str(), HasSubstr("typing-extensions --index-url 'http://127.0.0.1:<port>/simple/'\n"));
+  std::ostringstream json_out, json_err;
+  ASSERT_EQ(Main(with({"install", "--dry-run", "--json"}, {"torch==2.5.1"}), deps, json_out,
+                 json_err),
+            0)
+      << json_err.str();
+  const nlohmann::json plan_json = nlohmann::json::parse(json_out.str());
+  EXPECT_EQ(plan_json["command"].back(), "http://127.0.0.1:<port>/simple/") << json_out.str();
   EXPECT_TRUE(Installed(python).empty());  // a dry run changes nothing
 
   // --torch-backend=auto over a captured host: an RTX 3090 on driver 550 with torch==2.5.1
