@@ -106,10 +106,14 @@ const Xml* LoadXml(std::string* error) {
     Bind(library, "htmlCtxtUseOptions", &api.use_options, &missing);
     Bind(library, "htmlParseChunk", &api.parse_chunk, &missing);
     Bind(library, "htmlFreeParserCtxt", &api.free_parser, &missing);
+    Bind(library, "xmlInitParser", &api.init_parser, &missing);
     if (!missing.empty()) {
       state.error = lib.said + " lacks " + missing;
       return;
     }
+    // libxml2 2.9 sets up its globals on first use, and that is not thread-safe; pages are
+    // parsed on several threads at once (the routing index), so set them up here, once.
+    api.init_parser();
     state.ok = true;
   });
   if (!state.ok && error != nullptr) *error = state.error;

@@ -39,6 +39,7 @@ struct Xml {
   decltype(&::htmlCtxtUseOptions) use_options;
   decltype(&::htmlParseChunk) parse_chunk;
   decltype(&::htmlFreeParserCtxt) free_parser;
+  decltype(&::xmlInitParser) init_parser;
 };
 
 /// libcurl.so.4 (or the file TORCHDEX_LIBCURL names), loaded once; nullptr when it cannot be,

@@ -14,6 +14,7 @@
 #include "installer/install/export.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
+#include "installer/install/routing_index.h"
 
 namespace torchdex::installer {
 
@@ -24,9 +25,12 @@ const char* const kInstallDetails =
     "torchvision, ... as the catalogue and override files say) to one wheel on that backend's\n"
     "live index page, for the target interpreter's tags, following routed dependencies through\n"
     "PEP 658 metadata. pip (or `uv pip` with --installer uv) then runs with an argv, never a\n"
-    "shell: routed packages as `name @ URL#sha256=HEX`, everything else as written with\n"
-    "--index-url. A routed name is never looked up on the default index. HTTPS only, except\n"
-    "loopback and the override files' trusted_hosts. The installer's exit code is torchdex's.\n"
+    "shell: routed packages as `name @ URL#sha256=HEX`, everything else as written. Its only\n"
+    "index is a routing index torchdex serves on 127.0.0.1 for the run: routed names, asked or\n"
+    "reached through any dependency, from the backend; every other name from the default\n"
+    "index (--index-url, else the installer's own). A routed name is never looked up on the\n"
+    "default index. HTTPS only, except loopback and the override files' trusted_hosts. The\n"
+    "installer's exit code is torchdex's.\n"
     "\n"
     "Target interpreter: --python, else $VIRTUAL_ENV, else python3 on PATH.\n"
     "See docs/install.md.\n";
@@ -295,6 +299,7 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
     command.uv = *uv;
   }
   if (o.json) {
+    command.routing_index_url = kRoutingIndexPlaceholderUrl;  // the command as it would run
     core::Expected<std::vector<std::string>> argv = InstallCommand(prepared->plan, command);
     out << PlanToJson(*prepared, argv ? &*argv : nullptr);
     return kExitOk;
@@ -310,10 +315,34 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
       err << "torchdex: warning: " << core::RedactCredentials(warning) << "\n";
     }
   }
+  // The installer's only index is the routing index: routed names reached through any
+  // dependency come from the backend too, every other name from the default index.
+  const std::string default_index = prepared->plan.default_index_url.empty()
+                                        ? InstallerDefaultIndex(command, deps.runner, deps.env)
+                                        : prepared->plan.default_index_url;
+  const Decision& decision = prepared->decision;
+  const RoutingIndexConfig routing = RoutingConfigFor(
+      prepared->plan, decision.routed_names, default_index,
+      MirrorRule{decision.mirror_url, decision.upstream_base, decision.upstream_hosts,
+                 prepared->plan.trusted_hosts});
+  std::unique_ptr<RoutingIndexServer> server;
+  if (o.dry_run) {
+    command.routing_index_url = kRoutingIndexPlaceholderUrl;
+    out << core::RedactCredentials(DescribeRoutingIndex(routing, command.routing_index_url));
+  } else {
+    core::Expected<std::unique_ptr<RoutingIndexServer>> started =
+        RoutingIndexServer::Start(routing, deps.fetcher, RoutingFetchOptions());
+    if (!started) {
+      err << "torchdex install: " << core::RedactCredentials(started.error().message) << "\n";
+      return ExitStatus(started.error().code);
+    }
+    server = std::move(started).value();
+    command.routing_index_url = server->url();
+  }
   core::Expected<std::vector<std::string>> argv = InstallCommand(prepared->plan, command);
   if (!argv) {
     err << "torchdex install: " << core::RedactCredentials(argv.error().message) << "\n";
-    return kExitFailure;
+    return ExitStatus(argv.error().code);
   }
   if (o.dry_run) {
     out << "would run: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
@@ -321,7 +350,10 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   }
   out << "running: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
   out.flush();
-  return ExecuteInstall(*argv, deps.runner, deps.env, out, err);
+  const int code = ExecuteInstall(*argv, deps.runner, deps.env, out, err);
+  server->Stop();
+  out << core::RedactCredentials(server->index().Summary());
+  return code;
 }
 
 int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {

@@ -1,7 +1,11 @@
 #include "installer/install/pip_command.h"
 
 #include <unistd.h>
+
+#include <map>
 #include <sstream>
+
+#include "installer/install/routing_index.h"
 
 namespace torchdex::installer {
 
@@ -25,6 +29,51 @@ core::Expected<std::string> FindUv(const Environment& env) {
                          "); install uv or use the default installer, pip");
 }
 
+std::string PipConfigIndexUrl(std::string_view config_list) {
+  // Lines like "global.index-url='https://...'"; ":env:." is PIP_INDEX_URL. pip applies the
+  // global section, then the command's, then the environment (pip's ConfigOptionParser).
+  std::map<std::string, std::string, std::less<>> values;
+  size_t start = 0;
+  while (start < config_list.size()) {
+    size_t end = config_list.find('\n', start);
+    if (end == std::string_view::npos) end = config_list.size();
+    std::string_view line = config_list.substr(start, end - start);
+    start = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const size_t equals = line.find('=');
+    if (equals == std::string_view::npos) continue;
+    std::string_view value = line.substr(equals + 1);
+    if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') &&
+        value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
+    }
+    values[std::string(line.substr(0, equals))] = std::string(value);
+  }
+  for (const char* key : {":env:.index-url", "install.index-url", "global.index-url"}) {
+    if (auto it = values.find(key); it != values.end() && !it->second.empty()) return it->second;
+  }
+  return {};
+}
+
+std::string InstallerDefaultIndex(const InstallCommandOptions& options, ProcessRunner& runner,
+                                  const Environment& env) {
+  if (options.installer == InstallerKind::kUv) {
+    for (const char* name : {"UV_DEFAULT_INDEX", "UV_INDEX_URL"}) {
+      if (std::optional<std::string> value = Lookup(env, name); value && !value->empty()) {
+        return *value;
+      }
+    }
+    return std::string(kPypiSimpleUrl);
+  }
+  const ProcessResult listed =
+      runner.Run({options.python, "-m", "pip", "config", "list"}, env, std::chrono::seconds(60));
+  if (listed.Succeeded()) {
+    if (std::string url = PipConfigIndexUrl(listed.output); !url.empty()) return url;
+  }
+  // No pip, or no setting: pip's own default (and pip without pip fails later, clearly).
+  return std::string(kPypiSimpleUrl);
+}
+
 std::string DirectReference(const PlannedWheel& wheel) {
   std::string reference = wheel.name;
   if (!wheel.extras.empty()) {
@@ -39,8 +88,40 @@ std::string DirectReference(const PlannedWheel& wheel) {
   return reference;
 }
 
+namespace {
+
+// Installer options that add or replace an index or a source of files: after `--` they would
+// put an index beside the routing index, or in its place, where pip and uv look routed names
+// up (pip install --help, uv pip install --help).
+std::string IndexOption(std::string_view arg) {
+  for (std::string_view option : {"--index-url", "--extra-index-url", "--find-links", "--index",
+                                  "--default-index", "--requirement"}) {
+    if (arg == option || (arg.substr(0, option.size()) == option && arg.size() > option.size() &&
+                          arg[option.size()] == '=')) {
+      return std::string(option);
+    }
+  }
+  // -i URL, -iURL, -f DIR, -r FILE (a requirement file may hold --extra-index-url).
+  if (arg.size() >= 2 && arg[0] == '-' && (arg[1] == 'i' || arg[1] == 'f' || arg[1] == 'r')) {
+    return std::string(arg.substr(0, 2));
+  }
+  return {};
+}
+
+}  // namespace
+
 core::Expected<std::vector<std::string>> InstallCommand(const InstallPlan& plan,
                                                         const InstallCommandOptions& options) {
+  for (const std::string& arg : options.extra_args) {
+    if (const std::string option = IndexOption(arg); !option.empty()) {
+      return core::MakeError(
+          "\"" + arg + "\" after --: " + option +
+              " is not passed to the installer, whose only index is torchdex's routing index "
+              "(routed names from the backend, every other name from the default index); give "
+              "the default index with --index-url and requirement files with -r",
+          core::ErrorCode::kUsage);
+    }
+  }
   if (plan.offline) {
     return core::MakeError(
         "an offline plan has no wheel URLs or hashes and cannot be installed; "
@@ -59,9 +140,11 @@ core::Expected<std::vector<std::string>> InstallCommand(const InstallPlan& plan,
     argv.push_back(DirectReference(wheel));
   }
   argv.insert(argv.end(), plan.other.begin(), plan.other.end());
-  if (!plan.default_index_url.empty()) {
+  const std::string& index_url =
+      options.routing_index_url.empty() ? plan.default_index_url : options.routing_index_url;
+  if (!index_url.empty()) {
     argv.push_back("--index-url");
-    argv.push_back(plan.default_index_url);
+    argv.push_back(index_url);
   }
   for (const std::string& host : plan.trusted_hosts) {
     argv.push_back(options.installer == InstallerKind::kPip ? "--trusted-host"

@@ -1,8 +1,9 @@
 // Running the installer (docs/install.md): `python -m pip install` by default, or
 // `uv pip install --python PY` when asked and uv is on PATH. Routed packages go as PEP 508
 // direct references with the page's hash in the fragment ("torch @ URL#sha256=HEX"), which pip
-// and uv verify on download; the other requirements as the user wrote them, with the user's
-// default index. Always an argv, never a shell; its exit code becomes torchdex's.
+// and uv verify on download; the other requirements as the user wrote them; the routing index
+// (routing_index.h) as the only index, which forwards what is not routed to the user's default
+// index. Always an argv, never a shell; its exit code becomes torchdex's.
 #ifndef TORCHDEX_INSTALLER_INSTALL_PIP_COMMAND_H_
 #define TORCHDEX_INSTALLER_INSTALL_PIP_COMMAND_H_
 
@@ -29,10 +30,24 @@ struct InstallCommandOptions {
   std::string python;                   // the target interpreter (absolute path)
   std::string uv;                       // uv's absolute path (FindUv) when installer is kUv
   std::vector<std::string> extra_args;  // after `--` on torchdex's command line, passed through
+  /// The routing index (routing_index.h) serving this run: when set, the installer's only
+  /// index (`--index-url`), in place of the plan's default index, which the routing index
+  /// forwards every name that is not routed to.
+  std::string routing_index_url = {};  // `= {}`: brace-initialised options may leave it out
 };
 
 /// uv on PATH, as an absolute path; a clear error when it is not there.
 core::Expected<std::string> FindUv(const Environment& env);
+
+/// The default index the installer would use without torchdex's `--index-url`: for pip, what
+/// `python -m pip config list` says (PIP_INDEX_URL, then an `install.` and a `global.` value
+/// of the configuration files, pip's own order); for uv, UV_DEFAULT_INDEX, then UV_INDEX_URL;
+/// else PyPI. uv's configuration files are not read (docs/install.md).
+std::string InstallerDefaultIndex(const InstallCommandOptions& options, ProcessRunner& runner,
+                                  const Environment& env);
+
+/// The index URL of `pip config list` output, by pip's precedence; "" when none is set.
+std::string PipConfigIndexUrl(std::string_view config_list);
 
 /// "torch @ https://.../torch-2.5.1%2Bcu124-...whl#sha256=HEX"; without a fragment when the
 /// page gave no hash.

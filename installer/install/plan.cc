@@ -113,10 +113,48 @@ std::string JoinVersions(const std::vector<WheelCandidate>& wheels) {
   return text;
 }
 
+}  // namespace
+
+MirrorRule MirrorOf(const PlanRequest& request) {
+  return {request.mirror_url, request.upstream_base, request.upstream_hosts,
+          request.trusted_hosts};
+}
+
+std::string MirrorRule::Rewrite(const std::string& url) const {
+  if (mirror_url.empty()) return url;
+  const std::string host(HostWithoutPort(index::UrlHost(url)));
+  if (std::find(upstream_hosts.begin(), upstream_hosts.end(), host) == upstream_hosts.end()) {
+    return url;
+  }
+  const std::size_t path = url.find('/', url.find("://") + 3);
+  std::string rest = path == std::string::npos ? "" : url.substr(path + 1);  // "whl/cu128/x.whl"
+  const std::size_t base_path = upstream_base.find('/', upstream_base.find("://") + 3);
+  const std::string prefix = base_path == std::string::npos ? "" : upstream_base.substr(base_path + 1);
+  if (!prefix.empty() && rest.rfind(prefix, 0) == 0) rest = rest.substr(prefix.size());
+  std::string mirror = mirror_url;
+  if (!mirror.ends_with('/')) mirror.push_back('/');
+  return mirror + rest;
+}
+
+core::Status MirrorRule::Check(const std::string& url, const std::string& what) const {
+  if (mirror_url.empty()) return {};
+  const std::string host = Lower(std::string(index::UrlHost(url)));
+  if (host == Lower(std::string(index::UrlHost(mirror_url)))) return {};
+  for (const std::string& trusted : trusted_hosts) {
+    if (Lower(trusted) == host || Lower(trusted) == HostWithoutPort(host)) return {};
+  }
+  return core::MakeError(what + ": " + url + " is on " + host + ", not the mirror " + mirror_url +
+                             " (add the host to \"trusted_hosts\" of an override file to allow it)",
+                         core::ErrorCode::kNetwork);
+}
+
+namespace {
+
 class Planner {
  public:
   Planner(const PlanRequest& request, index::Fetcher* fetcher)
-      : request_(request), fetcher_(fetcher), ranking_(request.supported_tags) {
+      : request_(request), fetcher_(fetcher), ranking_(request.supported_tags),
+        mirror_(MirrorOf(request)) {
     base_url_ = request.backend_index_url;
     if (!base_url_.empty() && base_url_.back() != '/') base_url_ += '/';
   }
@@ -125,35 +163,10 @@ class Planner {
 
  private:
   std::string PageUrl(const std::string& project) const { return base_url_ + project + "/"; }
-  // A link to one of the family's own hosts, served by the mirror instead (the same path under
-  // the mirror's base: https://download.pytorch.org/whl/nightly/cu128/x.whl is
-  // <mirror>nightly/cu128/x.whl). Without a mirror, or for other hosts, the URL as it is.
-  std::string OnMirror(const std::string& url) const {
-    if (request_.mirror_url.empty()) return url;
-    const std::string host(HostWithoutPort(index::UrlHost(url)));
-    if (std::find(request_.upstream_hosts.begin(), request_.upstream_hosts.end(), host) == request_.upstream_hosts.end()) {
-      return url;
-    }
-    const std::size_t path = url.find('/', url.find("://") + 3);
-    std::string rest = path == std::string::npos ? "" : url.substr(path + 1);  // "whl/cu128/x.whl"
-    const std::size_t base_path = request_.upstream_base.find('/', request_.upstream_base.find("://") + 3);
-    const std::string prefix = base_path == std::string::npos ? "" : request_.upstream_base.substr(base_path + 1);
-    if (!prefix.empty() && rest.rfind(prefix, 0) == 0) rest = rest.substr(prefix.size());
-    std::string mirror = request_.mirror_url;
-    if (!mirror.ends_with('/')) mirror.push_back('/');
-    return mirror + rest;
-  }
-  // With a mirror, a file elsewhere than the mirror (and its trusted hosts) is refused.
+  // The mirror rule (MirrorRule, plan.h), shared with the routing index.
+  std::string OnMirror(const std::string& url) const { return mirror_.Rewrite(url); }
   core::Status CheckOnMirror(const std::string& url, const std::string& what) const {
-    if (request_.mirror_url.empty()) return {};
-    const std::string host = Lower(std::string(index::UrlHost(url)));
-    if (host == Lower(std::string(index::UrlHost(request_.mirror_url)))) return {};
-    for (const std::string& trusted : request_.trusted_hosts) {
-      if (Lower(trusted) == host || Lower(trusted) == HostWithoutPort(host)) return {};
-    }
-    return core::MakeError(what + ": " + url + " is on " + host + ", not the mirror " + request_.mirror_url +
-                               " (add the host to \"trusted_hosts\" of an override file to allow it)",
-                           core::ErrorCode::kNetwork);
+    return mirror_.Check(url, what);
   }
   std::string Target() const {
     return request_.target_description.empty() ? "the target interpreter"
@@ -180,6 +193,7 @@ class Planner {
   const PlanRequest& request_;
   index::Fetcher* fetcher_;
   core::TagRanking ranking_;
+  const MirrorRule mirror_;
   std::string base_url_;
   InstallPlan plan_;
   std::map<std::string, ProjectPage> pages_;

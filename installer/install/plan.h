@@ -77,6 +77,27 @@ struct PlanRequest {
   const OfflineVersionsSource* offline = nullptr;
 };
 
+/// The mirror rule: with a mirror of the family (override files), a link to one of the
+/// family's own hosts is read from the mirror instead (the same path under the mirror's base:
+/// https://download.pytorch.org/whl/nightly/cu128/x.whl is <mirror>nightly/cu128/x.whl), and a
+/// file on any other host is refused unless trusted, so nothing leaves the mirror. Without a
+/// mirror both change nothing. The planner and the routing index apply it alike.
+struct MirrorRule {
+  std::string mirror_url;  // "" = no mirror
+  std::string upstream_base;
+  std::vector<std::string> upstream_hosts;
+  std::vector<std::string> trusted_hosts;
+
+  /// The URL to read `url` from: on the mirror for the family's hosts, else `url`.
+  std::string Rewrite(const std::string& url) const;
+  /// An error naming `what`, the URL and the mirror when `url` is neither on the mirror nor on
+  /// a trusted host.
+  core::Status Check(const std::string& url, const std::string& what) const;
+};
+
+/// The request's mirror rule.
+MirrorRule MirrorOf(const PlanRequest& request);
+
 struct PlannedWheel {
   std::string name;      // normalised
   std::string version;   // normal form, "2.5.1+cu124"

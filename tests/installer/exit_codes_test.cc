@@ -81,6 +81,13 @@ TEST_F(ExitCodesTest, Usage) {
   const std::string file = Write(dir_, "req.txt", "torch\n--extra-index-url https://x/\n");
   const Result option = Torchdex({"install", "--dry-run", "--offline", "--python", "/usr/bin/python3", "-r", file});
   EXPECT_EQ(option.code, kExitUsage) << option.err;  // exit 1 before
+  // An option after -- that would put an index beside the routing index (no routed
+  // requirement: nothing to read, so the plan is made without the network).
+  const Result index = Torchdex({"install", "--dry-run", "--python", "/usr/bin/python3",
+                                 "--torch-backend", "cpu", "--index-url", "https://pypi.org/simple/",
+                                 "numpy", "--", "--extra-index-url", "https://x/"});
+  EXPECT_EQ(index.code, kExitUsage) << index.err;
+  EXPECT_NE(index.err.find("\"--extra-index-url\" after --"), std::string::npos) << index.err;
 }
 
 TEST_F(ExitCodesTest, BadEnvironment) {

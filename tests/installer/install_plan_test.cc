@@ -20,12 +20,15 @@
 #include "installer/install/metadata.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
+#include "installer/install/routing_index.h"
 #include "installer/install/transport.h"
 
 namespace torchdex::installer {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::Not;
 
 constexpr const char* kBase = "https://download.pytorch.org/whl/cu124/";
@@ -558,6 +561,91 @@ TEST(InstallCommandTest, PipAndUvArgvPinRoutedPackagesByUrlAndHash) {
   auto no_uv = FindUv({{"PATH", "/nonexistent-dir"}});
   ASSERT_FALSE(no_uv.ok());
   EXPECT_THAT(no_uv.error().message, HasSubstr("uv is not on PATH"));
+}
+
+class CannedRunner final : public ProcessRunner {
+ public:
+  ProcessResult Run(const std::vector<std::string>& argv, const Environment&,
+                    std::chrono::milliseconds) override {
+    calls.push_back(argv);
+    ProcessResult result;
+    result.status = ProcessResult::Status::kExited;
+    result.exit_code = exit_code;
+    result.output = output;
+    return result;
+  }
+  ProcessResult RunInChild(const std::function<std::string()>&,
+                           std::chrono::milliseconds) override {
+    return {};
+  }
+  std::vector<std::vector<std::string>> calls;
+  std::string output;
+  int exit_code = 0;
+};
+
+TEST(InstallerDefaultIndexTest, PipsConfigurationInPipsOrderAndTheRoutingIndexReplacesIt) {
+  EXPECT_EQ(PipConfigIndexUrl("global.cert='/etc/ssl/certs/ca-certificates.crt'\n"
+                              "global.index-url='https://global.example/simple/'\n"),
+            "https://global.example/simple/");
+  EXPECT_EQ(PipConfigIndexUrl("global.index-url='https://global.example/simple/'\n"
+                              "install.index-url='https://install.example/simple/'\n"),
+            "https://install.example/simple/");
+  EXPECT_EQ(PipConfigIndexUrl(":env:.index-url='https://env.example/simple/'\r\n"
+                              "install.index-url='https://install.example/simple/'\n"),
+            "https://env.example/simple/");
+  EXPECT_EQ(PipConfigIndexUrl(":env:.extra-index-url='https://x/'\n"), "");
+
+  InstallPlan plan;
+  plan.default_index_url = "https://mirror.example/simple/";
+  InstallCommandOptions options{InstallerKind::kPip, "/venv/bin/python", "", {}, ""};
+  options.routing_index_url = "http://127.0.0.1:4242/simple/";
+  auto argv = InstallCommand(plan, options);
+  ASSERT_TRUE(argv.ok());
+  EXPECT_EQ(*argv, (std::vector<std::string>{"/venv/bin/python", "-m", "pip", "install",
+                                             "--index-url", "http://127.0.0.1:4242/simple/"}));
+  options.installer = InstallerKind::kUv;
+  options.uv = "/usr/bin/uv";
+  auto uv = InstallCommand(plan, options);
+  ASSERT_TRUE(uv.ok());
+  EXPECT_EQ(uv->back(), "http://127.0.0.1:4242/simple/");
+
+  // Asked of the installer: pip through `pip config list`, uv through its variables.
+  CannedRunner runner;
+  EXPECT_EQ(
+      InstallerDefaultIndex(options, runner, {{"UV_INDEX_URL", "https://uv.example/simple/"}}),
+      "https://uv.example/simple/");
+  EXPECT_EQ(InstallerDefaultIndex(options, runner,
+                                  {{"UV_INDEX_URL", "https://uv.example/simple/"},
+                                   {"UV_DEFAULT_INDEX", "https://default.example/simple/"}}),
+            "https://default.example/simple/");
+  EXPECT_EQ(InstallerDefaultIndex(options, runner, {}), kPypiSimpleUrl);
+  EXPECT_THAT(runner.calls, IsEmpty());
+  options.installer = InstallerKind::kPip;
+  runner.output = "global.index-url='https://corp.example/simple/'\n";
+  EXPECT_EQ(InstallerDefaultIndex(options, runner, {}), "https://corp.example/simple/");
+  EXPECT_THAT(runner.calls, ElementsAre(std::vector<std::string>{"/venv/bin/python", "-m", "pip",
+                                                                 "config", "list"}));
+  runner.exit_code = 1;  // no pip: its default (and the install then says pip is missing)
+  EXPECT_EQ(InstallerDefaultIndex(options, runner, {}), kPypiSimpleUrl);
+}
+
+TEST(InstallCommandTest, InstallerOptionsThatAddAnIndexAreRefusedAfterTheDashes) {
+  const InstallPlan plan = SamplePlan();
+  for (const char* arg : {"--index-url", "--index-url=https://pypi.org/simple/", "-i",
+                          "-ihttps://pypi.org/simple/", "--extra-index-url", "--find-links=/w",
+                          "-f", "--index", "--default-index=https://x/", "-r", "--requirement"}) {
+    auto argv = InstallCommand(plan, {InstallerKind::kPip, "/venv/bin/python", "", {arg}, ""});
+    ASSERT_FALSE(argv.ok()) << arg;
+    EXPECT_EQ(argv.error().code, core::ErrorCode::kUsage);
+    EXPECT_THAT(argv.error().message, HasSubstr(std::string(arg) + "\" after --: "));
+    EXPECT_THAT(argv.error().message, HasSubstr("routing index"));
+  }
+  for (const char* arg : {"--no-index", "--index-strategy", "--no-cache-dir", "-I", "-q"}) {
+    EXPECT_TRUE(
+        InstallCommand(plan, {InstallerKind::kUv, "/venv/bin/python", "/usr/bin/uv", {arg}, ""})
+            .ok())
+        << arg;
+  }
 }
 
 TEST(ExportTest, EachFormatSaysWhatWasChosenAndPinsRoutedPackagesToTheBackend) {

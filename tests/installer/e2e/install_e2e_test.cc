@@ -3,6 +3,17 @@
 // with its bundled pip (offline); the planner over the real curl fetcher; the real pip.
 // The venv is made once and copied for each test that installs (a copy of a venv works when
 // run through its own bin/python, which is all these tests do).
+// The routing index's tests (issue 13 A.1) run `torchdex install` in process with the pinned
+// pip 26.3 and uv 0.13.9 of the tools venv, for packages of the default index that reach torch
+// and triton only through their dependencies, and read nginx's access log: no request for a
+// routed name on the default index, the backend's pages read by torchdex, its wheels by the
+// installer.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,6 +46,7 @@ using ::testing::Not;
 
 const char* const kPython = TORCHDEX_TEST_PYTHON;
 const char* const kMakeIndex = TORCHDEX_MAKE_INDEX_SCRIPT;
+const char* const kToolsBin = TORCHDEX_TOOLS_BIN_DIR;  // pip 26.3 and uv 0.13.9
 constexpr std::chrono::seconds kChildTimeout{120};
 
 std::string ReadText(const fs::path& path) {
@@ -53,6 +65,31 @@ struct Output {
   std::string out;
   std::string err;
 };
+
+class NoClock final : public Clock {
+ public:
+  int64_t NowMicros() const override { return 0; }
+};
+
+// A connection to 127.0.0.1:port is refused.
+bool PortClosed(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool refused = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 &&
+                       errno == ECONNREFUSED;
+  ::close(fd);
+  return refused;
+}
+
+// The routing index's port, from "running: ... --index-url http://127.0.0.1:PORT/simple/".
+int RoutingPort(const std::string& out) {
+  const std::string marker = "--index-url http://127.0.0.1:";
+  const size_t at = out.find(marker);
+  return at == std::string::npos ? 0 : std::stoi(out.substr(at + marker.size()));
+}
 
 class InstallE2eTest : public ::testing::Test {
  protected:
@@ -91,6 +128,32 @@ class InstallE2eTest : public ::testing::Test {
                                    std::chrono::seconds(30));
     ASSERT_TRUE(python.ok()) << python.error().message;
     interpreter_ = new Interpreter(std::move(*python));
+    MakePip26Venv();
+  }
+
+  // base-venv-pip26: a venv without the bundled pip, given the tools venv's pinned pip (a
+  // pure-Python package, copied; the same Python), since the tests have no network to install
+  // it with.
+  static void MakePip26Venv() {
+    const fs::path venv = *root_ / "base-venv-pip26";
+    Output made = RunChild({kPython, "-m", "venv", "--without-pip", venv.string()});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    const std::string purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])";
+    Output from = RunChild({std::string(kToolsBin) + "/python", "-c", purelib});
+    ASSERT_EQ(from.exit_code, 0) << "the tools venv (scripts/setup.sh: torchdex_tools_venv): "
+                                 << from.err;
+    Output to = RunChild({(venv / "bin/python").string(), "-c", purelib});
+    ASSERT_EQ(to.exit_code, 0) << to.err;
+    const fs::path source = from.out.substr(0, from.out.find('\n'));
+    const fs::path target = to.out.substr(0, to.out.find('\n'));
+    for (const fs::directory_entry& entry : fs::directory_iterator(source)) {
+      const std::string name = entry.path().filename().string();
+      if (name == "pip" || (name.rfind("pip-", 0) == 0 && name.find(".dist-info") != name.npos)) {
+        fs::copy(entry.path(), target / name, fs::copy_options::recursive);
+      }
+    }
+    Output version = RunChild({(venv / "bin/python").string(), "-m", "pip", "--version"});
+    ASSERT_THAT(version.out, HasSubstr("pip 26.3 ")) << version.err;
   }
 
   static void TearDownTestSuite() {
@@ -116,11 +179,10 @@ class InstallE2eTest : public ::testing::Test {
             result.errors + result.failure};
   }
 
-  // A fresh venv: a copy of the base one.
-  static std::string NewVenv(const std::string& name) {
+  // A fresh venv: a copy of the base one (Debian's bundled pip), or of the one with pip 26.3.
+  static std::string NewVenv(const std::string& name, const std::string& base = "base-venv") {
     const fs::path venv = *root_ / name;
-    fs::copy(*root_ / "base-venv", venv,
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    fs::copy(*root_ / base, venv, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
     return (venv / "bin/python").string();
   }
 
@@ -174,6 +236,29 @@ class InstallE2eTest : public ::testing::Test {
     return installed;
   }
 
+  // One line of nginx's access log (tests/support/nginx.h).
+  struct Logged {
+    std::string status;
+    std::string path;
+    std::string agent;  // "torchdex/...", "pip/26.3 {...}", "uv/0.13.9 ..."
+  };
+
+  // The requests nginx logged after the first `skip` bytes of its log.
+  static std::vector<Logged> LoggedSince(size_t skip) {
+    std::vector<Logged> logged;
+    std::istringstream log(nginx_->AccessLog().substr(skip));
+    for (std::string line; std::getline(log, line);) {
+      std::istringstream fields(line);
+      std::string connection, number, status, method, path;
+      fields >> connection >> number >> status >> method >> path;
+      const size_t agent = line.rfind(" \"");
+      logged.push_back(
+          {status, path,
+           agent == std::string::npos ? "" : line.substr(agent + 2, line.size() - agent - 3)});
+    }
+    return logged;
+  }
+
   static std::vector<std::string> RequestedPaths() {
     std::vector<std::string> paths;
     std::istringstream log(nginx_->AccessLog());
@@ -183,6 +268,119 @@ class InstallE2eTest : public ::testing::Test {
       paths.push_back(line.substr(get + 5, line.find(' ', get + 5) - get - 5));
     }
     return paths;
+  }
+
+  // The routing index (issue 13 A.1): routed names reached through dependencies.
+  // `torchdex install` in process: the backend through a mirror override pointing at nginx;
+  // the default index nginx's /simple/, given by --index-url or, when `by_flag` is false, by
+  // the installer's own setting in `env`; pip 26.3 in a fresh venv, or the tools venv's uv.
+  static Output Torchdex(const std::string& python, const std::string& installer,
+                         const std::string& backend, const std::vector<std::string>& requirements,
+                         bool by_flag, const Environment& env) {
+    const fs::path overrides = *root_ / "routing-mirror.json";
+    WriteText(overrides, "{\"format\": 1, \"mirror\": \"" + nginx_->Url("/whl/") + "\"}\n");
+    std::vector<std::string> args = {"install",     "--python",    python,
+                                     "--installer", installer,     "--torch-backend",
+                                     backend,       "--catalogue", overrides.string()};
+    if (by_flag) {
+      args.push_back("--index-url");
+      args.push_back(nginx_->Url("/simple/"));
+    }
+    args.insert(args.end(), requirements.begin(), requirements.end());
+    NoClock clock;
+    Deps deps{env, *runner_, clock};
+    std::ostringstream out, err;
+    const int code = Main(args, deps, out, err);
+    return {code, out.str(), err.str()};
+  }
+
+  // The environment of a run: the suite's, with the tools venv first on PATH (FindUv) and a
+  // uv cache and no uv configuration of the machine's.
+  static Environment RunEnvironment(const std::string& name) {
+    Environment env = *env_;
+    env["PATH"] = std::string(kToolsBin) + ":" + env["PATH"];
+    env["UV_CACHE_DIR"] = (*root_ / ("uv-cache-" + name)).string();
+    env["UV_NO_CONFIG"] = "1";
+    env["UV_PYTHON_DOWNLOADS"] = "never";
+    return env;
+  }
+
+  // What every run must show in nginx's log: no routed name asked of the default index,
+  // ever; and, for the names given, the routing index (torchdex's agent) reading the backend's
+  // page, and the installer downloading the backend's wheel itself.
+  static void ExpectRoutedFromTheBackendOnly(const std::vector<Logged>& logged,
+                                             const std::string& installer,
+                                             const std::vector<std::string>& backend_pages,
+                                             const std::string& wheel) {
+    std::string log;
+    for (const Logged& line : logged) {
+      log += line.status + " " + line.path + " " + line.agent.substr(0, 16) + "\n";
+      for (const char* routed : {"/simple/torch", "/simple/triton"}) {
+        EXPECT_NE(line.path.rfind(routed, 0), 0u) << line.path << " asked of the default index";
+      }
+    }
+    auto logged_by = [&](const std::string& path, const std::string& agent) {
+      for (const Logged& line : logged) {
+        if (line.path == path && line.agent.rfind(agent, 0) == 0 && line.status == "200") {
+          return true;
+        }
+      }
+      return false;
+    };
+    for (const std::string& page : backend_pages) {
+      EXPECT_TRUE(logged_by(page, "torchdex/")) << page << " not read by torchdex:\n" << log;
+    }
+    EXPECT_TRUE(logged_by(wheel, installer + "/"))
+        << wheel << " not downloaded by " << installer << ":\n"
+        << log;
+    // The other names went through the routing index to the default index.
+    EXPECT_TRUE(logged_by("/simple/needs-torch/", "torchdex/")) << log;
+  }
+
+  void TransitiveRunOf(const std::string& installer) {
+    const std::string python = NewVenv("venv-transitive-" + installer, "base-venv-pip26");
+    const size_t log_start = nginx_->AccessLog().size();
+    const Output run = Torchdex(python, installer, "cu124", {"needs-needs-torch"}, true,
+                                RunEnvironment(installer));
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    // torch 2.6.0+cu124 is the backend's newest; its triton==3.2.0 comes from the backend too.
+    EXPECT_EQ(Installed(python),
+              (std::map<std::string, std::string>{{"torch", "2.6.0+cu124"},
+                                                  {"triton", "3.2.0"},
+                                                  {"filelock", "3.16.1"},
+                                                  {"needs-torch", "1.0"},
+                                                  {"needs-needs-torch", "1.0"}}));
+    EXPECT_THAT(run.out, HasSubstr("routing index: torch, triton from backend cu124 (" +
+                                   nginx_->Url("/whl/cu124/") + ")\n"));
+    EXPECT_THAT(run.out, HasSubstr("routing index: filelock, needs-needs-torch, needs-torch from "
+                                   "the default index (" +
+                                   nginx_->Url("/simple/") + ")\n"));
+    ExpectRoutedFromTheBackendOnly(LoggedSince(log_start), installer,
+                                   {"/whl/cu124/torch/", "/whl/cu124/triton/"},
+                                   "/whl/cu124/torch-2.6.0%2Bcu124-py3-none-any.whl");
+    // The routing index lived for the run only.
+    const int port = RoutingPort(run.out);
+    ASSERT_GT(port, 0) << run.out;
+    EXPECT_TRUE(PortClosed(port)) << port;
+  }
+
+  // torch asked directly as well (pinned by URL and hash), the default index named by the
+  // installer's own setting instead of --index-url, the cpu backend.
+  void DirectAndTransitiveRunOf(const std::string& installer) {
+    const std::string python = NewVenv("venv-direct-" + installer, "base-venv-pip26");
+    Environment env = RunEnvironment(installer + "-direct");
+    env[installer == "pip" ? "PIP_INDEX_URL" : "UV_INDEX_URL"] = nginx_->Url("/simple/");
+    const size_t log_start = nginx_->AccessLog().size();
+    const Output run = Torchdex(python, installer, "cpu", {"torch", "needs-torch"}, false, env);
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_EQ(Installed(python),
+              (std::map<std::string, std::string>{
+                  {"torch", "2.5.1+cpu"}, {"filelock", "3.16.1"}, {"needs-torch", "1.0"}}));
+    EXPECT_THAT(run.out, HasSubstr("'torch @ " + nginx_->Url("/whl/cpu/torch-2.5.1%2Bcpu")));
+    EXPECT_THAT(run.out, HasSubstr("from the default index (" + nginx_->Url("/simple/") + ")"));
+    ExpectRoutedFromTheBackendOnly(LoggedSince(log_start), installer, {"/whl/cpu/torch/"},
+                                   "/whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl");
+    EXPECT_TRUE(PortClosed(RoutingPort(run.out)));
   }
 
   static inline fs::path* root_ = nullptr;
@@ -393,11 +591,6 @@ TEST_F(InstallE2eTest, PipReadsTheExportedPipConf) {
   EXPECT_THAT(config.out, HasSubstr("global.index-url='" + nginx_->Url("/whl/cu124/") + "'"));
 }
 
-class NoClock final : public Clock {
- public:
-  int64_t NowMicros() const override { return 0; }
-};
-
 // The command line, in process, with a mirror override pointing at nginx: `--torch-backend cu124`
 // reads the loopback copy, and the default index is the loopback PyPI.
 TEST_F(InstallE2eTest, TheInstallAndExportCommandsRunThePlan) {
@@ -424,6 +617,19 @@ TEST_F(InstallE2eTest, TheInstallAndExportCommandsRunThePlan) {
   EXPECT_THAT(dry_out.str(), HasSubstr("  torch 2.5.1+cu124\n"));
   EXPECT_THAT(dry_out.str(), HasSubstr("would run: " + python + " -m pip install 'torch @ " +
                                        nginx_->Url("/whl/cu124/torch-2.5.1%2Bcu124")));
+  // The routing index is said, and its URL shown, not started.
+  EXPECT_THAT(dry_out.str(), HasSubstr("routing index: http://127.0.0.1:<port>/simple/ (the "
+                                       "installer's only index, this run only)\n"));
+  EXPECT_THAT(dry_out.str(), HasSubstr("  every other name, from the default index: " +
+                                       nginx_->Url("/simple/") + "\n"));
+  EXPECT_THAT(dry_out.str(), HasSubstr("typing-extensions --index-url 'http://127.0.0.1:<port>/simple/'\n"));
+  std::ostringstream json_out, json_err;
+  ASSERT_EQ(Main(with({"install", "--dry-run", "--json"}, {"torch==2.5.1"}), deps, json_out,
+                 json_err),
+            0)
+      << json_err.str();
+  const nlohmann::json plan_json = nlohmann::json::parse(json_out.str());
+  EXPECT_EQ(plan_json["command"].back(), "http://127.0.0.1:<port>/simple/") << json_out.str();
   EXPECT_TRUE(Installed(python).empty());  // a dry run changes nothing
 
   // --torch-backend=auto over a captured host: an RTX 3090 on driver 550 with torch==2.5.1
@@ -458,6 +664,59 @@ TEST_F(InstallE2eTest, TheInstallAndExportCommandsRunThePlan) {
                                                 {"triton", "3.1.0"},
                                                 {"filelock", "3.16.1"},
                                                 {"typing-extensions", "4.12.2"}}));
+}
+
+// --- The routing index (issue 13 A.1): routed names reached through dependencies.
+
+TEST_F(InstallE2eTest, PipAloneTakesTheBaitTorchThatADependencyAsksFor) {
+  // The bug: with the default index alone, pip installs the default index's torch 9.9.9 for a
+  // package that requires torch (lightning, torchmetrics and timm do), and says nothing.
+  const std::string report = (*root_ / "transitive-bait.json").string();
+  const Output pip = RunChild({(*root_ / "base-venv-pip26/bin/python").string(), "-m", "pip",
+                               "install", "--dry-run", "--quiet", "--report", report, "--index-url",
+                               nginx_->Url("/simple/"), "needs-needs-torch"});
+  ASSERT_EQ(pip.exit_code, 0) << pip.err;
+  std::map<std::string, std::string> would_install;
+  const nlohmann::json parsed = nlohmann::json::parse(ReadText(report));
+  for (const auto& item : parsed["install"]) {
+    would_install[item["metadata"]["name"]] = item["metadata"]["version"];
+  }
+  EXPECT_EQ(would_install["torch"], "9.9.9");
+  EXPECT_EQ(would_install["needs-torch"], "1.0");
+}
+
+TEST_F(InstallE2eTest, PipGetsRoutedNamesReachedThroughDependenciesFromTheBackend) {
+  TransitiveRunOf("pip");
+}
+
+TEST_F(InstallE2eTest, UvGetsRoutedNamesReachedThroughDependenciesFromTheBackend) {
+  TransitiveRunOf("uv");
+}
+
+TEST_F(InstallE2eTest, PipGetsTorchAskedAndReachedFromTheBackendWithItsOwnDefaultIndex) {
+  DirectAndTransitiveRunOf("pip");
+}
+
+TEST_F(InstallE2eTest, UvGetsTorchAskedAndReachedFromTheBackendWithItsOwnDefaultIndex) {
+  DirectAndTransitiveRunOf("uv");
+}
+
+TEST_F(InstallE2eTest, ARoutedNameTheBackendLacksIsNotTakenFromTheDefaultIndex) {
+  // needs-triton requires triton; the cpu backend has none, the default index has 9.9.9. The
+  // routing index answers 404, so pip finds no triton at all: the install fails.
+  const std::string python = NewVenv("venv-missing-triton", "base-venv-pip26");
+  const size_t log_start = nginx_->AccessLog().size();
+  const Output run =
+      Torchdex(python, "pip", "cpu", {"needs-triton"}, true, RunEnvironment("missing"));
+  EXPECT_NE(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("No matching distribution found for triton"));
+  EXPECT_THAT(
+      run.out,
+      HasSubstr("routing index: routed, not on backend cpu and so not served: triton (404)"));
+  for (const Logged& line : LoggedSince(log_start)) {
+    EXPECT_NE(line.path.rfind("/simple/triton", 0), 0u) << line.path;
+  }
+  EXPECT_TRUE(Installed(python).empty());
 }
 
 }  // namespace

@@ -47,6 +47,13 @@ WHEELS = [
     ("simple", "torch", "9.9.9", ["filelock"], {}),
     ("simple", "torchvision", "9.9.9", [], {}),
     ("simple", "triton", "9.9.9", [], {}),
+    # Default-index packages that reach routed names only through their dependencies, as
+    # lightning, torchmetrics and timm require torch (issue 13 A.1): pip or uv alone take the
+    # bait torch 9.9.9 above for them.
+    ("simple", "needs-torch", "1.0", ["torch>=2.0"], {}),
+    ("simple", "needs-needs-torch", "1.0", ["needs-torch"], {}),
+    # ... and one the cpu backend cannot serve: it has no triton.
+    ("simple", "needs-triton", "1.0", ["triton"], {}),
 ]
 
 # Listed on the page but unfit for any Linux interpreter: the planner must skip it.
