@@ -36,6 +36,7 @@ struct BackendOut {
   std::string name;
   BackendKind kind = BackendKind::kOther;
   std::string toolkit;
+  std::vector<unsigned> cuda_toolkit;  // {12, 8} for a CUDA backend
   bool legacy = false;
   std::string state;
   Driver linux_floor{}, windows_floor{}, linux_toolkit{}, windows_toolkit{};
@@ -66,11 +67,31 @@ struct ArchRange {
   size_t backend = 0;
   std::string cpu_arch;  // "x86_64", "aarch64"
   std::string ptx;       // "no", "yes", "linux"
+  std::string ptx_target;  // "sm_50": the PTX's architecture; empty without PTX
   std::uint32_t torch_min = 0, torch_below = kOpen;
   std::string torch_min_text, torch_below_text;
   std::vector<std::string> targets;  // "sm_50", "gfx90a"
   bool cuda = false;
+  bool unknown = false;  // searched, not found: in the docs, not in the table
+  std::string note;
 };
+
+// A real architecture a range of CUDA toolkits can build (data/cuda-archs.json toolkit_targets).
+struct ToolkitTarget {
+  std::string target;                // "sm_86"
+  std::vector<unsigned> cuda_min;    // {11, 1}
+  std::vector<unsigned> cuda_below;  // empty: still built
+};
+
+// What data/cuda-archs.json says beyond the per-build rows.
+struct CudaRules {
+  std::vector<ToolkitTarget> toolkit_targets;
+  std::vector<std::string> integrated;  // "sm_87": runs only its own cubins
+};
+
+std::string SmName(const std::vector<unsigned>& cc) {
+  return "sm_" + std::to_string(cc[0]) + std::to_string(cc[1]);
+}
 
 std::uint32_t TorchKey(const std::string& text, const std::string& pointer) {
   const std::vector<unsigned> parts = ParseDotted(text, pointer, 2, 3, "torch release");
@@ -275,7 +296,15 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
           Fail(Child(pointer, "torch_below"), "empty range: not above torch_min");
         }
       }
-      if (cuda) {
+      if (const json& list = Require(row, pointer, cuda ? "cubin" : "gfx"); list.is_null()) {
+        // Searched, not found: the note says where; the lookup answers "unknown".
+        range.unknown = true;
+        range.ptx = "no";
+        range.note = RequireString(row, pointer, "note");
+        if (row.contains("ptx") || row.contains("ptx_arch")) {
+          Fail(Child(pointer, "ptx"), "a row without a list has no PTX");
+        }
+      } else if (cuda) {
         range.ptx = RequireString(row, pointer, "ptx");
         if (range.ptx != "no" && range.ptx != "yes" && range.ptx != "linux") {
           Fail(Child(pointer, "ptx"), "expected \"no\", \"yes\" or \"linux\"");
@@ -295,6 +324,21 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
         }
         if (range.targets.empty())
           Fail(Child(pointer, "cubin"), "expected at least one compute capability");
+        if (range.ptx != "no") {
+          // "X+PTX" builds X's cubin and PTX; without ptx_arch, X is the newest cubin.
+          range.ptx_target = range.targets.back();
+          if (row.contains("ptx_arch")) {
+            const std::string at = Child(pointer, "ptx_arch");
+            range.ptx_target = SmName(ParseDotted(RequireString(row, pointer, "ptx_arch"), at, 2, 2,
+                                                  "compute capability"));
+            if (std::find(range.targets.begin(), range.targets.end(), range.ptx_target) ==
+                range.targets.end()) {
+              Fail(at, "the PTX architecture must be one of the cubins (\"X+PTX\" builds both)");
+            }
+          }
+        } else if (row.contains("ptx_arch")) {
+          Fail(Child(pointer, "ptx_arch"), "ptx_arch without PTX (ptx is \"no\")");
+        }
       } else {
         range.ptx = "no";
         const json& gfx = RequireArray(row, pointer, "gfx");
@@ -340,6 +384,64 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
   }
 }
 
+// Reads toolkit_targets and integrated_gpus of data/cuda-archs.json (both optional, so that a
+// small test catalogue may leave them out).
+CudaRules ReadCudaRules(const InputFile& input) {
+  try {
+    const json document = ParseDocument(input.text);
+    const std::set<std::string> ids = ReadSourceIds(document);
+    CudaRules rules;
+    if (document.contains("toolkit_targets")) {
+      const json& rows = RequireArray(document, "", "toolkit_targets");
+      std::vector<unsigned> previous;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string pointer = Child("/toolkit_targets", i);
+        const std::vector<unsigned> cc =
+            ParseDotted(RequireString(rows[i], pointer, "cc"), Child(pointer, "cc"), 2, 2,
+                        "compute capability");
+        if (cc[1] > 9) Fail(Child(pointer, "cc"), "compute capability minor out of range");
+        if (!previous.empty() && cc <= previous) {
+          Fail(Child(pointer, "cc"), "not above the previous row (rows sorted by cc, unique)");
+        }
+        previous = cc;
+        ToolkitTarget target{SmName(cc),
+                             ParseDotted(RequireString(rows[i], pointer, "cuda_min"),
+                                         Child(pointer, "cuda_min"), 2, 2, "CUDA version"),
+                             {}};
+        if (!Require(rows[i], pointer, "cuda_below").is_null()) {
+          target.cuda_below = ParseDotted(RequireString(rows[i], pointer, "cuda_below"),
+                                          Child(pointer, "cuda_below"), 2, 2, "CUDA version");
+          if (target.cuda_below <= target.cuda_min)
+            Fail(Child(pointer, "cuda_below"), "empty range: not above cuda_min");
+        }
+        RequireSource(rows[i], pointer, ids);
+        rules.toolkit_targets.push_back(std::move(target));
+      }
+    }
+    if (document.contains("integrated_gpus")) {
+      const json& rows = RequireArray(document, "", "integrated_gpus");
+      std::vector<unsigned> previous;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string pointer = Child("/integrated_gpus", i);
+        const std::vector<unsigned> cc =
+            ParseDotted(RequireString(rows[i], pointer, "cc"), Child(pointer, "cc"), 2, 2,
+                        "compute capability");
+        if (!previous.empty() && cc <= previous) {
+          Fail(Child(pointer, "cc"), "not above the previous row (rows sorted by cc, unique)");
+        }
+        previous = cc;
+        RequireString(rows[i], pointer, "name");
+        RequireSource(rows[i], pointer, ids);
+        rules.integrated.push_back(SmName(cc));
+      }
+    }
+    return rules;
+  } catch (LocatedError& error) {
+    if (error.file.empty()) error.file = std::string(input.path);
+    throw;
+  }
+}
+
 std::string Pointer(std::initializer_list<std::string_view> keys) {
   std::string pointer;
   for (std::string_view key : keys) pointer = Child(pointer, key);
@@ -375,6 +477,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         const std::vector<unsigned> toolkit =
             ParseDotted(backend.toolkit, Pointer({"backends", name, "toolkit"}), 2, 2,
                         "CUDA toolkit version (expected MAJOR.MINOR)");
+        out.cuda_toolkit = toolkit;
         if (auto release = drivers.releases.find(toolkit); release != drivers.releases.end()) {
           out.linux_toolkit = release->second.first;
           out.windows_toolkit = release->second.second;
@@ -514,9 +617,23 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       return std::tuple(a.backend, a.cpu_arch != "x86_64", a.torch_min) <
              std::tuple(b.backend, b.cpu_arch != "x86_64", b.torch_min);
     });
+    const CudaRules rules = ReadCudaRules(inputs[2]);
     std::map<std::string, size_t> target_ids;
     for (const ArchRange& range : ranges) {
       for (const std::string& target : range.targets) target_ids.emplace(target, 0);
+    }
+    for (const ToolkitTarget& target : rules.toolkit_targets) target_ids.emplace(target.target, 0);
+    for (const std::string& target : rules.integrated) target_ids.emplace(target, 0);
+    // Per CUDA backend, the architectures its toolkit can build.
+    std::vector<std::vector<std::string>> toolkit_targets(backends.size());
+    for (size_t b = 0; b < backends.size(); ++b) {
+      if (backends[b].cuda_toolkit.empty()) continue;
+      for (const ToolkitTarget& target : rules.toolkit_targets) {
+        if (target.cuda_min <= backends[b].cuda_toolkit &&
+            (target.cuda_below.empty() || backends[b].cuda_toolkit < target.cuda_below)) {
+          toolkit_targets[b].push_back(target.target);
+        }
+      }
     }
     {
       // "sm_100" after "sm_90": sorted by length, then text, so lists read in numeric order.
@@ -542,14 +659,21 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue.note)
         << ";\n\n";
     inc << "// name, kind, toolkit, legacy, state, MVC driver floor Linux/Windows, toolkit driver\n"
-        << "// Linux/Windows ({0, 0, 0}: unknown). Sorted by name.\n"
+        << "// Linux/Windows ({0, 0, 0}: unknown), the architectures the toolkit can build\n"
+        << "// kToolkitTargetItems[first..+count). Sorted by name.\n"
         << "inline constexpr BackendRow kBackendRows[] = {\n";
-    for (const BackendOut& backend : backends) {
-      inc << "    {" << Literal(backend.name) << ", core::BackendKind::" << core::BackendKindEnumerator(backend.kind)
-          << ", " << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
+    std::vector<size_t> toolkit_items;
+    for (size_t b = 0; b < backends.size(); ++b) {
+      const BackendOut& backend = backends[b];
+      inc << "    {" << Literal(backend.name)
+          << ", core::BackendKind::" << core::BackendKindEnumerator(backend.kind) << ", "
+          << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
           << Literal(backend.state) << ", " << DriverInit(backend.linux_floor) << ", "
           << DriverInit(backend.windows_floor) << ", " << DriverInit(backend.linux_toolkit) << ", "
-          << DriverInit(backend.windows_toolkit) << "},\n";
+          << DriverInit(backend.windows_toolkit) << ", " << toolkit_items.size() << ", "
+          << toolkit_targets[b].size() << "},\n";
+      for (const std::string& target : toolkit_targets[b])
+        toolkit_items.push_back(target_ids.at(target));
     }
     inc << "};\n\n";
 
@@ -648,13 +772,26 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         inc << (i % 8 == 0 ? "\n    " : " ") << Literal(names[i]) << ",";
     }
     inc << "\n};\n\n"
-        << "// backend index, cpu arch, PTX, torch [min, below) (major*1000000 + minor*1000 + "
-           "patch;\n"
-        << "// 0xffffffff: open), targets kArchTargetItems[first..+count). Sorted by backend, "
-           "arch, min.\n"
+        << "// Per CUDA backend (kBackendRows first/count): what its toolkit can build.\n"
+        << "inline constexpr std::uint16_t kToolkitTargetItems[] = {";
+    for (size_t i = 0; i < toolkit_items.size(); ++i)
+      inc << (i % 16 == 0 ? "\n    " : " ") << toolkit_items[i] << ",";
+    if (toolkit_items.empty()) inc << "0";  // no zero-length arrays; every count is 0
+    inc << "\n};\n\n"
+        << "// Integrated (Tegra) GPUs: a cubin of the same major and a lower minor does not run "
+           "them.\n"
+        << "inline constexpr std::array<std::string_view, " << rules.integrated.size()
+        << "> kIntegratedTargets = {";
+    for (size_t i = 0; i < rules.integrated.size(); ++i)
+      inc << (i == 0 ? "" : ", ") << Literal(rules.integrated[i]);
+    inc << "};\n\n"
+        << "// backend index, cpu arch, PTX, PTX target (kArchTargets; 0xffff: none), torch [min,\n"
+        << "// below) (major*1000000 + minor*1000 + patch; 0xffffffff: open), targets\n"
+        << "// kArchTargetItems[first..+count). Sorted by backend, arch, min.\n"
         << "inline constexpr ArchRangeRow kArchRangeRows[] = {\n";
     std::vector<size_t> arch_items;
     for (const ArchRange& range : ranges) {
+      if (range.unknown) continue;  // the lookup answers "unknown" there
       std::vector<size_t> ids;
       for (const std::string& target : range.targets) ids.push_back(target_ids.at(target));
       std::sort(ids.begin(), ids.end());
@@ -663,6 +800,9 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
           << (range.ptx == "no"    ? "kNone"
               : range.ptx == "yes" ? "kAll"
                                    : "kLinuxOnly")
+          << ", "
+          << (range.ptx_target.empty() ? std::string("0xffff")
+                                       : std::to_string(target_ids.at(range.ptx_target)))
           << ", " << range.torch_min << ", "
           << (range.torch_below == kOpen ? std::string("0xffffffff")
                                          : std::to_string(range.torch_below))
@@ -829,6 +969,11 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
               if (value == id) sorted.push_back(name);
             }
           }
+          if (range->unknown) {
+            backends_md << "| " << RangeText(*range) << " | " << range->cpu_arch
+                        << " | not known: " << Cell(range->note) << (cuda ? " | — |\n" : " |\n");
+            continue;
+          }
           backends_md << "| " << RangeText(*range) << " | " << range->cpu_arch << " | "
                       << Join(sorted, " ");
           if (cuda) {
@@ -836,6 +981,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
                         << (range->ptx == "no"    ? "no"
                             : range->ptx == "yes" ? "yes"
                                                   : "Linux only");
+            if (range->ptx != "no") backends_md << " (" << range->ptx_target << ")";
           }
           backends_md << " |\n";
         }
@@ -843,34 +989,103 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       }
     };
     arch_section(true);
+    backends_md
+        << "## What each CUDA toolkit can build\n\n"
+        << "No build of a backend holds a cubin its toolkit cannot emit (`toolkit_targets` of\n"
+        << "`data/cuda-archs.json`): a GPU that none of these runs (same major, equal or higher "
+           "minor,\n"
+        << "not integrated) is out for that backend whatever its list says or when it is unknown, "
+           "unless\n"
+        << "the build's PTX covers it. Integrated (Tegra) GPUs, which run only their own cubins: "
+        << Join(rules.integrated, ", ") << ".\n\n"
+        << "| backend | toolkit | real architectures |\n|---|---|---|\n";
+    for (size_t index : backend_order) {
+      if (backends[index].kind != BackendKind::kCuda || backends[index].legacy ||
+          toolkit_targets[index].empty())
+        continue;
+      backends_md << "| `" << backends[index].name << "` | " << backends[index].toolkit << " | "
+                  << Join(toolkit_targets[index], " ") << " |\n";
+    }
+    backends_md << "\n";
     arch_section(false);
-    // Coverage: torch releases the index offers on a CUDA or ROCm backend that no arch row covers.
-    backends_md << "## Torch releases without an arch list\n\n"
-                << "For these the lookup answers \"unknown\"; a row in `data/cuda-archs.json` or\n"
-                << "`data/rocm-archs.json` (with its source) fills the gap.\n\n"
-                << "<details><summary>Backends and releases not covered</summary>\n\n"
-                << "| backend | torch releases |\n|---|---|\n";
+    // Coverage: per CUDA or ROCm backend and CPU architecture, the torch releases the index offers
+    // (by the platforms of their wheels) and whether a row with a list covers each.
+    const auto wheel_arches = [&](const std::string& backend, const std::string& version) {
+      std::set<std::string> arches;
+      const auto& torch_builds = catalogue.projects.at("torch").builds.at(backend);
+      for (const std::string& tags : torch_builds.at(version)) {
+        if (tags.find("aarch64") != std::string::npos) arches.insert("aarch64");
+        if (tags.find("x86_64") != std::string::npos || tags.find("amd64") != std::string::npos) {
+          arches.insert("x86_64");
+        }
+      }
+      return arches;
+    };
+    const auto version_key = [](const core::Version& version) {
+      const auto& release = version.release();
+      return static_cast<std::uint32_t>((release.size() > 0 ? release[0] : 0) * 1000000 +
+                                        (release.size() > 1 ? release[1] : 0) * 1000 +
+                                        (release.size() > 2 ? release[2] : 0));
+    };
+    std::ostringstream coverage, gaps;
+    size_t known_rows = 0, unknown_rows = 0, covered_total = 0, release_total = 0;
+    for (const ArchRange& range : ranges) (range.unknown ? unknown_rows : known_rows)++;
     for (size_t index : backend_order) {
       if (backends[index].kind != BackendKind::kCuda && backends[index].kind != BackendKind::kRocm) continue;
-      const BuildOut* build = torch_build(index);
-      if (build == nullptr) continue;
-      std::vector<std::string> missing;
-      for (const VersionOut& version : build->versions) {
-        const auto& release = version.parsed.release();
-        const std::uint32_t key = static_cast<std::uint32_t>(
-            (release.size() > 0 ? release[0] : 0) * 1000000 +
-            (release.size() > 1 ? release[1] : 0) * 1000 + (release.size() > 2 ? release[2] : 0));
-        bool covered = false;
-        for (const ArchRange& range : ranges) {
-          covered = covered ||
-                    (range.backend == index && range.torch_min <= key && key < range.torch_below);
-        }
-        const std::string text = version.parsed.Public().ToString();
-        if (!covered && (missing.empty() || missing.back() != text)) missing.push_back(text);
+      if (backends[index].legacy) continue;  // recorded, never chosen
+      size_t rows_with_list = 0, rows_unknown = 0;
+      for (const ArchRange& range : ranges) {
+        if (range.backend == index) (range.unknown ? rows_unknown : rows_with_list)++;
       }
-      if (!missing.empty())
-        backends_md << "| `" << backends[index].name << "` | " << Join(missing, ", ") << " |\n";
+      const BuildOut* build = torch_build(index);
+      size_t releases = 0, covered = 0;
+      std::vector<std::string> missing;
+      std::set<std::string> notes;
+      if (build != nullptr) {
+        for (const VersionOut& version : build->versions) {
+          const std::uint32_t key = version_key(version.parsed);
+          for (const std::string& arch : wheel_arches(backends[index].name, version.text)) {
+            ++releases;
+            const ArchRange* found = nullptr;
+            for (const ArchRange& range : ranges) {
+              if (range.backend == index && range.cpu_arch == arch && range.torch_min <= key &&
+                  key < range.torch_below) {
+                found = &range;
+              }
+            }
+            if (found != nullptr && !found->unknown) {
+              ++covered;
+              continue;
+            }
+            missing.push_back(version.parsed.Public().ToString() + " " + arch);
+            notes.insert(found == nullptr ? "no row" : found->note);
+          }
+        }
+      }
+      covered_total += covered;
+      release_total += releases;
+      coverage << "| `" << backends[index].name << "` | " << rows_with_list << " | " << rows_unknown
+               << " | " << covered << " / " << releases << " |\n";
+      if (!missing.empty()) {
+        std::vector<std::string> why(notes.begin(), notes.end());
+        gaps << "| `" << backends[index].name << "` | " << Join(missing, ", ") << " | "
+             << Cell(Join(why, "; ")) << " |\n";
+      }
     }
+    backends_md
+        << "## Arch list coverage\n\n"
+        << known_rows << " rows with a list and " << unknown_rows << " searched without one; "
+        << covered_total << " of the " << release_total << " torch builds (release and CPU\n"
+        << "architecture, as the wheels' platforms say) of the CUDA and ROCm backends have a "
+           "list.\n"
+        << "Where none is known the lookup answers \"unknown\": a CUDA build is still checked "
+           "against\n"
+        << "what its toolkit can build and said in the warnings; a ROCm build is not chosen.\n\n"
+        << "| backend | rows with a list | rows without | builds covered |\n|---|---:|---:|---:|\n"
+        << coverage.str() << "\n"
+        << "<details><summary>Builds without an arch list, and why</summary>\n\n"
+        << "| backend | torch builds | why |\n|---|---|---|\n"
+        << gaps.str();
     backends_md << "\n</details>\n";
 
     return {{"generated/catalogue_table.inc", inc.str()},

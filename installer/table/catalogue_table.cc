@@ -5,6 +5,7 @@
 #include "installer/table/catalogue_table.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
 #include <string_view>
@@ -249,6 +250,9 @@ std::span<const std::uint16_t> TargetsOf(const ArchRangeRow& row) {
 }
 
 std::string_view ArchTargets::Name(size_t i) const { return kArchTargets[targets[i]]; }
+std::string_view ArchTargets::PtxName() const {
+  return ptx_target == kNoTarget ? std::string_view() : kArchTargets[ptx_target];
+}
 bool ArchTargets::Contains(std::string_view target) const {
   for (std::uint16_t id : targets) {
     if (kArchTargets[id] == target) return true;
@@ -273,22 +277,43 @@ std::optional<ArchTargets> ArchList(std::string_view backend, std::string_view t
   --it;
   if (it->backend != index || it->cpu_arch != cpu_arch || *key >= it->torch_below)
     return std::nullopt;
-  return ArchTargets{TargetsOf(*it), it->ptx};
+  return ArchTargets{TargetsOf(*it), it->ptx, it->ptx_target};
+}
+
+std::span<const std::string_view> IntegratedTargets() { return kIntegratedTargets; }
+bool IsIntegrated(std::string_view gpu_target) {
+  return std::find(kIntegratedTargets.begin(), kIntegratedTargets.end(), gpu_target) !=
+         kIntegratedTargets.end();
+}
+
+bool CubinRunsOn(std::string_view code, std::string_view gpu_target) {
+  const std::optional<unsigned> cubin = SmNumber(code);
+  const std::optional<unsigned> gpu = SmNumber(gpu_target);
+  if (!cubin || !gpu) return false;
+  if (*cubin == *gpu) return true;
+  // Same major, minor at least the cubin's (sm_86 runs sm_80 cubins), but an integrated GPU
+  // runs only its own (torch/cuda/__init__.py DEVICE_REQUIREMENT: 8.0 and 8.6 exclude 8.7).
+  return *cubin / 10 == *gpu / 10 && *cubin < *gpu && !IsIntegrated(gpu_target);
 }
 
 bool Covers(const ArchTargets& list, std::string_view gpu_target, TargetOs os) {
   const std::optional<unsigned> gpu = SmNumber(gpu_target);
   if (!gpu) return list.Contains(gpu_target);  // ROCm: the exact gfx target
-  unsigned newest = 0;
   for (std::uint16_t id : list.targets) {
-    const std::optional<unsigned> cubin = SmNumber(kArchTargets[id]);
-    if (!cubin) continue;
-    newest = std::max(newest, *cubin);
-    // Same major, minor at least the cubin's (sm_86 runs sm_80 cubins; desktop rule).
-    if (*cubin / 10 == *gpu / 10 && *cubin <= *gpu) return true;
+    if (CubinRunsOn(kArchTargets[id], gpu_target)) return true;
   }
   const bool ptx = list.ptx == Ptx::kAll || (list.ptx == Ptx::kLinuxOnly && os == TargetOs::kLinux);
-  return ptx && newest != 0 && *gpu > newest;
+  const std::optional<unsigned> ptx_arch =
+      list.ptx_target == kNoTarget ? std::nullopt : SmNumber(kArchTargets[list.ptx_target]);
+  return ptx && ptx_arch && *gpu >= *ptx_arch;  // the driver JIT-compiles older PTX
+}
+
+std::optional<ArchTargets> ToolkitTargets(std::string_view backend) {
+  const BackendRow* row = FindBackend(backend);
+  if (row == nullptr || row->toolkit_target_count == 0) return std::nullopt;
+  return ArchTargets{std::span<const std::uint16_t>(kToolkitTargetItems)
+                         .subspan(row->first_toolkit_target, row->toolkit_target_count),
+                     Ptx::kNone, kNoTarget};
 }
 
 std::optional<DriverVersion> DriverFloor(std::string_view backend, TargetOs os) {

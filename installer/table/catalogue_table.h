@@ -27,6 +27,8 @@ enum class CpuArch : std::uint8_t { kX86_64, kAarch64 };
 // Whether a CUDA build carries PTX for its newest architecture (JIT on later GPUs).
 enum class Ptx : std::uint8_t { kNone, kAll, kLinuxOnly };
 
+inline constexpr std::uint16_t kNoTarget = 0xffff;
+
 // ---- Row types of the generated arrays (plain aggregates, so the tables are constexpr) ----
 
 struct BackendRow {
@@ -42,6 +44,10 @@ struct BackendRow {
   // The driver the toolkit shipped with (NVIDIA Table 3): needed to JIT the build's PTX.
   core::DriverVersion linux_toolkit_driver;
   core::DriverVersion windows_toolkit_driver;
+  // The real architectures the toolkit can build (data/cuda-archs.json toolkit_targets):
+  // kToolkitTargetItems[first_toolkit_target, + toolkit_target_count); none for non-CUDA.
+  std::uint16_t first_toolkit_target;
+  std::uint16_t toolkit_target_count;
 };
 
 struct ProjectRow {
@@ -86,6 +92,7 @@ struct ArchRangeRow {
   std::uint16_t backend;
   CpuArch cpu_arch;
   Ptx ptx;
+  std::uint16_t ptx_target;   // index into ArchTargetNames() of the PTX's arch; kNoTarget: none
   std::uint32_t torch_min;    // 2.8 -> 2008000 (major * 1000000 + minor * 1000 + patch)
   std::uint32_t torch_below;  // exclusive; 0xffffffff: open
   std::uint16_t first_target;
@@ -147,14 +154,27 @@ std::optional<WheelMatch> BestWheel(std::string_view project, std::string_view b
 struct ArchTargets {
   std::span<const std::uint16_t> targets;  // indexes into ArchTargetNames()
   Ptx ptx;
+  std::uint16_t ptx_target = kNoTarget;  // the PTX's arch ("sm_50" for "5.0+PTX")
   std::string_view Name(size_t i) const;
+  std::string_view PtxName() const;  // "" without PTX
   bool Contains(std::string_view target) const;
 };
 std::optional<ArchTargets> ArchList(std::string_view backend, std::string_view torch_version,
                                     CpuArch cpu_arch);
-// Whether a GPU runs the build: CUDA "sm_86" by a cubin of the same major with a minor <= 6,
-// or by PTX (on `os`) when it is newer than every cubin; ROCm "gfx1100" when listed.
+// Whether a GPU runs the build: CUDA "sm_86" by a cubin of the same major with a minor <= 6
+// (never an integrated GPU by another's cubin: sm_87 Orin is not run by sm_80/sm_86 code), or by
+// PTX (on `os`) of an older or equal arch; ROCm "gfx1100" when listed.
 bool Covers(const ArchTargets& list, std::string_view gpu_target, core::TargetOs os);
+
+// The real architectures ("sm_86") the toolkit of a CUDA backend can build, as ArchTargets
+// without PTX; nullopt for a non-CUDA backend or a toolkit the data does not know.
+std::optional<ArchTargets> ToolkitTargets(std::string_view backend);
+// Integrated (Tegra) GPUs: "sm_53", "sm_62", "sm_72", "sm_87", "sm_101".
+std::span<const std::string_view> IntegratedTargets();
+bool IsIntegrated(std::string_view gpu_target);
+// Whether a cubin for `code` ("sm_80") runs on `gpu` ("sm_86"), as torch's DEVICE_REQUIREMENT
+// says: same major, equal or higher minor, and not an integrated GPU unless it is the same arch.
+bool CubinRunsOn(std::string_view code, std::string_view gpu);
 
 // The oldest driver that runs `backend` on `os` (see BackendRow); nullopt for a non-CUDA
 // backend or when the data does not know.
