@@ -120,10 +120,11 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
   if (!named) return named.error();
   request.backend = *named;
 
-  // The host, unless the backend is already decided (by the user or a pin).
+  // The host, unless the backend is already decided (by the user or a pin) and no host was
+  // described with --root (then its GPUs are checked against what the named toolkit can build).
   auto resolved = ResolveBackend(request, in.catalogue);
   if (!resolved) return resolved.error();
-  if (resolved->automatic()) {
+  if (resolved->automatic() || !IsRealRoot(o.root)) {
     FileReader files(IsRealRoot(o.root) ? std::string() : o.root);
     DetectOptions detect_options;
     detect_options.probe_timeout = std::chrono::milliseconds(

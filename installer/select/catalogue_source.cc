@@ -52,12 +52,35 @@ class ViewBase : public CatalogueView {
         view.gfx.emplace_back(name);
       }
     }
-    // PTX is embedded for the newest architecture of the list (TORCH_CUDA_ARCH_LIST "+PTX").
-    // kLinuxOnly counts here: torch's Windows builds are not chosen by this table.
-    if (targets->ptx != table::Ptx::kNone && !view.cubins.empty()) {
-      view.ptx = *std::max_element(view.cubins.begin(), view.cubins.end());
-    }
+    // The PTX of the list's "X+PTX" entry. kLinuxOnly counts here: torch's Windows builds are
+    // not chosen by this table.
+    if (targets->ptx != table::Ptx::kNone)
+      view.ptx = core::ComputeCapability::ParseSm(targets->PtxName());
     return view;
+  }
+
+  CudaLimits Limits(const std::string& backend) const override {
+    CudaLimits limits;
+    for (std::string_view name : table::IntegratedTargets()) {
+      if (auto cc = core::ComputeCapability::ParseSm(name)) limits.integrated.push_back(*cc);
+    }
+    std::string toolkit = backend;
+    if (auto it = custom_.find(backend); it != custom_.end()) {
+      // A custom CUDA backend: the toolkit of the same version in the table, if any.
+      toolkit.clear();
+      for (const table::BackendRow& b : table::Backends()) {
+        if (b.kind == core::BackendKind::kCuda && b.toolkit == it->second.toolkit)
+          toolkit = std::string(b.name);
+      }
+    }
+    if (const std::optional<table::ArchTargets> targets = table::ToolkitTargets(toolkit)) {
+      for (std::size_t i = 0; i < targets->targets.size(); ++i) {
+        if (auto cc = core::ComputeCapability::ParseSm(targets->Name(i)))
+          limits.toolkit_targets.push_back(*cc);
+      }
+      std::sort(limits.toolkit_targets.begin(), limits.toolkit_targets.end());
+    }
+    return limits;
   }
 
   std::optional<core::DriverVersion> DriverFloor(const std::string& backend, core::TargetOs os) const override {

@@ -117,6 +117,11 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
     out.index_url = BackendIndexUrl(catalogue.overrides, source.default_base_url, ChannelPath(out.channel),
                                     out.backend);
   }
+  if (out.selection.chosen && !out.selection.chosen->arch_verified) {
+    // Not only a note: a build whose list is unknown may lack the GPU's code.
+    out.warnings.push_back(out.selection.chosen->unverified +
+                           ": the GPUs were checked only against what its CUDA toolkit can build");
+  }
   for (const std::string& w : facts.warnings) out.warnings.push_back(w);
   return out;
 }
