@@ -51,6 +51,7 @@ struct VersionOut {
 struct BuildOut {
   size_t backend = 0;
   std::vector<VersionOut> versions;  // PEP 440 order
+  const char* source = "kPage";      // BuildSource: kPage, kFlatPage, kNotCrawled
 };
 
 struct ProjectOut {
@@ -550,8 +551,33 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
                  "the same version as \"" + build.versions[k - 1].text + "\"");
           }
         }
+        if (std::find(project.from_flat_page.begin(), project.from_flat_page.end(), backend) !=
+            project.from_flat_page.end()) {
+          build.source = "kFlatPage";
+        }
         out.builds.push_back(std::move(build));
       }
+      for (size_t i = 0; i < project.from_flat_page.size(); ++i) {
+        if (!project.builds.contains(project.from_flat_page[i])) {
+          Fail(Child(Child(pointer, "from_flat_page"), i),
+               "no builds of \"" + project.from_flat_page[i] + "\"");
+        }
+      }
+      // Listed by a backend whose page of the project was missing: "not crawled", no versions.
+      for (size_t i = 0; i < project.unfetched.size(); ++i) {
+        const std::string& backend = project.unfetched[i];
+        auto found = backend_index.find(backend);
+        if (found == backend_index.end()) {
+          Fail(Child(Child(pointer, "unfetched"), i), "unknown backend \"" + backend + "\"");
+        }
+        if (project.builds.contains(backend)) continue;
+        BuildOut build;
+        build.backend = found->second;
+        build.source = "kNotCrawled";
+        out.builds.push_back(std::move(build));
+      }
+      std::sort(out.builds.begin(), out.builds.end(),
+                [](const BuildOut& a, const BuildOut& b) { return a.backend < b.backend; });
       if (!out.builds.empty() && out.cls >= 2) {
         Fail(Child(pointer, "builds"), "only routed and companion projects carry builds");
       }
@@ -591,6 +617,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     for (ProjectOut& project : projects) {
       const catalogue::CatalogueProject& source = catalogue.projects.at(project.name);
       for (BuildOut& build : project.builds) {
+        if (build.versions.empty()) continue;  // not crawled
         const auto& versions = source.builds.at(backends[build.backend].name);
         for (VersionOut& version : build.versions) {
           std::vector<size_t> set;
@@ -656,7 +683,12 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         << ";\n"
         << "inline constexpr std::string_view kCatalogueChannel = " << Literal(catalogue.channel)
         << ";\n"
-        << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue.note)
+        << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue.note) << ";\n"
+        << "inline constexpr std::string_view kCatalogueIndexUrl = " << Literal(catalogue.index_url)
+        << ";\n"
+        << "inline constexpr std::string_view kCatalogueSnapshot = " << Literal(catalogue.snapshot)
+        << ";\n"
+        << "inline constexpr std::string_view kCatalogueAsOf = " << Literal(catalogue.AsOf())
         << ";\n\n";
     inc << "// name, kind, toolkit, legacy, state, MVC driver floor Linux/Windows, toolkit driver\n"
         << "// Linux/Windows ({0, 0, 0}: unknown), the architectures the toolkit can build\n"
@@ -725,8 +757,8 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
                    << project.builds.size() << ",\n     " << Literal(project.reason) << "},\n";
       for (const BuildOut& build : project.builds) {
         builds_out << "    {" << build.backend << ", " << build.versions.size() << ", "
-                   << version_count << "},  // " << project.name << " "
-                   << backends[build.backend].name << "\n";
+                   << version_count << ", BuildSource::" << build.source << "},  // "
+                   << project.name << " " << backends[build.backend].name << "\n";
         std::vector<size_t> order(build.versions.size());
         for (size_t k = 0; k < order.size(); ++k) order[k] = k;
         const auto public_part = [](const std::string& text) {
@@ -750,7 +782,9 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     }
     inc << "// Per routed or companion project and backend (sorted by backend index): its "
            "versions\n"
-        << "// kVersionRows[first..+count), in PEP 440 order.\n"
+        << "// kVersionRows[first..+count), in PEP 440 order, and where they come from "
+           "(kNotCrawled:\n"
+        << "// the backend lists the project, its page was missing, no version is known).\n"
         << "inline constexpr BuildRow kBuildRows[] = {\n"
         << builds_out.str() << "};\n\n"
         << "// version (as the index spells it), wheel set, pre-release.\n"
@@ -1072,8 +1106,42 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
              << Cell(Join(why, "; ")) << " |\n";
       }
     }
+    // Pages the catalogue lacks: builds taken from the flat page, and projects not crawled.
     backends_md
-        << "## Arch list coverage\n\n"
+        << "## Pages missing from the catalogue\n\n"
+        << "The catalogue stands for "
+        << (catalogue.index_url.empty() ? std::string("the index")
+                                        : "`" + catalogue.index_url + "`")
+        << " as of " << catalogue.AsOf()
+        << (catalogue.snapshot.empty()
+                ? std::string()
+                : " (crawled from a snapshot: " + Cell(catalogue.snapshot) + ")")
+        << ".\nWhere a backend lists a routed project but its page of it was missing, the builds "
+           "come\n"
+        << "from the flat page (`torch/` at the root, which links every backend's wheels with "
+           "their\n"
+        << "hashes), or, without one, the project is \"unknown (not crawled)\" there: never chosen "
+           "for\n"
+        << "it, but not \"not offered\" either (a named backend is left to the live index).\n\n"
+        << "| backend | builds from the flat page | not crawled |\n|---|---|---|\n";
+    for (size_t index : backend_order) {
+      std::vector<std::string> flat, missing;
+      for (const ProjectOut& project : projects) {
+        for (const BuildOut& build : project.builds) {
+          if (build.backend != index) continue;
+          if (std::string_view(build.source) == "kFlatPage")
+            flat.push_back("`" + project.name + "`");
+          if (std::string_view(build.source) == "kNotCrawled")
+            missing.push_back("`" + project.name + "`");
+        }
+      }
+      if (flat.empty() && missing.empty()) continue;
+      backends_md << "| `" << backends[index].name << "` | "
+                  << (flat.empty() ? "—" : Join(flat, ", ")) << " | "
+                  << (missing.empty() ? "—" : Join(missing, ", ")) << " |\n";
+    }
+    backends_md
+        << "\n## Arch list coverage\n\n"
         << known_rows << " rows with a list and " << unknown_rows << " searched without one; "
         << covered_total << " of the " << release_total << " torch builds (release and CPU\n"
         << "architecture, as the wheels' platforms say) of the CUDA and ROCm backends have a "

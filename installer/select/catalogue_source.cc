@@ -26,7 +26,9 @@ class ViewBase : public CatalogueView {
   std::vector<BackendView> Backends(const std::string&) const override {
     std::vector<BackendView> out;
     for (const table::BackendRow& b : table::Backends()) {
-      if (b.legacy || b.state != "ok") continue;  // recorded, never chosen
+      // Recorded, never chosen: legacy and empty backends (a backend whose pages are missing
+      // but whose wheels the flat page links is "ok (flat page only)").
+      if (b.legacy || !b.state.starts_with("ok")) continue;
       out.push_back({std::string(b.name), b.kind, std::string(b.toolkit)});
     }
     for (const auto& [name, c] : custom_) out.push_back({name, c.kind, c.toolkit});
@@ -110,6 +112,11 @@ class TableView : public ViewBase {
  public:
   using ViewBase::ViewBase;
 
+  bool NotCrawled(const std::string& project, const std::string& backend) const override {
+    return table::SourceOf(project, backend) == table::BuildSource::kNotCrawled;
+  }
+  std::string AsOf() const override { return std::string(table::CatalogueAsOf()); }
+
   std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
     std::vector<std::string> out;
     for (const table::VersionRow& v : table::Versions(project, backend)) out.emplace_back(v.version);
@@ -147,12 +154,20 @@ class JsonView : public ViewBase {
       if (custom_.count(b.name) != 0 || cat_.backends.count(b.name) != 0) out.push_back(b);
     }
     for (const auto& [name, b] : cat_.backends) {
-      if (b.legacy || b.state != "ok" || table::FindBackend(name) != nullptr) continue;
+      if (b.legacy || !b.state.starts_with("ok") || table::FindBackend(name) != nullptr) continue;
       // New in the newer catalogue; its kind was checked when the file was read.
       out.push_back({name, core::ParseBackendKind(b.kind).value_or(core::BackendKind::kOther), b.toolkit});
     }
     return out;
   }
+
+  bool NotCrawled(const std::string& project, const std::string& backend) const override {
+    auto p = cat_.projects.find(project);
+    if (p == cat_.projects.end()) return false;
+    return std::find(p->second.unfetched.begin(), p->second.unfetched.end(), backend) !=
+           p->second.unfetched.end();
+  }
+  std::string AsOf() const override { return cat_.AsOf(); }
 
   std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
     std::vector<std::string> out;
@@ -210,8 +225,9 @@ core::Expected<CatalogueSource> LoadCatalogueSource(const EffectiveOverrides& ov
     for (const auto& [name, p] : cat->projects) {
       if (p.cls == "routed" || p.cls == "companion") routed[name] = {p.reason, overrides.catalogue->value};
     }
-    source.description = overrides.catalogue->value + " (" + cat->channel + " channel, updated " +
-                         cat->updated_at + "), named by " + overrides.catalogue->origin;
+    source.description = overrides.catalogue->value + " (" + cat->channel + " channel of " +
+                         (cat->index_url.empty() ? std::string("the index") : cat->index_url) +
+                         " as of " + cat->AsOf() + "), named by " + overrides.catalogue->origin;
     source.view = std::make_unique<JsonView>(overrides, std::move(cat).value());
   } else {
     for (const table::ProjectRow& p : table::Projects()) {
@@ -219,7 +235,11 @@ core::Expected<CatalogueSource> LoadCatalogueSource(const EffectiveOverrides& ov
         routed[std::string(p.name)] = {std::string(p.reason), "embedded"};
       }
     }
-    source.description = "embedded table (" + std::string(table::CatalogueChannel()) + " channel)";
+    source.description =
+        "embedded table (" + std::string(table::CatalogueChannel()) + " channel of " +
+        std::string(table::CatalogueIndexUrl().empty() ? "the index" : table::CatalogueIndexUrl()) +
+        " as of " + std::string(table::CatalogueAsOf()) +
+        (table::CatalogueSnapshot().empty() ? "" : ", from a snapshot") + ")";
     source.view = std::make_unique<TableView>(overrides);
   }
   for (const auto& [name, sourced] : overrides.routed_add) routed[name] = {sourced.value, sourced.origin};

@@ -16,7 +16,8 @@ namespace torchdex::installer {
 
 struct CatalogueSource {
   std::unique_ptr<CatalogueView> view;
-  std::string description;  // "embedded table (stable channel, updated 2026-03-15T...)"
+  std::string
+      description;  // "embedded table (stable channel of https://.../whl/ as of 2026-03-15, ...)"
   std::string default_base_url = "https://download.pytorch.org/whl/";
   /// Routed or companion after the overrides: never taken from the default index.
   std::vector<std::string> routed;  // sorted, normalised

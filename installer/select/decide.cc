@@ -117,6 +117,7 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
     out.index_url = BackendIndexUrl(catalogue.overrides, source.default_base_url, ChannelPath(out.channel),
                                     out.backend);
   }
+  for (const std::string& w : out.selection.warnings) out.warnings.push_back(w);
   if (out.selection.chosen && !out.selection.chosen->arch_verified) {
     // Not only a note: a build whose list is unknown may lack the GPU's code.
     out.warnings.push_back(out.selection.chosen->unverified +

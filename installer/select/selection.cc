@@ -76,6 +76,16 @@ Coverage CudaCoverage(const std::optional<ComputeCapability>& gpu, const ArchVie
 
 std::string ToolkitName(const std::string& toolkit) { return "CUDA " + toolkit; }
 
+// "torch on rocm7.1 is unknown (not crawled: its page was missing from the catalogue of
+// 2026-03-15)"
+std::string NotCrawledText(const CatalogueView& catalogue, const std::string& project,
+                           const std::string& backend) {
+  const std::string as_of = catalogue.AsOf();
+  return project + " on " + backend +
+         " is unknown (not crawled: its page was missing from the catalogue" +
+         (as_of.empty() ? std::string() : " of " + as_of) + ")";
+}
+
 struct Requested {
   core::Requirement requirement;
   std::string name;  // normalised
@@ -103,6 +113,12 @@ Selection SelectNamed(const SelectionTarget& target, const SelectionRequest& req
       if (!v || !r.requirement.specifiers.Contains(*v)) continue;
       if (!catalogue.HasWheelFor(r.name, name, v->ToString(), target.supported_tags)) continue;
       if (!best || *v > *best) best = *v;
+    }
+    if (!best && catalogue.NotCrawled(r.name, name)) {
+      // Not absent, not known: the live index decides when installing.
+      s.warnings.push_back(NotCrawledText(catalogue, r.name, name) +
+                           ": the live index decides when installing");
+      continue;
     }
     if (!best && request.versions_known) {
       s.rejected.push_back({name, {r.requirement.ToString() + " is not offered on " + name + " (named by " +
@@ -309,6 +325,11 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
     std::vector<core::Version> primary_versions;
     for (const Requested& r : requested) {
       const std::vector<std::string> versions = catalogue.Versions(r.name, backend.name);
+      if (versions.empty() && catalogue.NotCrawled(r.name, backend.name)) {
+        rejection.reasons.push_back(NotCrawledText(catalogue, r.name, backend.name));
+        offered = false;
+        continue;
+      }
       if (versions.empty()) {
         rejection.reasons.push_back("no " + r.name + " builds on this backend");
         offered = false;

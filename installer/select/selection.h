@@ -67,6 +67,13 @@ class CatalogueView {
                                                            core::TargetOs os) const = 0;
   /// What the backend's CUDA toolkit can build, and the integrated GPUs; empty: not known.
   virtual CudaLimits Limits(const std::string& /*backend*/) const { return {}; }
+  /// Whether the backend lists `project` but its page was missing when the catalogue was
+  /// crawled: what it offers is unknown, not absent.
+  virtual bool NotCrawled(const std::string& /*project*/, const std::string& /*backend*/) const {
+    return false;
+  }
+  /// The day the catalogue describes ("2026-03-15"); empty when not known.
+  virtual std::string AsOf() const { return ""; }
 };
 
 struct SelectionTarget {
@@ -111,6 +118,7 @@ struct Selection {
   std::vector<Candidate> candidates;       // every backend that qualifies, best first
   std::vector<Rejection> rejected;         // the others, in catalogue order, with reasons
   std::vector<std::string> explanation;    // the decision in sentences, for --explain
+  std::vector<std::string> warnings;       // what the user must know about the choice
   bool default_index = false;              // macOS: the default index serves the right wheels
 };
 

@@ -91,6 +91,9 @@ std::optional<unsigned> SmNumber(std::string_view target) {
 }  // namespace
 
 std::string_view CatalogueChannel() { return kCatalogueChannel; }
+std::string_view CatalogueIndexUrl() { return kCatalogueIndexUrl; }
+std::string_view CatalogueSnapshot() { return kCatalogueSnapshot; }
+std::string_view CatalogueAsOf() { return kCatalogueAsOf; }
 
 std::span<const BackendRow> Backends() { return kBackendRows; }
 std::span<const BackendRow> Backends(std::string_view channel) {
@@ -146,6 +149,12 @@ std::span<const VersionRow> Versions(std::string_view project, std::string_view 
   const BuildRow* build = FindBuild(project, backend);
   if (build == nullptr) return {};
   return VersionsOf(*build);
+}
+
+std::optional<BuildSource> SourceOf(std::string_view project, std::string_view backend) {
+  const BuildRow* build = FindBuild(project, backend);
+  if (build == nullptr) return std::nullopt;
+  return build->source;
 }
 
 const VersionRow* FindVersion(std::string_view project, std::string_view backend,

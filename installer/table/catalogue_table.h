@@ -58,10 +58,18 @@ struct ProjectRow {
   std::string_view reason;
 };
 
+// Where a build's versions come from.
+enum class BuildSource : std::uint8_t {
+  kPage,        // the backend's own page of the project
+  kFlatPage,    // its page was missing; the flat page ("torch/" at the root) links its wheels
+  kNotCrawled,  // its page was missing and nothing else says: no version is known
+};
+
 struct BuildRow {
   std::uint16_t backend;        // index into Backends()
   std::uint16_t version_count;  // kVersionRows[first_version, + version_count), PEP 440 order
   std::uint32_t first_version;
+  BuildSource source;
 };
 
 struct VersionRow {
@@ -103,6 +111,11 @@ struct ArchRangeRow {
 
 // The catalogue the table was built from: "stable".
 std::string_view CatalogueChannel();
+// What it stands for: the index URL, the snapshot crawled ("" when live) and the day it
+// describes (the snapshot's, else the day of its newest page).
+std::string_view CatalogueIndexUrl();
+std::string_view CatalogueSnapshot();
+std::string_view CatalogueAsOf();
 
 // Every backend of the catalogue, sorted by name. Backends(channel) is empty for a channel the
 // table was not built from (the live index serves those).
@@ -120,6 +133,9 @@ std::optional<ProjectClass> ClassOfProject(std::string_view name);
 // The versions a routed project offers on a backend, oldest first (PEP 440 order); empty when
 // it offers none there.
 std::span<const VersionRow> Versions(std::string_view project, std::string_view backend);
+// Where the versions of `project` on `backend` come from; nullopt: the backend does not list
+// the project (nothing of it is there).
+std::optional<BuildSource> SourceOf(std::string_view project, std::string_view backend);
 // One version: "2.3.1+cu121" exactly, or "2.3.1" matching any local label.
 const VersionRow* FindVersion(std::string_view project, std::string_view backend,
                               std::string_view version);

@@ -80,9 +80,12 @@ TEST(CatalogueTableInvariants, ProjectsRoundTripAndEveryRoutedProjectResolves) {
 TEST(CatalogueTableInvariants, EveryBuildVersionAndWheelMatchesTheCatalogue) {
   size_t versions_seen = 0;
   for (const ProjectRow& project : Projects()) {
-    const json& builds =
-        RealCatalogue()["projects"][std::string(project.name)].value("builds", json::object());
-    ASSERT_EQ(BuildsOf(project).size(), builds.size()) << project.name;
+    const json& entry = RealCatalogue()["projects"][std::string(project.name)];
+    const json& builds = entry.value("builds", json::object());
+    const json unfetched = entry.value("unfetched", json::array());
+    const json flat = entry.value("from_flat_page", json::array());
+    // A build row per backend with builds, and an empty "not crawled" one per unfetched backend.
+    ASSERT_EQ(BuildsOf(project).size(), builds.size() + unfetched.size()) << project.name;
     std::uint16_t previous_backend = 0;
     bool first = true;
     for (const BuildRow& build : BuildsOf(project)) {
@@ -93,6 +96,19 @@ TEST(CatalogueTableInvariants, EveryBuildVersionAndWheelMatchesTheCatalogue) {
       previous_backend = build.backend;
       ASSERT_LT(build.backend, Backends().size());
       const std::string_view backend = Backends()[build.backend].name;
+      const bool listed_unfetched =
+          std::find(unfetched.begin(), unfetched.end(), std::string(backend)) != unfetched.end();
+      const bool from_flat =
+          std::find(flat.begin(), flat.end(), std::string(backend)) != flat.end();
+      EXPECT_EQ(build.source, listed_unfetched ? BuildSource::kNotCrawled
+                              : from_flat      ? BuildSource::kFlatPage
+                                               : BuildSource::kPage)
+          << project.name << " " << backend;
+      EXPECT_EQ(SourceOf(project.name, backend), build.source);
+      if (listed_unfetched) {
+        EXPECT_EQ(build.version_count, 0u) << project.name << " " << backend;
+        continue;
+      }
       const json& versions = builds[std::string(backend)];
       const auto rows = Versions(project.name, backend);
       ASSERT_EQ(rows.size(), versions.size()) << project.name << " " << backend;
@@ -187,6 +203,21 @@ TEST(CatalogueTableFacts, Torch231IsInCu121AndCu118ButNotCu124) {
   EXPECT_EQ(FindVersion("torch", "cu124", "2.3.1"), nullptr);
   EXPECT_EQ(FindVersion("torch", "cu121", "2.3.1+cu118"), nullptr);  // a local label must match
   EXPECT_NE(FindVersion("torch", "cu124", "2.4.0"), nullptr);
+}
+
+TEST(CatalogueTableFacts, PagesMissingFromTheSnapshotAreNotCrawledOrFromTheFlatPage) {
+  // The 2026-03-15 snapshot lists rocm7.0/rocm7.1 but holds none of their project pages; its
+  // flat torch/ page links their torch 2.10.0 wheels.
+  EXPECT_EQ(SourceOf("torch", "rocm7.1"), BuildSource::kFlatPage);
+  ASSERT_EQ(Versions("torch", "rocm7.1").size(), 1u);
+  EXPECT_EQ(Versions("torch", "rocm7.1")[0].version, "2.10.0+rocm7.1");
+  EXPECT_EQ(SourceOf("torchvision", "rocm7.1"), BuildSource::kNotCrawled);
+  EXPECT_TRUE(Versions("torchvision", "rocm7.1").empty());
+  EXPECT_EQ(SourceOf("torch", "cu128"), BuildSource::kPage);
+  EXPECT_EQ(SourceOf("torch", "no-such-backend"), std::nullopt);
+  EXPECT_EQ(CatalogueIndexUrl(), "https://download.pytorch.org/whl/");
+  EXPECT_EQ(CatalogueAsOf(), "2026-03-15");
+  EXPECT_FALSE(CatalogueSnapshot().empty());
 }
 
 TEST(CatalogueTableFacts, XpuStartsAt260) {

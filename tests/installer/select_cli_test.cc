@@ -59,7 +59,7 @@ TEST(SelectCliTest, ChoosesForEveryCapturedHost) {
       {"container-with-devices-a100-driver535", "cu129"},
       {"jetson-orin-r36", "cpu"},
       {"jetson-xavier-r35", "cpu"},
-      {"amd-rx7900xtx-gfx1100-rocm6.4", "rocm6.4"},
+      {"amd-rx7900xtx-gfx1100-rocm6.4", "rocm7.1"},  // torch 2.10.0 from the flat torch/ page
       {"amd-apu-gfx1036-unsupported", "cpu"},
       {"intel-arc-a770-xpu-plus-uhd770", "xpu"},
       {"intel-uhd770-igpu-only-no-xpu", "cpu"},
@@ -193,6 +193,32 @@ TEST(SelectCliTest, JetsonIsRefusedWithAPointer) {
           .find("https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/"),
       std::string::npos)
       << FirstReason(doc, "cu126");
+}
+
+TEST(SelectCliTest, APageMissingFromTheCatalogueIsUnknownNotAbsent) {
+  // The 2026-03-15 snapshot lists rocm7.0/rocm7.1 without their project pages: torch comes from
+  // the flat torch/ page, torchvision is not crawled there.
+  nlohmann::json doc = SelectJson("amd-rx7900xtx-gfx1100-rocm6.4");
+  EXPECT_EQ(doc["backend"], "rocm7.1");
+  EXPECT_EQ(doc["primary_version"], "2.10.0+rocm7.1");
+  EXPECT_NE(doc["catalogue"].get<std::string>().find(
+                "https://download.pytorch.org/whl/ as of 2026-03-15"),
+            std::string::npos)
+      << doc["catalogue"];
+  doc = SelectJson("amd-rx7900xtx-gfx1100-rocm6.4", {"torch", "torchvision"});
+  EXPECT_EQ(doc["backend"], "rocm6.4");
+  EXPECT_EQ(FirstReason(doc, "rocm7.1"),
+            "torchvision on rocm7.1 is unknown (not crawled: its page was missing from the "
+            "catalogue of 2026-03-15)");
+  // Named, it is left to the live index, and said.
+  const Result named = Select({"--torch-backend", "rocm7.1", "torchvision", "--json"});
+  ASSERT_EQ(named.code, kExitOk) << named.err;
+  doc = nlohmann::json::parse(named.out);
+  EXPECT_EQ(doc["backend"], "rocm7.1");
+  ASSERT_EQ(doc["warnings"].size(), 1u) << doc.dump();
+  EXPECT_NE(
+      doc["warnings"][0].get<std::string>().find("torchvision on rocm7.1 is unknown (not crawled"),
+      std::string::npos);
 }
 
 TEST(SelectCliTest, ANamedBackendSkipsDetectionAndIsChecked) {
