@@ -32,9 +32,14 @@ constexpr const char* kClassEnums[] = {"kRouted", "kCompanion", "kMirror", "kSta
 using core::BackendKind;
 using Driver = core::DriverVersion;  // Driver{}: unknown
 
+// The channels a table can hold, in the order of its inputs (stable first).
+constexpr const char* kChannels[] = {"stable", "test", "nightly"};
+constexpr size_t kChannelCount = 3;
+
 struct BackendOut {
   std::string name;
   BackendKind kind = BackendKind::kOther;
+  std::array<std::string, kChannelCount> states;  // per channel; "" when not in it
   std::string toolkit;
   std::vector<unsigned> cuda_toolkit;  // {12, 8} for a CUDA backend
   bool legacy = false;
@@ -50,8 +55,10 @@ struct VersionOut {
 
 struct BuildOut {
   size_t backend = 0;
+  size_t channel = 0;                // index into kChannels
   std::vector<VersionOut> versions;  // PEP 440 order
   const char* source = "kPage";      // BuildSource: kPage, kFlatPage, kNotCrawled
+  const catalogue::VersionTags* tags = nullptr;  // the catalogue's versions and wheel tags
 };
 
 struct ProjectOut {
@@ -452,23 +459,56 @@ std::string Pointer(std::initializer_list<std::string_view> keys) {
 }  // namespace
 
 core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const InputFile> inputs) {
-  if (inputs.size() != 4) return core::MakeError("GenerateCatalogueTable: expected 4 inputs");
-  core::Expected<catalogue::Catalogue> parsed =
-      catalogue::ParseCatalogueJson(inputs[0].text, inputs[0].path);
-  if (!parsed) return parsed.error();
-  const catalogue::Catalogue& catalogue = *parsed;
+  // The stable catalogue, the drivers, the two arch files, then (optional) the test and nightly
+  // catalogues: a table holds every channel it is given.
+  if (inputs.size() != 4 && inputs.size() != 6) {
+    return core::MakeError("GenerateCatalogueTable: expected 4 or 6 inputs");
+  }
+  std::vector<catalogue::Catalogue> catalogues;
+  std::vector<const InputFile*> catalogue_inputs = {&inputs[0]};
+  if (inputs.size() == 6) catalogue_inputs.insert(catalogue_inputs.end(), {&inputs[4], &inputs[5]});
+  for (size_t c = 0; c < catalogue_inputs.size(); ++c) {
+    core::Expected<catalogue::Catalogue> parsed =
+        catalogue::ParseCatalogueJson(catalogue_inputs[c]->text, catalogue_inputs[c]->path);
+    if (!parsed) return parsed.error();
+    if (parsed->channel != kChannels[c]) {
+      return core::MakeError(std::string(catalogue_inputs[c]->path) +
+                             ": /provenance/channel: expected \"" + kChannels[c] + "\", got \"" +
+                             parsed->channel + "\"");
+    }
+    catalogues.push_back(std::move(parsed).value());
+  }
+  const catalogue::Catalogue& catalogue = catalogues[0];  // stable: the reference pages' channel
 
   return Located(inputs[0].path, [&]() -> std::vector<OutputFile> {
-    // Backends, sorted by name (the catalogue's map order).
+    // Backends: the union of the channels', sorted by name; the first channel's facts.
     std::vector<BackendOut> backends;
     std::map<std::string, size_t> backend_index;
     const CudaDrivers drivers = ReadCudaDrivers(inputs[1]);
-    for (const auto& [name, backend] : catalogue.backends) {
+    std::map<std::string, std::pair<const catalogue::CatalogueBackend*, size_t>> union_backends;
+    for (size_t c = 0; c < catalogues.size(); ++c) {
+      for (const auto& [name, backend] : catalogues[c].backends) {
+        union_backends.emplace(name, std::pair(&backend, c));
+      }
+    }
+    for (const auto& [name, first] : union_backends) {
+      const catalogue::CatalogueBackend& backend = *first.first;
       BackendOut out;
       out.name = name;
+      for (size_t c = 0; c < catalogues.size(); ++c) {
+        auto it = catalogues[c].backends.find(name);
+        if (it == catalogues[c].backends.end()) continue;
+        out.states[c] = it->second.state;
+        if (it->second.kind != backend.kind) {
+          FailIn(catalogue_inputs[c]->path, Pointer({"backends", name, "kind"}),
+                 "\"" + it->second.kind + "\" here, \"" + backend.kind + "\" in the " +
+                     kChannels[first.second] + " catalogue");
+        }
+      }
       const std::optional<BackendKind> kind = core::ParseBackendKind(backend.kind);
       if (!kind) {
-        Fail(Pointer({"backends", name, "kind"}), "unknown backend kind \"" + backend.kind + "\"");
+        FailIn(catalogue_inputs[first.second]->path, Pointer({"backends", name, "kind"}),
+               "unknown backend kind \"" + backend.kind + "\"");
       }
       out.kind = *kind;
       out.toolkit = backend.toolkit;
@@ -503,84 +543,106 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     std::map<std::string, std::string> normalized_seen;
     std::map<std::array<std::string, 3>, size_t> tag_ids;  // filled below, sorted
     std::map<std::string, std::vector<std::array<std::string, 3>>> wheel_tags;  // spelled -> tags
-    for (const auto& [name, project] : catalogue.projects) {
-      const std::string pointer = Pointer({"projects", name});
-      if (core::NormalizeName(name) != name) {
-        Fail(pointer, "project name \"" + name + "\" is not in PEP 503 normal form (\"" +
-                          core::NormalizeName(name) + "\")");
-      }
-      ProjectOut out;
-      out.name = name;
-      const auto cls = std::find(std::begin(kClasses), std::end(kClasses), project.cls);
-      if (cls == std::end(kClasses))
-        Fail(Child(pointer, "class"), "unknown class \"" + project.cls + "\"");
-      out.cls = static_cast<size_t>(cls - std::begin(kClasses));
-      out.reason = project.reason;
-      if (out.reason.empty()) Fail(Child(pointer, "reason"), "every project needs a reason");
-      for (const std::string& listed : project.listed_in) {
-        if (!backend_index.contains(listed)) {
-          Fail(Child(pointer, "listed_in"), "unknown backend \"" + listed + "\"");
-        }
-      }
-      for (const auto& [backend, versions] : project.builds) {
-        const std::string build_pointer = Child(Child(pointer, "builds"), backend);
-        auto found = backend_index.find(backend);
-        if (found == backend_index.end())
-          Fail(build_pointer, "unknown backend \"" + backend + "\"");
-        BuildOut build;
-        build.backend = found->second;
-        for (const auto& [version, tags] : versions) {
-          const std::string version_pointer = Child(build_pointer, version);
-          core::Expected<core::Version> parsed_version = core::Version::Parse(version);
-          if (!parsed_version) Fail(version_pointer, "not a PEP 440 version");
-          if (tags.empty()) Fail(version_pointer, "a version without wheels");
-          for (size_t i = 0; i < tags.size(); ++i) {
-            if (!wheel_tags.contains(tags[i])) {
-              wheel_tags[tags[i]] = ExpandTags(tags[i], Child(version_pointer, i));
+    std::map<std::string, ProjectOut> project_map;
+    for (size_t c = 0; c < catalogues.size(); ++c) {
+      try {
+        for (const auto& [name, project] : catalogues[c].projects) {
+          const std::string pointer = Pointer({"projects", name});
+          if (core::NormalizeName(name) != name) {
+            Fail(pointer, "project name \"" + name + "\" is not in PEP 503 normal form (\"" +
+                              core::NormalizeName(name) + "\")");
+          }
+          const auto cls = std::find(std::begin(kClasses), std::end(kClasses), project.cls);
+          if (cls == std::end(kClasses))
+            Fail(Child(pointer, "class"), "unknown class \"" + project.cls + "\"");
+          if (project.reason.empty())
+            Fail(Child(pointer, "reason"), "every project needs a reason");
+          const size_t cls_index = static_cast<size_t>(cls - std::begin(kClasses));
+          // The class of the first channel that has the project (stable before test and
+          // nightly), unless a later one routes it: a package routed anywhere never comes from
+          // the default index.
+          auto [entry, added] = project_map.try_emplace(name);
+          ProjectOut& out = entry->second;
+          if (added || (out.cls >= 2 && cls_index < 2)) {
+            out.name = name;
+            out.cls = cls_index;
+            out.reason = project.reason;
+          }
+          for (const std::string& listed : project.listed_in) {
+            if (!backend_index.contains(listed)) {
+              Fail(Child(pointer, "listed_in"), "unknown backend \"" + listed + "\"");
             }
           }
-          build.versions.push_back({*parsed_version, version, 0});
-        }
-        std::sort(build.versions.begin(), build.versions.end(),
-                  [](const VersionOut& a, const VersionOut& b) {
-                    return std::tie(a.parsed, a.text) < std::tie(b.parsed, b.text);
-                  });
-        for (size_t k = 1; k < build.versions.size(); ++k) {
-          if (build.versions[k].parsed == build.versions[k - 1].parsed) {
-            Fail(Child(build_pointer, build.versions[k].text),
-                 "the same version as \"" + build.versions[k - 1].text + "\"");
+          if (!project.builds.empty() && cls_index >= 2) {
+            Fail(Child(pointer, "builds"), "only routed and companion projects carry builds");
+          }
+          for (const auto& [backend, versions] : project.builds) {
+            const std::string build_pointer = Child(Child(pointer, "builds"), backend);
+            auto found = backend_index.find(backend);
+            if (found == backend_index.end())
+              Fail(build_pointer, "unknown backend \"" + backend + "\"");
+            BuildOut build;
+            build.backend = found->second;
+            build.channel = c;
+            build.tags = &versions;
+            for (const auto& [version, tags] : versions) {
+              const std::string version_pointer = Child(build_pointer, version);
+              core::Expected<core::Version> parsed_version = core::Version::Parse(version);
+              if (!parsed_version) Fail(version_pointer, "not a PEP 440 version");
+              if (tags.empty()) Fail(version_pointer, "a version without wheels");
+              for (size_t i = 0; i < tags.size(); ++i) {
+                if (!wheel_tags.contains(tags[i])) {
+                  wheel_tags[tags[i]] = ExpandTags(tags[i], Child(version_pointer, i));
+                }
+              }
+              build.versions.push_back({*parsed_version, version, 0});
+            }
+            std::sort(build.versions.begin(), build.versions.end(),
+                      [](const VersionOut& a, const VersionOut& b) {
+                        return std::tie(a.parsed, a.text) < std::tie(b.parsed, b.text);
+                      });
+            for (size_t k = 1; k < build.versions.size(); ++k) {
+              if (build.versions[k].parsed == build.versions[k - 1].parsed) {
+                Fail(Child(build_pointer, build.versions[k].text),
+                     "the same version as \"" + build.versions[k - 1].text + "\"");
+              }
+            }
+            if (std::find(project.from_flat_page.begin(), project.from_flat_page.end(), backend) !=
+                project.from_flat_page.end()) {
+              build.source = "kFlatPage";
+            }
+            out.builds.push_back(std::move(build));
+          }
+          for (size_t i = 0; i < project.from_flat_page.size(); ++i) {
+            if (!project.builds.contains(project.from_flat_page[i])) {
+              Fail(Child(Child(pointer, "from_flat_page"), i),
+                   "no builds of \"" + project.from_flat_page[i] + "\"");
+            }
+          }
+          // Listed by a backend whose page of the project was missing: "not crawled", no versions.
+          for (size_t i = 0; i < project.unfetched.size(); ++i) {
+            const std::string& backend = project.unfetched[i];
+            auto found = backend_index.find(backend);
+            if (found == backend_index.end()) {
+              Fail(Child(Child(pointer, "unfetched"), i), "unknown backend \"" + backend + "\"");
+            }
+            if (project.builds.contains(backend)) continue;
+            BuildOut build;
+            build.backend = found->second;
+            build.channel = c;
+            build.source = "kNotCrawled";
+            out.builds.push_back(std::move(build));
           }
         }
-        if (std::find(project.from_flat_page.begin(), project.from_flat_page.end(), backend) !=
-            project.from_flat_page.end()) {
-          build.source = "kFlatPage";
-        }
-        out.builds.push_back(std::move(build));
+      } catch (LocatedError& error) {
+        if (error.file.empty()) error.file = std::string(catalogue_inputs[c]->path);
+        throw;
       }
-      for (size_t i = 0; i < project.from_flat_page.size(); ++i) {
-        if (!project.builds.contains(project.from_flat_page[i])) {
-          Fail(Child(Child(pointer, "from_flat_page"), i),
-               "no builds of \"" + project.from_flat_page[i] + "\"");
-        }
-      }
-      // Listed by a backend whose page of the project was missing: "not crawled", no versions.
-      for (size_t i = 0; i < project.unfetched.size(); ++i) {
-        const std::string& backend = project.unfetched[i];
-        auto found = backend_index.find(backend);
-        if (found == backend_index.end()) {
-          Fail(Child(Child(pointer, "unfetched"), i), "unknown backend \"" + backend + "\"");
-        }
-        if (project.builds.contains(backend)) continue;
-        BuildOut build;
-        build.backend = found->second;
-        build.source = "kNotCrawled";
-        out.builds.push_back(std::move(build));
-      }
-      std::sort(out.builds.begin(), out.builds.end(),
-                [](const BuildOut& a, const BuildOut& b) { return a.backend < b.backend; });
-      if (!out.builds.empty() && out.cls >= 2) {
-        Fail(Child(pointer, "builds"), "only routed and companion projects carry builds");
-      }
+    }
+    for (auto& [name, out] : project_map) {
+      std::sort(out.builds.begin(), out.builds.end(), [](const BuildOut& a, const BuildOut& b) {
+        return std::pair(a.channel, a.backend) < std::pair(b.channel, b.backend);
+      });
       projects.push_back(std::move(out));
     }
 
@@ -599,9 +661,10 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       for (const auto& [spelled, tags] : wheel_tags) wheel_ids[spelled] = next++;
     }
     std::map<std::vector<size_t>, size_t> set_ids;
-    for (const auto& [name, project] : catalogue.projects) {
-      for (const auto& [backend, versions] : project.builds) {
-        for (const auto& [version, tags] : versions) {
+    for (const ProjectOut& project : projects) {
+      for (const BuildOut& build : project.builds) {
+        if (build.tags == nullptr) continue;  // not crawled
+        for (const auto& [version, tags] : *build.tags) {
           std::vector<size_t> set;
           for (const std::string& spelled : tags) set.push_back(wheel_ids.at(spelled));
           std::sort(set.begin(), set.end());
@@ -615,10 +678,9 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       for (auto& [set, id] : set_ids) id = next++;
     }
     for (ProjectOut& project : projects) {
-      const catalogue::CatalogueProject& source = catalogue.projects.at(project.name);
       for (BuildOut& build : project.builds) {
         if (build.versions.empty()) continue;  // not crawled
-        const auto& versions = source.builds.at(backends[build.backend].name);
+        const auto& versions = *build.tags;
         for (VersionOut& version : build.versions) {
           std::vector<size_t> set;
           for (const std::string& spelled : versions.at(version.text))
@@ -681,6 +743,14 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
            "layout.\n\n"
         << "inline constexpr std::string_view kCatalogueFamily = " << Literal(catalogue.family)
         << ";\n"
+        << "inline constexpr std::string_view kCatalogueChannels[] = {" <<
+        [&] {
+          std::string list;
+          for (size_t c = 0; c < catalogues.size(); ++c)
+            list += (c ? ", " : "") + Literal(kChannels[c]);
+          return list;
+        }()
+        << "};\n"
         << "inline constexpr std::string_view kCatalogueChannel = " << Literal(catalogue.channel)
         << ";\n"
         << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue.note) << ";\n"
@@ -703,7 +773,8 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
           << Literal(backend.state) << ", " << DriverInit(backend.linux_floor) << ", "
           << DriverInit(backend.windows_floor) << ", " << DriverInit(backend.linux_toolkit) << ", "
           << DriverInit(backend.windows_toolkit) << ", " << toolkit_items.size() << ", "
-          << toolkit_targets[b].size() << "},\n";
+          << toolkit_targets[b].size() << ", {" << Literal(backend.states[0]) << ", "
+          << Literal(backend.states[1]) << ", " << Literal(backend.states[2]) << "}},\n";
       for (const std::string& target : toolkit_targets[b])
         toolkit_items.push_back(target_ids.at(target));
     }
@@ -757,8 +828,9 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
                    << project.builds.size() << ",\n     " << Literal(project.reason) << "},\n";
       for (const BuildOut& build : project.builds) {
         builds_out << "    {" << build.backend << ", " << build.versions.size() << ", "
-                   << version_count << ", BuildSource::" << build.source << "},  // "
-                   << project.name << " " << backends[build.backend].name << "\n";
+                   << version_count << ", BuildSource::" << build.source << ", " << build.channel
+                   << "},  // " << kChannels[build.channel] << " " << project.name << " "
+                   << backends[build.backend].name << "\n";
         std::vector<size_t> order(build.versions.size());
         for (size_t k = 0; k < order.size(); ++k) order[k] = k;
         const auto public_part = [](const std::string& text) {
@@ -921,12 +993,18 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     }
 
     // ---- docs/reference/backends.md ----
-    std::vector<size_t> backend_order(backends.size());
-    for (size_t i = 0; i < backend_order.size(); ++i) backend_order[i] = i;
-    std::sort(backend_order.begin(), backend_order.end(), [&](size_t a, size_t b) {
+    // The reference pages describe the stable channel's backends; the others are listed by
+    // channel at the end.
+    std::vector<size_t> all_backends(backends.size());
+    for (size_t i = 0; i < all_backends.size(); ++i) all_backends[i] = i;
+    std::sort(all_backends.begin(), all_backends.end(), [&](size_t a, size_t b) {
       return std::tuple(backends[a].kind, ToolkitKey(backends[a].toolkit), backends[a].name) <
              std::tuple(backends[b].kind, ToolkitKey(backends[b].toolkit), backends[b].name);
     });
+    std::vector<size_t> backend_order;
+    for (size_t index : all_backends) {
+      if (!backends[index].states[0].empty()) backend_order.push_back(index);
+    }
     const ProjectOut* torch = nullptr;
     for (const ProjectOut& project : projects) {
       if (project.name == "torch") torch = &project;
@@ -934,7 +1012,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     const auto torch_build = [&](size_t backend) -> const BuildOut* {
       if (torch == nullptr) return nullptr;
       for (const BuildOut& build : torch->builds) {
-        if (build.backend == backend) return &build;
+        if (build.backend == backend && build.channel == 0) return &build;
       }
       return nullptr;
     };
@@ -1065,7 +1143,8 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     size_t known_rows = 0, unknown_rows = 0, covered_total = 0, release_total = 0;
     for (const ArchRange& range : ranges) (range.unknown ? unknown_rows : known_rows)++;
     for (size_t index : backend_order) {
-      if (backends[index].kind != BackendKind::kCuda && backends[index].kind != BackendKind::kRocm) continue;
+      if (backends[index].kind != BackendKind::kCuda && backends[index].kind != BackendKind::kRocm)
+        continue;
       if (backends[index].legacy) continue;  // recorded, never chosen
       size_t rows_with_list = 0, rows_unknown = 0;
       for (const ArchRange& range : ranges) {
@@ -1128,7 +1207,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       std::vector<std::string> flat, missing;
       for (const ProjectOut& project : projects) {
         for (const BuildOut& build : project.builds) {
-          if (build.backend != index) continue;
+          if (build.backend != index || build.channel != 0) continue;
           if (std::string_view(build.source) == "kFlatPage")
             flat.push_back("`" + project.name + "`");
           if (std::string_view(build.source) == "kNotCrawled")
@@ -1155,6 +1234,35 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         << "| backend | torch builds | why |\n|---|---|---|\n"
         << gaps.str();
     backends_md << "\n</details>\n";
+
+    if (catalogues.size() > 1) {
+      backends_md << "\n## Channels\n\n"
+                  << "The table holds the test and nightly channels too (`select --channel`), each "
+                     "from its own\n"
+                  << "catalogue (`generated/catalogue-test.json`, "
+                     "`generated/catalogue-nightly.json`): their\n"
+                  << "backends and the newest torch each offers.\n\n"
+                  << "| channel | backends with torch | newest torch | builds of torch "
+                     "|\n|---|---|---|---:|\n";
+      for (size_t c = 0; c < catalogues.size(); ++c) {
+        std::vector<std::string> names;
+        std::optional<core::Version> newest;
+        size_t count = 0;
+        for (size_t index : all_backends) {
+          if (torch == nullptr) break;
+          for (const BuildOut& build : torch->builds) {
+            if (build.channel != c || build.backend != index || build.versions.empty()) continue;
+            names.push_back("`" + backends[index].name + "`");
+            count += build.versions.size();
+            if (!newest || *newest < build.versions.back().parsed)
+              newest = build.versions.back().parsed;
+          }
+        }
+        backends_md << "| " << kChannels[c] << " | " << (names.empty() ? "—" : Join(names, ", "))
+                    << " | " << (newest ? newest->Public().ToString() : "—") << " | " << count
+                    << " |\n";
+      }
+    }
 
     return {{"generated/catalogue_table.inc", inc.str()},
             {"docs/reference/packages.md", packages.str()},

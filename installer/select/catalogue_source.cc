@@ -19,16 +19,19 @@ namespace {
 // the custom backends of the override files.
 class ViewBase : public CatalogueView {
  public:
-  explicit ViewBase(const EffectiveOverrides& overrides) {
+  // `channel`: the table's channel this view answers for (stable, test, nightly).
+  ViewBase(const EffectiveOverrides& overrides, std::string channel)
+      : channel_(std::move(channel)) {
     for (const auto& [name, sourced] : overrides.custom_backends) custom_[name] = sourced.value;
   }
 
   std::vector<BackendView> Backends(const std::string&) const override {
     std::vector<BackendView> out;
     for (const table::BackendRow& b : table::Backends()) {
-      // Recorded, never chosen: legacy and empty backends (a backend whose pages are missing
-      // but whose wheels the flat page links is "ok (flat page only)").
-      if (b.legacy || !b.state.starts_with("ok")) continue;
+      // Recorded, never chosen: legacy and empty backends, and those of other channels (a
+      // backend whose pages are missing but whose wheels the flat page links is "ok (flat page
+      // only)").
+      if (b.legacy || !table::StateIn(b, channel_).starts_with("ok")) continue;
       out.push_back({std::string(b.name), b.kind, std::string(b.toolkit)});
     }
     for (const auto& [name, c] : custom_) out.push_back({name, c.kind, c.toolkit});
@@ -104,6 +107,7 @@ class ViewBase : public CatalogueView {
   }
 
  protected:
+  std::string channel_;
   std::map<std::string, CustomBackend> custom_;
 };
 
@@ -113,13 +117,14 @@ class TableView : public ViewBase {
   using ViewBase::ViewBase;
 
   bool NotCrawled(const std::string& project, const std::string& backend) const override {
-    return table::SourceOf(project, backend) == table::BuildSource::kNotCrawled;
+    return table::SourceOf(project, backend, channel_) == table::BuildSource::kNotCrawled;
   }
   std::string AsOf() const override { return std::string(table::CatalogueAsOf()); }
 
   std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
     std::vector<std::string> out;
-    for (const table::VersionRow& v : table::Versions(project, backend)) out.emplace_back(v.version);
+    for (const table::VersionRow& v : table::Versions(project, backend, channel_))
+      out.emplace_back(v.version);
     return out;
   }
 
@@ -132,7 +137,7 @@ class TableView : public ViewBase {
       cached_for_ = &supported;
       cached_size_ = supported.size();
     }
-    return table::WheelFits(project, backend, version, *tags_).has_value();
+    return table::WheelFits(project, backend, version, *tags_, channel_).has_value();
   }
 
  private:
@@ -146,7 +151,7 @@ class TableView : public ViewBase {
 class JsonView : public ViewBase {
  public:
   JsonView(const EffectiveOverrides& overrides, catalogue::Catalogue cat)
-      : ViewBase(overrides), cat_(std::move(cat)) {}
+      : ViewBase(overrides, "stable"), cat_(std::move(cat)) {}
 
   std::vector<BackendView> Backends(const std::string& channel) const override {
     std::vector<BackendView> out;
@@ -209,9 +214,18 @@ bool CatalogueSource::IsRouted(const std::string& normalized_name) const {
   return std::binary_search(routed.begin(), routed.end(), normalized_name);
 }
 
+bool CatalogueSource::HoldsChannel(const std::string& channel) const {
+  return channel_views.contains(channel);
+}
+
+const CatalogueView& CatalogueSource::ViewFor(const std::string& channel) const {
+  auto it = channel_views.find(channel);
+  return it == channel_views.end() || it->second == nullptr ? *view : *it->second;
+}
+
 std::vector<std::string> CatalogueSource::BackendNames(const std::string& channel) const {
   std::vector<std::string> out;
-  for (const BackendView& b : view->Backends(channel)) out.push_back(b.name);
+  for (const BackendView& b : ViewFor(channel).Backends(channel)) out.push_back(b.name);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -228,19 +242,34 @@ core::Expected<CatalogueSource> LoadCatalogueSource(const EffectiveOverrides& ov
     source.description = overrides.catalogue->value + " (" + cat->channel + " channel of " +
                          (cat->index_url.empty() ? std::string("the index") : cat->index_url) +
                          " as of " + cat->AsOf() + "), named by " + overrides.catalogue->origin;
+    const std::string channel = cat->channel;
     source.view = std::make_unique<JsonView>(overrides, std::move(cat).value());
+    source.channel_views[channel] = nullptr;  // the file's own channel: answered by `view`
   } else {
     for (const table::ProjectRow& p : table::Projects()) {
       if (p.project_class == table::ProjectClass::kRouted || p.project_class == table::ProjectClass::kCompanion) {
         routed[std::string(p.name)] = {std::string(p.reason), "embedded"};
       }
     }
+    // Every channel of the table with a backend to choose: a channel whose pages were all
+    // missing when it was crawled holds nothing to decide from.
+    std::string channels;
+    for (std::string_view channel : table::Channels()) {
+      const bool any = std::any_of(
+          table::Backends().begin(), table::Backends().end(), [&](const table::BackendRow& b) {
+            return !b.legacy && table::StateIn(b, channel).starts_with("ok");
+          });
+      if (!any) continue;
+      channels += (channels.empty() ? "" : ", ") + std::string(channel);
+      source.channel_views[std::string(channel)] =
+          std::make_unique<TableView>(overrides, std::string(channel));
+    }
     source.description =
-        "embedded table (" + std::string(table::CatalogueChannel()) + " channel of " +
+        "embedded table (" + channels + " of " +
         std::string(table::CatalogueIndexUrl().empty() ? "the index" : table::CatalogueIndexUrl()) +
         " as of " + std::string(table::CatalogueAsOf()) +
         (table::CatalogueSnapshot().empty() ? "" : ", from a snapshot") + ")";
-    source.view = std::make_unique<TableView>(overrides);
+    source.view = std::make_unique<TableView>(overrides, "stable");
   }
   for (const auto& [name, sourced] : overrides.routed_add) routed[name] = {sourced.value, sourced.origin};
   for (const auto& [name, sourced] : overrides.routed_remove) routed.erase(name);

@@ -87,8 +87,13 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   core::Expected<BackendRequest> backend = ResolveBackend(request, catalogue);
   if (!backend) return backend.error();
   out.forced_by = backend->origin;
-  if (out.channel != "stable") {
-    out.warnings.push_back("the embedded catalogue holds the stable channel: " + out.channel +
+  // The channel's own versions when the catalogue holds them (the embedded table holds every
+  // channel whose pages were crawled); else the stable channel's backends and arch lists, with
+  // the versions left to the live index.
+  const bool held = source.HoldsChannel(out.channel);
+  if (!held) {
+    out.warnings.push_back("the catalogue (" + source.description + ") holds no " + out.channel +
+                           " versions: " + out.channel +
                            " is chosen by the stable channel's backends and arch lists, and its "
                            "versions are checked against the live index when installing");
   }
@@ -96,13 +101,14 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   SelectionRequest selection;
   selection.routed = out.routed;
   selection.primary = out.primary;
-  selection.channel = "stable";
-  selection.versions_known = out.channel == "stable";
+  selection.channel = held ? out.channel : "stable";
+  selection.versions_known = held;
   if (!backend->automatic()) {
     selection.named = backend->name;
     selection.named_by = backend->origin;
   }
-  out.selection = SelectBackend(facts, request.target, selection, *source.view);
+  out.selection =
+      SelectBackend(facts, request.target, selection, source.ViewFor(selection.channel));
   if (selection.named && !out.selection.chosen) {
     // The named backend does not offer what was asked: that is the answer, not a fallback.
     return core::MakeError(out.selection.rejected.front().reasons.front(), core::ErrorCode::kNotOffered);

@@ -63,20 +63,24 @@ std::string_view PublicPart(std::string_view version) {
   return version.substr(0, version.find('+'));
 }
 
-const BuildRow* FindBuild(const ProjectRow& project, std::uint16_t backend) {
+const BuildRow* FindBuild(const ProjectRow& project, std::uint16_t backend, std::uint8_t channel) {
   const std::span<const BuildRow> builds = BuildsOf(project);
-  auto it =
-      std::lower_bound(builds.begin(), builds.end(), backend,
-                       [](const BuildRow& row, std::uint16_t key) { return row.backend < key; });
-  if (it == builds.end() || it->backend != backend) return nullptr;
+  const auto key = std::pair(channel, backend);
+  auto it = std::lower_bound(
+      builds.begin(), builds.end(), key,
+      [](const BuildRow& row, const auto& k) { return std::pair(row.channel, row.backend) < k; });
+  if (it == builds.end() || it->backend != backend || it->channel != channel) return nullptr;
   return &*it;
 }
 
-const BuildRow* FindBuild(std::string_view project, std::string_view backend) {
+const BuildRow* FindBuild(std::string_view project, std::string_view backend,
+                          std::string_view channel) {
   const ProjectRow* project_row = FindProject(project);
   const BackendRow* backend_row = FindBackend(backend);
-  if (project_row == nullptr || backend_row == nullptr) return nullptr;
-  return FindBuild(*project_row, static_cast<std::uint16_t>(backend_row - kBackendRows));
+  const std::optional<std::uint8_t> channel_index = ChannelIndex(channel);
+  if (project_row == nullptr || backend_row == nullptr || !channel_index) return nullptr;
+  return FindBuild(*project_row, static_cast<std::uint16_t>(backend_row - kBackendRows),
+                   *channel_index);
 }
 
 // "sm_86" -> 86 (major 8, minor 6); "sm_100" -> 100. nullopt when not sm_<digits>.
@@ -95,9 +99,21 @@ std::string_view CatalogueIndexUrl() { return kCatalogueIndexUrl; }
 std::string_view CatalogueSnapshot() { return kCatalogueSnapshot; }
 std::string_view CatalogueAsOf() { return kCatalogueAsOf; }
 
+std::span<const std::string_view> Channels() { return kCatalogueChannels; }
+std::optional<std::uint8_t> ChannelIndex(std::string_view channel) {
+  for (std::size_t i = 0; i < std::size(kCatalogueChannels); ++i) {
+    if (kCatalogueChannels[i] == channel) return static_cast<std::uint8_t>(i);
+  }
+  return std::nullopt;
+}
+std::string_view StateIn(const BackendRow& backend, std::string_view channel) {
+  const std::optional<std::uint8_t> index = ChannelIndex(channel);
+  return index ? backend.channel_states[*index] : std::string_view();
+}
+
 std::span<const BackendRow> Backends() { return kBackendRows; }
 std::span<const BackendRow> Backends(std::string_view channel) {
-  if (channel != kCatalogueChannel) return {};
+  if (!ChannelIndex(channel)) return {};
   return kBackendRows;
 }
 const BackendRow* FindBackend(std::string_view name) { return FindByName(Backends(), name); }
@@ -145,21 +161,23 @@ std::span<const VersionRow> VersionsOf(const BuildRow& build) {
       .subspan(build.first_version, build.version_count);
 }
 
-std::span<const VersionRow> Versions(std::string_view project, std::string_view backend) {
-  const BuildRow* build = FindBuild(project, backend);
+std::span<const VersionRow> Versions(std::string_view project, std::string_view backend,
+                                     std::string_view channel) {
+  const BuildRow* build = FindBuild(project, backend, channel);
   if (build == nullptr) return {};
   return VersionsOf(*build);
 }
 
-std::optional<BuildSource> SourceOf(std::string_view project, std::string_view backend) {
-  const BuildRow* build = FindBuild(project, backend);
+std::optional<BuildSource> SourceOf(std::string_view project, std::string_view backend,
+                                    std::string_view channel) {
+  const BuildRow* build = FindBuild(project, backend, channel);
   if (build == nullptr) return std::nullopt;
   return build->source;
 }
 
 const VersionRow* FindVersion(std::string_view project, std::string_view backend,
-                              std::string_view version) {
-  const BuildRow* build = FindBuild(project, backend);
+                              std::string_view version, std::string_view channel) {
+  const BuildRow* build = FindBuild(project, backend, channel);
   if (build == nullptr) return nullptr;
   const std::span<const VersionRow> versions = VersionsOf(*build);
   const std::span<const std::uint16_t> by_text =
@@ -218,15 +236,17 @@ std::optional<WheelMatch> WheelFits(const VersionRow& version, const TargetTags&
 }
 
 std::optional<WheelMatch> WheelFits(std::string_view project, std::string_view backend,
-                                    std::string_view version, const TargetTags& target) {
-  const VersionRow* row = FindVersion(project, backend, version);
+                                    std::string_view version, const TargetTags& target,
+                                    std::string_view channel) {
+  const VersionRow* row = FindVersion(project, backend, version, channel);
   if (row == nullptr) return std::nullopt;
   return WheelFits(*row, target);
 }
 
 std::optional<WheelMatch> BestWheel(std::string_view project, std::string_view backend,
-                                    const TargetTags& target, bool allow_prereleases) {
-  const std::span<const VersionRow> versions = Versions(project, backend);
+                                    const TargetTags& target, bool allow_prereleases,
+                                    std::string_view channel) {
+  const std::span<const VersionRow> versions = Versions(project, backend, channel);
   for (auto it = versions.rbegin(); it != versions.rend(); ++it) {  // newest first
     if (it->prerelease && !allow_prereleases) continue;
     if (std::optional<WheelMatch> match = WheelFits(*it, target)) return match;

@@ -48,6 +48,9 @@ struct BackendRow {
   // kToolkitTargetItems[first_toolkit_target, + toolkit_target_count); none for non-CUDA.
   std::uint16_t first_toolkit_target;
   std::uint16_t toolkit_target_count;
+  // The backend's state in each channel the table holds (stable, test, nightly); "" when the
+  // channel has no such backend.
+  std::string_view channel_states[3];
 };
 
 struct ProjectRow {
@@ -70,6 +73,7 @@ struct BuildRow {
   std::uint16_t version_count;  // kVersionRows[first_version, + version_count), PEP 440 order
   std::uint32_t first_version;
   BuildSource source;
+  std::uint8_t channel;  // index into Channels(): a project's builds are sorted by channel, backend
 };
 
 struct VersionRow {
@@ -111,14 +115,22 @@ struct ArchRangeRow {
 
 // The catalogue the table was built from: "stable".
 std::string_view CatalogueChannel();
+// The channels the table holds, in the order of BuildRow::channel: stable, then test and nightly
+// when they were given to codegen.
+std::span<const std::string_view> Channels();
+// The index of `channel` in Channels(), nullopt when the table does not hold it.
+std::optional<std::uint8_t> ChannelIndex(std::string_view channel);
+// The state of a backend in a channel ("" when the channel has no such backend).
+std::string_view StateIn(const BackendRow& backend, std::string_view channel);
 // What it stands for: the index URL, the snapshot crawled ("" when live) and the day it
 // describes (the snapshot's, else the day of its newest page).
 std::string_view CatalogueIndexUrl();
 std::string_view CatalogueSnapshot();
 std::string_view CatalogueAsOf();
 
-// Every backend of the catalogue, sorted by name. Backends(channel) is empty for a channel the
-// table was not built from (the live index serves those).
+// Every backend of the channels the table holds, sorted by name. Backends(channel) is empty for
+// a channel the table was not built from (the live index serves those); else the same rows, of
+// which StateIn says which the channel has.
 std::span<const BackendRow> Backends();
 std::span<const BackendRow> Backends(std::string_view channel);
 const BackendRow* FindBackend(std::string_view name);
@@ -132,13 +144,15 @@ std::optional<ProjectClass> ClassOfProject(std::string_view name);
 
 // The versions a routed project offers on a backend, oldest first (PEP 440 order); empty when
 // it offers none there.
-std::span<const VersionRow> Versions(std::string_view project, std::string_view backend);
+std::span<const VersionRow> Versions(std::string_view project, std::string_view backend,
+                                     std::string_view channel = "stable");
 // Where the versions of `project` on `backend` come from; nullopt: the backend does not list
 // the project (nothing of it is there).
-std::optional<BuildSource> SourceOf(std::string_view project, std::string_view backend);
+std::optional<BuildSource> SourceOf(std::string_view project, std::string_view backend,
+                                    std::string_view channel = "stable");
 // One version: "2.3.1+cu121" exactly, or "2.3.1" matching any local label.
 const VersionRow* FindVersion(std::string_view project, std::string_view backend,
-                              std::string_view version);
+                              std::string_view version, std::string_view channel = "stable");
 
 // The supported tags of one target interpreter (core::SupportedTags), ranked once against the
 // table's tags so that fit checks are array reads.
@@ -159,11 +173,13 @@ struct WheelMatch {
 };
 // The best wheel of `version` for the target, or nullopt when none fits.
 std::optional<WheelMatch> WheelFits(std::string_view project, std::string_view backend,
-                                    std::string_view version, const TargetTags& target);
+                                    std::string_view version, const TargetTags& target,
+                                    std::string_view channel = "stable");
 std::optional<WheelMatch> WheelFits(const VersionRow& version, const TargetTags& target);
 // The newest version (final releases before pre-releases) with a wheel for the target.
 std::optional<WheelMatch> BestWheel(std::string_view project, std::string_view backend,
-                                    const TargetTags& target, bool allow_prereleases = false);
+                                    const TargetTags& target, bool allow_prereleases = false,
+                                    std::string_view channel = "stable");
 
 // The GPU targets a build of `backend` for torch `torch_version` ("2.8.0+cu128", "2.8") and a
 // CPU architecture carries: CUDA "sm_XY" cubins, ROCm "gfx..." targets. nullopt: not known.

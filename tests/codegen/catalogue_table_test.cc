@@ -198,6 +198,47 @@ const BadCase kBadCases[] = {
      "generated/catalogue.json: /backends/cpu/legacy: expected true or false"},
 };
 
+TEST(GenerateCatalogueTable, HoldsTheTestAndNightlyChannelsEachFromItsCatalogue) {
+  SmallInputs in;
+  json nightly = json::parse(in.catalogue);
+  nightly["provenance"]["channel"] = "nightly";
+  nightly["backends"]["rocm7.2"] = nightly["backends"]["rocm6.3"];
+  nightly["backends"]["rocm7.2"]["toolkit"] = "7.2";
+  nightly["projects"]["torch"]["builds"] = {
+      {"rocm7.2", {{"2.12.0.dev20260314+rocm7.2", {"cp312-cp312-manylinux_2_28_x86_64"}}}}};
+  nightly["projects"]["torch"].erase("from_flat_page");
+  json test = json::parse(in.catalogue);
+  test["provenance"]["channel"] = "test";
+  test["projects"] = json::object();
+  const std::string nightly_text = nightly.dump(1) + "\n", test_text = test.dump(1) + "\n";
+  const InputFile inputs[] = {{"generated/catalogue.json", in.catalogue},
+                              {"data/cuda-drivers.json", in.drivers},
+                              {"data/cuda-archs.json", in.cuda_archs},
+                              {"data/rocm-archs.json", in.rocm_archs},
+                              {"generated/catalogue-test.json", test_text},
+                              {"generated/catalogue-nightly.json", nightly_text}};
+  auto generated = GenerateCatalogueTable(inputs);
+  ASSERT_TRUE(generated) << generated.error().message;
+  const std::string& inc = (*generated)[0].content;
+  EXPECT_NE(inc.find("kCatalogueChannels[] = {\"stable\", \"test\", \"nightly\"}"),
+            std::string::npos);
+  // The nightly-only backend: no state in stable and test.
+  EXPECT_NE(inc.find("{\"rocm7.2\", core::BackendKind::kRocm, \"7.2\""), std::string::npos);
+  EXPECT_NE(inc.find("{\"\", \"\", \"ok\"}}"), std::string::npos) << inc;
+  EXPECT_NE(inc.find("BuildSource::kPage, 2},  // nightly torch rocm7.2"), std::string::npos)
+      << inc;
+  EXPECT_NE((*generated)[2].content.find("| nightly | `rocm7.2` | 2.12.0.dev20260314 | 1 |"),
+            std::string::npos)
+      << (*generated)[2].content;
+  // A catalogue in the wrong slot is an error naming it.
+  const InputFile swapped[] = {inputs[0], inputs[1], inputs[2], inputs[3], inputs[5], inputs[4]};
+  auto bad = GenerateCatalogueTable(swapped);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(
+      bad.error().message,
+      "generated/catalogue-nightly.json: /provenance/channel: expected \"test\", got \"nightly\"");
+}
+
 TEST(GenerateCatalogueTable, ErrorsNameTheFileAndThePointer) {
   for (const BadCase& bad : kBadCases) {
     SmallInputs inputs;

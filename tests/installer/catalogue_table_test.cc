@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -24,12 +25,20 @@ using core::DriverVersion;
 using core::TargetOs;
 using nlohmann::json;
 
-const json& RealCatalogue() {
-  static const json catalogue = [] {
-    std::ifstream in(std::filesystem::path(TORCHDEX_SOURCE_DIR) / "generated" / "catalogue.json");
-    return json::parse(in);
+// generated/catalogue.json, catalogue-test.json, catalogue-nightly.json: the channels the table
+// holds, in the order of Channels().
+const json& RealCatalogue(std::string_view channel = "stable") {
+  static const std::map<std::string, json, std::less<>> catalogues = [] {
+    std::map<std::string, json, std::less<>> out;
+    for (const char* c : {"stable", "test", "nightly"}) {
+      const std::string file =
+          std::string(c) == "stable" ? "catalogue.json" : "catalogue-" + std::string(c) + ".json";
+      std::ifstream in(std::filesystem::path(TORCHDEX_SOURCE_DIR) / "generated" / file);
+      out[c] = json::parse(in);
+    }
+    return out;
   }();
-  return catalogue;
+  return catalogues.find(channel)->second;
 }
 
 std::string PublicOf(std::string_view version) {
@@ -39,25 +48,43 @@ std::string PublicOf(std::string_view version) {
 TEST(CatalogueTableInvariants, BackendsAreSortedUniqueAndAllOfTheCatalogue) {
   const auto backends = Backends();
   for (size_t i = 1; i < backends.size(); ++i) EXPECT_LT(backends[i - 1].name, backends[i].name);
-  EXPECT_EQ(backends.size(), RealCatalogue()["backends"].size());
-  for (const auto& [name, backend] : RealCatalogue()["backends"].items()) {
-    const BackendRow* row = FindBackend(name);
-    ASSERT_NE(row, nullptr) << name;
-    EXPECT_EQ(row->name, name);
-    EXPECT_EQ(row->toolkit, backend["toolkit"].get<std::string>());
-    EXPECT_EQ(row->legacy, backend["legacy"].get<bool>());
+  // The union of the channels' backends, with each channel's state.
+  std::set<std::string> names;
+  ASSERT_EQ(Channels().size(), 3u);
+  for (std::string_view channel : Channels()) {
+    for (const auto& [name, backend] : RealCatalogue(channel)["backends"].items()) {
+      names.insert(name);
+      const BackendRow* row = FindBackend(name);
+      ASSERT_NE(row, nullptr) << name;
+      EXPECT_EQ(row->name, name);
+      EXPECT_EQ(StateIn(*row, channel), backend["state"].get<std::string>())
+          << channel << " " << name;
+      if (channel == "stable") {
+        EXPECT_EQ(row->toolkit, backend["toolkit"].get<std::string>());
+        EXPECT_EQ(row->legacy, backend["legacy"].get<bool>());
+      }
+    }
   }
+  EXPECT_EQ(backends.size(), names.size());
   for (const BackendRow& row : backends) EXPECT_EQ(FindBackend(row.name), &row);
   EXPECT_EQ(FindBackend("cu999"), nullptr);
   EXPECT_EQ(CatalogueChannel(), "stable");
   EXPECT_EQ(Backends("stable").size(), backends.size());
-  EXPECT_TRUE(Backends("nightly").empty());
+  EXPECT_EQ(ChannelIndex("nightly"), std::optional<std::uint8_t>(2));
+  EXPECT_TRUE(Backends("preview").empty());
+  EXPECT_EQ(StateIn(*FindBackend("rocm7.2"), "stable"), "");  // nightly only
+  EXPECT_EQ(StateIn(*FindBackend("rocm7.2"), "nightly"), "ok");
 }
 
 TEST(CatalogueTableInvariants, ProjectsRoundTripAndEveryRoutedProjectResolves) {
   const auto projects = Projects();
   for (size_t i = 1; i < projects.size(); ++i) EXPECT_LT(projects[i - 1].name, projects[i].name);
-  EXPECT_EQ(projects.size(), RealCatalogue()["projects"].size());
+  std::set<std::string> names;
+  for (std::string_view channel : Channels()) {
+    for (const auto& [name, project] : RealCatalogue(channel)["projects"].items())
+      names.insert(name);
+  }
+  EXPECT_EQ(projects.size(), names.size());
   size_t routed = 0;
   for (const auto& [name, project] : RealCatalogue()["projects"].items()) {
     const ProjectRow* row = FindProject(name);
@@ -80,21 +107,32 @@ TEST(CatalogueTableInvariants, ProjectsRoundTripAndEveryRoutedProjectResolves) {
 TEST(CatalogueTableInvariants, EveryBuildVersionAndWheelMatchesTheCatalogue) {
   size_t versions_seen = 0;
   for (const ProjectRow& project : Projects()) {
-    const json& entry = RealCatalogue()["projects"][std::string(project.name)];
-    const json& builds = entry.value("builds", json::object());
-    const json unfetched = entry.value("unfetched", json::array());
-    const json flat = entry.value("from_flat_page", json::array());
-    // A build row per backend with builds, and an empty "not crawled" one per unfetched backend.
-    ASSERT_EQ(BuildsOf(project).size(), builds.size() + unfetched.size()) << project.name;
-    std::uint16_t previous_backend = 0;
+    // A build row per channel and backend with builds, and an empty "not crawled" one per
+    // unfetched backend; sorted by channel, then backend.
+    size_t expected_rows = 0;
+    for (std::string_view channel : Channels()) {
+      const json entry =
+          RealCatalogue(channel)["projects"].value(std::string(project.name), json::object());
+      expected_rows += entry.value("builds", json::object()).size() +
+                       entry.value("unfetched", json::array()).size();
+    }
+    ASSERT_EQ(BuildsOf(project).size(), expected_rows) << project.name;
+    std::pair<std::uint8_t, std::uint16_t> previous{0, 0};
     bool first = true;
     for (const BuildRow& build : BuildsOf(project)) {
       if (!first) {
-        EXPECT_LT(previous_backend, build.backend);
+        EXPECT_LT(previous, std::pair(build.channel, build.backend));
       }
       first = false;
-      previous_backend = build.backend;
+      previous = {build.channel, build.backend};
       ASSERT_LT(build.backend, Backends().size());
+      ASSERT_LT(build.channel, Channels().size());
+      const std::string_view channel = Channels()[build.channel];
+      const json entry =
+          RealCatalogue(channel)["projects"].value(std::string(project.name), json::object());
+      const json builds = entry.value("builds", json::object());
+      const json unfetched = entry.value("unfetched", json::array());
+      const json flat = entry.value("from_flat_page", json::array());
       const std::string_view backend = Backends()[build.backend].name;
       const bool listed_unfetched =
           std::find(unfetched.begin(), unfetched.end(), std::string(backend)) != unfetched.end();
@@ -104,13 +142,13 @@ TEST(CatalogueTableInvariants, EveryBuildVersionAndWheelMatchesTheCatalogue) {
                               : from_flat      ? BuildSource::kFlatPage
                                                : BuildSource::kPage)
           << project.name << " " << backend;
-      EXPECT_EQ(SourceOf(project.name, backend), build.source);
+      EXPECT_EQ(SourceOf(project.name, backend, channel), build.source);
       if (listed_unfetched) {
         EXPECT_EQ(build.version_count, 0u) << project.name << " " << backend;
         continue;
       }
       const json& versions = builds[std::string(backend)];
-      const auto rows = Versions(project.name, backend);
+      const auto rows = Versions(project.name, backend, channel);
       ASSERT_EQ(rows.size(), versions.size()) << project.name << " " << backend;
       EXPECT_EQ(rows.data(), VersionsOf(build).data());
       for (size_t i = 0; i < rows.size(); ++i) {
@@ -124,8 +162,9 @@ TEST(CatalogueTableInvariants, EveryBuildVersionAndWheelMatchesTheCatalogue) {
         }
         EXPECT_EQ(row.prerelease, core::Version::Parse(row.version)->IsPrerelease());
         // Round-trips through FindVersion, exactly and by its public version.
-        EXPECT_EQ(FindVersion(project.name, backend, row.version), &row);
-        const VersionRow* by_public = FindVersion(project.name, backend, PublicOf(row.version));
+        EXPECT_EQ(FindVersion(project.name, backend, row.version, channel), &row);
+        const VersionRow* by_public =
+            FindVersion(project.name, backend, PublicOf(row.version), channel);
         ASSERT_NE(by_public, nullptr);
         EXPECT_EQ(PublicOf(by_public->version), PublicOf(row.version));
         // The same wheels as the catalogue.
@@ -218,6 +257,21 @@ TEST(CatalogueTableFacts, PagesMissingFromTheSnapshotAreNotCrawledOrFromTheFlatP
   EXPECT_EQ(CatalogueIndexUrl(), "https://download.pytorch.org/whl/");
   EXPECT_EQ(CatalogueAsOf(), "2026-03-15");
   EXPECT_FALSE(CatalogueSnapshot().empty());
+}
+
+TEST(CatalogueTableFacts, TheNightlyChannelHasItsOwnVersions) {
+  // The snapshot's nightly torch/ page: 60 dated 2.11/2.12 dev builds per CUDA backend.
+  const auto nightly = Versions("torch", "cu128", "nightly");
+  ASSERT_EQ(nightly.size(), 60u);
+  EXPECT_EQ(nightly.back().version, "2.12.0.dev20260314+cu128");
+  EXPECT_TRUE(nightly.back().prerelease);
+  EXPECT_EQ(SourceOf("torch", "cu128", "nightly"), BuildSource::kFlatPage);
+  EXPECT_EQ(Versions("torch", "cu128").back().version, "2.10.0+cu128");  // stable untouched
+  EXPECT_TRUE(Versions("torch", "rocm7.2").empty());
+  EXPECT_FALSE(Versions("torch", "rocm7.2", "nightly").empty());
+  EXPECT_EQ(FindVersion("torch", "cu128", "2.12.0.dev20260314", "nightly"), &nightly.back());
+  EXPECT_EQ(FindVersion("torch", "cu128", "2.12.0.dev20260314"), nullptr);
+  EXPECT_TRUE(Versions("torch", "cu128", "test").empty());  // no test page in the snapshot
 }
 
 TEST(CatalogueTableFacts, XpuStartsAt260) {

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "installer/cli/run.h"
 #include "installer/platform/clock.h"
 
@@ -373,6 +375,66 @@ TEST(SelectCliTest, ANewerCatalogueFromAnOverrideFileReplacesTheEmbeddedOne) {
   EXPECT_EQ(bad.code, kExitBadInputFile);
   EXPECT_NE(bad.err.find(broken + ": /schema_version"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("(named by " + names_broken + ")"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace torchdex::installer
+
+namespace torchdex::installer {
+namespace {
+
+Result Install(std::vector<std::string> args) {
+  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  const SteadyClock clock;
+  Environment env = EnvironmentFromEnviron(environ);
+  Deps deps{env, *runner, clock};
+  args.insert(args.begin(), "install");
+  std::ostringstream out, err;
+  const int code = Main(args, deps, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(SelectCliTest, NightlyChoosesFromTheNightlyVersionsAndInstallPlansThem) {
+  const std::string host = (kHosts / "linux-rtx3090-driver550-proprietary").string();
+  const nlohmann::json doc =
+      SelectJson("linux-rtx3090-driver550-proprietary", {"--channel", "nightly"});
+  EXPECT_EQ(doc["channel"], "nightly");
+  const std::string version = doc["primary_version"];
+  EXPECT_NE(version.find(".dev"), std::string::npos) << version;  // pre-releases allowed
+  EXPECT_EQ(doc["index_url"],
+            "https://download.pytorch.org/whl/nightly/" + doc["backend"].get<std::string>() + "/");
+  EXPECT_EQ(doc["warnings"].size(), 0u) << doc["warnings"].dump();
+  // The plan is the same version (offline: the compiled table's nightly channel).
+  const Result plan =
+      Install({"--dry-run", "--offline", "--channel", "nightly", "--root", host, "torch"});
+  ASSERT_EQ(plan.code, kExitOk) << plan.err;
+  EXPECT_NE(plan.out.find("  torch " + version + "\n"), std::string::npos) << plan.out;
+  // The stable answer is untouched.
+  EXPECT_EQ(SelectJson("linux-rtx3090-driver550-proprietary")["primary_version"], "2.10.0+cu129");
+}
+
+TEST(SelectCliTest, TestChoosesFromATestCatalogueAndInstallPlansIt) {
+  // The snapshot holds no test page, so the embedded table has no test versions (and says so);
+  // a test-channel catalogue named by an override file does.
+  nlohmann::json doc = SelectJson("linux-rtx3090-driver550-proprietary", {"--channel", "test"});
+  ASSERT_EQ(doc["warnings"].size(), 1u);
+  EXPECT_NE(doc["warnings"][0].get<std::string>().find("holds no test versions"),
+            std::string::npos);
+  TempDir t;
+  const std::string catalogue =
+      std::string(TORCHDEX_FIXTURES_DIR) + "/catalogues/test-channel.json";
+  const std::string file =
+      t.Write("test.json", "{\"format\": 1, \"catalogue\": \"" + catalogue + "\"}");
+  const std::string host = (kHosts / "linux-rtx3090-driver550-proprietary").string();
+  doc =
+      SelectJson("linux-rtx3090-driver550-proprietary", {"--channel", "test", "--catalogue", file});
+  EXPECT_EQ(doc["backend"], "cu128");
+  EXPECT_EQ(doc["primary_version"], "2.11.0+cu128");
+  EXPECT_EQ(doc["warnings"].size(), 0u) << doc["warnings"].dump();
+  const Result plan = Install({"--dry-run", "--offline", "--channel", "test", "--root", host,
+                               "--catalogue", file, "torch"});
+  ASSERT_EQ(plan.code, kExitOk) << plan.err;
+  EXPECT_NE(plan.out.find("  torch 2.11.0+cu128\n"), std::string::npos) << plan.out;
 }
 
 }  // namespace
