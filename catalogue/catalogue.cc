@@ -77,6 +77,9 @@ std::string WriteCatalogueJson(const Catalogue& cat) {
                        {"crawled_from", cat.crawled_from},
                        {"updated_at", cat.updated_at},
                        {"note", cat.note}};
+  if (!cat.index_url.empty()) doc["provenance"]["index_url"] = cat.index_url;
+  if (!cat.snapshot.empty()) doc["provenance"]["snapshot"] = cat.snapshot;
+  if (!cat.snapshot_date.empty()) doc["provenance"]["snapshot_date"] = cat.snapshot_date;
   json backends = json::object();
   for (const auto& [name, b] : cat.backends) {
     backends[name] = {{"kind", b.kind},         {"toolkit", b.toolkit},
@@ -97,6 +100,8 @@ std::string WriteCatalogueJson(const Catalogue& cat) {
       }
       entry["builds"] = std::move(builds);
     }
+    if (!p.unfetched.empty()) entry["unfetched"] = p.unfetched;
+    if (!p.from_flat_page.empty()) entry["from_flat_page"] = p.from_flat_page;
     projects[name] = std::move(entry);
   }
   doc["projects"] = std::move(projects);
@@ -136,6 +141,12 @@ core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_
   for (auto [key, field] : {std::pair{"family", &cat.family}, std::pair{"channel", &cat.channel},
                             std::pair{"crawled_from", &cat.crawled_from},
                             std::pair{"updated_at", &cat.updated_at}, std::pair{"note", &cat.note}}) {
+    if (auto e = get_string(prov, key, "/provenance", field)) return *e;
+  }
+  for (auto [key, field] :
+       {std::pair{"index_url", &cat.index_url}, std::pair{"snapshot", &cat.snapshot},
+        std::pair{"snapshot_date", &cat.snapshot_date}}) {
+    if (!prov.contains(key)) continue;  // optional: older catalogues lack them
     if (auto e = get_string(prov, key, "/provenance", field)) return *e;
   }
   if (!doc.contains("backends") || !doc["backends"].is_object()) {
@@ -190,6 +201,16 @@ core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_
             out.push_back(tags[i].get<std::string>());
           }
         }
+      }
+    }
+    for (auto [key, field] : {std::pair{"unfetched", &project.unfetched},
+                              std::pair{"from_flat_page", &project.from_flat_page}}) {
+      if (!p.contains(key)) continue;
+      if (!p[key].is_array()) return fail(at + "/" + key, "expected an array of backend names");
+      for (std::size_t i = 0; i < p[key].size(); ++i) {
+        if (!p[key][i].is_string())
+          return fail(at + "/" + key + "/" + std::to_string(i), "expected a string");
+        field->push_back(p[key][i].get<std::string>());
       }
     }
     cat.projects[name] = std::move(project);

@@ -19,7 +19,8 @@ struct CatalogueBackend {
   std::string kind;     // cpu, cuda, rocm, xpu, other
   std::string toolkit;  // "12.8", "6.3", "" for cpu/xpu
   bool legacy = false;
-  std::string state;            // ok, empty, skipped
+  std::string state;  // ok, empty, skipped, "ok (flat page only)": its pages are missing, the
+                      // flat project page links its wheels
   std::string discovered_from;  // root index, links of torch/
   std::int64_t projects = 0;    // entries of its project list
 };
@@ -33,6 +34,12 @@ struct CatalogueProject {
   std::vector<std::string> listed_in;  // backends whose project list names it
   /// routed and companion projects only: backend -> versions and their wheel tags
   std::map<std::string, VersionTags> builds;
+  /// Backends whose list names the project but whose page of it was missing (4xx): what the
+  /// backend offers of it is not known, unless from_flat_page has it.
+  std::vector<std::string> unfetched;
+  /// Backends whose builds come from the flat page ("torch/" at the channel root, with its
+  /// hashes in the store) because their own page is missing.
+  std::vector<std::string> from_flat_page;
 };
 
 struct Catalogue {
@@ -42,6 +49,14 @@ struct Catalogue {
   std::string crawled_from;  // the base URL of the crawl (a mirror, a loopback copy)
   std::string updated_at;    // the newest change of any page (RFC 3339)
   std::string note;          // free text, e.g. "loopback copy of the 2026-03-15 snapshot"
+  // What the catalogue stands for, apart from where this crawl fetched it (optional):
+  std::string index_url;      // the index it describes: "https://download.pytorch.org/whl/"
+  std::string snapshot;       // the copy crawled, when not the live index: "sonatype-...@6278fad0"
+  std::string snapshot_date;  // the day the copy was taken (YYYY-MM-DD); empty: live
+  /// The date a reader should quote: the snapshot's day, else the day of updated_at.
+  std::string AsOf() const {
+    return !snapshot_date.empty() ? snapshot_date : updated_at.substr(0, 10);
+  }
   std::map<std::string, CatalogueBackend> backends;
   std::map<std::string, CatalogueProject> projects;
 };

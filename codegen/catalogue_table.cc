@@ -32,10 +32,16 @@ constexpr const char* kClassEnums[] = {"kRouted", "kCompanion", "kMirror", "kSta
 using core::BackendKind;
 using Driver = core::DriverVersion;  // Driver{}: unknown
 
+// The channels a table can hold, in the order of its inputs (stable first).
+constexpr const char* kChannels[] = {"stable", "test", "nightly"};
+constexpr size_t kChannelCount = 3;
+
 struct BackendOut {
   std::string name;
   BackendKind kind = BackendKind::kOther;
+  std::array<std::string, kChannelCount> states;  // per channel; "" when not in it
   std::string toolkit;
+  std::vector<unsigned> cuda_toolkit;  // {12, 8} for a CUDA backend
   bool legacy = false;
   std::string state;
   Driver linux_floor{}, windows_floor{}, linux_toolkit{}, windows_toolkit{};
@@ -49,7 +55,10 @@ struct VersionOut {
 
 struct BuildOut {
   size_t backend = 0;
+  size_t channel = 0;                // index into kChannels
   std::vector<VersionOut> versions;  // PEP 440 order
+  const char* source = "kPage";      // BuildSource: kPage, kFlatPage, kNotCrawled
+  const catalogue::VersionTags* tags = nullptr;  // the catalogue's versions and wheel tags
 };
 
 struct ProjectOut {
@@ -66,11 +75,31 @@ struct ArchRange {
   size_t backend = 0;
   std::string cpu_arch;  // "x86_64", "aarch64"
   std::string ptx;       // "no", "yes", "linux"
+  std::string ptx_target;  // "sm_50": the PTX's architecture; empty without PTX
   std::uint32_t torch_min = 0, torch_below = kOpen;
   std::string torch_min_text, torch_below_text;
   std::vector<std::string> targets;  // "sm_50", "gfx90a"
   bool cuda = false;
+  bool unknown = false;  // searched, not found: in the docs, not in the table
+  std::string note;
 };
+
+// A real architecture a range of CUDA toolkits can build (data/cuda-archs.json toolkit_targets).
+struct ToolkitTarget {
+  std::string target;                // "sm_86"
+  std::vector<unsigned> cuda_min;    // {11, 1}
+  std::vector<unsigned> cuda_below;  // empty: still built
+};
+
+// What data/cuda-archs.json says beyond the per-build rows.
+struct CudaRules {
+  std::vector<ToolkitTarget> toolkit_targets;
+  std::vector<std::string> integrated;  // "sm_87": runs only its own cubins
+};
+
+std::string SmName(const std::vector<unsigned>& cc) {
+  return "sm_" + std::to_string(cc[0]) + std::to_string(cc[1]);
+}
 
 std::uint32_t TorchKey(const std::string& text, const std::string& pointer) {
   const std::vector<unsigned> parts = ParseDotted(text, pointer, 2, 3, "torch release");
@@ -275,7 +304,15 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
           Fail(Child(pointer, "torch_below"), "empty range: not above torch_min");
         }
       }
-      if (cuda) {
+      if (const json& list = Require(row, pointer, cuda ? "cubin" : "gfx"); list.is_null()) {
+        // Searched, not found: the note says where; the lookup answers "unknown".
+        range.unknown = true;
+        range.ptx = "no";
+        range.note = RequireString(row, pointer, "note");
+        if (row.contains("ptx") || row.contains("ptx_arch")) {
+          Fail(Child(pointer, "ptx"), "a row without a list has no PTX");
+        }
+      } else if (cuda) {
         range.ptx = RequireString(row, pointer, "ptx");
         if (range.ptx != "no" && range.ptx != "yes" && range.ptx != "linux") {
           Fail(Child(pointer, "ptx"), "expected \"no\", \"yes\" or \"linux\"");
@@ -295,6 +332,21 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
         }
         if (range.targets.empty())
           Fail(Child(pointer, "cubin"), "expected at least one compute capability");
+        if (range.ptx != "no") {
+          // "X+PTX" builds X's cubin and PTX; without ptx_arch, X is the newest cubin.
+          range.ptx_target = range.targets.back();
+          if (row.contains("ptx_arch")) {
+            const std::string at = Child(pointer, "ptx_arch");
+            range.ptx_target = SmName(ParseDotted(RequireString(row, pointer, "ptx_arch"), at, 2, 2,
+                                                  "compute capability"));
+            if (std::find(range.targets.begin(), range.targets.end(), range.ptx_target) ==
+                range.targets.end()) {
+              Fail(at, "the PTX architecture must be one of the cubins (\"X+PTX\" builds both)");
+            }
+          }
+        } else if (row.contains("ptx_arch")) {
+          Fail(Child(pointer, "ptx_arch"), "ptx_arch without PTX (ptx is \"no\")");
+        }
       } else {
         range.ptx = "no";
         const json& gfx = RequireArray(row, pointer, "gfx");
@@ -340,6 +392,64 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
   }
 }
 
+// Reads toolkit_targets and integrated_gpus of data/cuda-archs.json (both optional, so that a
+// small test catalogue may leave them out).
+CudaRules ReadCudaRules(const InputFile& input) {
+  try {
+    const json document = ParseDocument(input.text);
+    const std::set<std::string> ids = ReadSourceIds(document);
+    CudaRules rules;
+    if (document.contains("toolkit_targets")) {
+      const json& rows = RequireArray(document, "", "toolkit_targets");
+      std::vector<unsigned> previous;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string pointer = Child("/toolkit_targets", i);
+        const std::vector<unsigned> cc =
+            ParseDotted(RequireString(rows[i], pointer, "cc"), Child(pointer, "cc"), 2, 2,
+                        "compute capability");
+        if (cc[1] > 9) Fail(Child(pointer, "cc"), "compute capability minor out of range");
+        if (!previous.empty() && cc <= previous) {
+          Fail(Child(pointer, "cc"), "not above the previous row (rows sorted by cc, unique)");
+        }
+        previous = cc;
+        ToolkitTarget target{SmName(cc),
+                             ParseDotted(RequireString(rows[i], pointer, "cuda_min"),
+                                         Child(pointer, "cuda_min"), 2, 2, "CUDA version"),
+                             {}};
+        if (!Require(rows[i], pointer, "cuda_below").is_null()) {
+          target.cuda_below = ParseDotted(RequireString(rows[i], pointer, "cuda_below"),
+                                          Child(pointer, "cuda_below"), 2, 2, "CUDA version");
+          if (target.cuda_below <= target.cuda_min)
+            Fail(Child(pointer, "cuda_below"), "empty range: not above cuda_min");
+        }
+        RequireSource(rows[i], pointer, ids);
+        rules.toolkit_targets.push_back(std::move(target));
+      }
+    }
+    if (document.contains("integrated_gpus")) {
+      const json& rows = RequireArray(document, "", "integrated_gpus");
+      std::vector<unsigned> previous;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string pointer = Child("/integrated_gpus", i);
+        const std::vector<unsigned> cc =
+            ParseDotted(RequireString(rows[i], pointer, "cc"), Child(pointer, "cc"), 2, 2,
+                        "compute capability");
+        if (!previous.empty() && cc <= previous) {
+          Fail(Child(pointer, "cc"), "not above the previous row (rows sorted by cc, unique)");
+        }
+        previous = cc;
+        RequireString(rows[i], pointer, "name");
+        RequireSource(rows[i], pointer, ids);
+        rules.integrated.push_back(SmName(cc));
+      }
+    }
+    return rules;
+  } catch (LocatedError& error) {
+    if (error.file.empty()) error.file = std::string(input.path);
+    throw;
+  }
+}
+
 std::string Pointer(std::initializer_list<std::string_view> keys) {
   std::string pointer;
   for (std::string_view key : keys) pointer = Child(pointer, key);
@@ -349,23 +459,56 @@ std::string Pointer(std::initializer_list<std::string_view> keys) {
 }  // namespace
 
 core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const InputFile> inputs) {
-  if (inputs.size() != 4) return core::MakeError("GenerateCatalogueTable: expected 4 inputs");
-  core::Expected<catalogue::Catalogue> parsed =
-      catalogue::ParseCatalogueJson(inputs[0].text, inputs[0].path);
-  if (!parsed) return parsed.error();
-  const catalogue::Catalogue& catalogue = *parsed;
+  // The stable catalogue, the drivers, the two arch files, then (optional) the test and nightly
+  // catalogues: a table holds every channel it is given.
+  if (inputs.size() != 4 && inputs.size() != 6) {
+    return core::MakeError("GenerateCatalogueTable: expected 4 or 6 inputs");
+  }
+  std::vector<catalogue::Catalogue> catalogues;
+  std::vector<const InputFile*> catalogue_inputs = {&inputs[0]};
+  if (inputs.size() == 6) catalogue_inputs.insert(catalogue_inputs.end(), {&inputs[4], &inputs[5]});
+  for (size_t c = 0; c < catalogue_inputs.size(); ++c) {
+    core::Expected<catalogue::Catalogue> parsed =
+        catalogue::ParseCatalogueJson(catalogue_inputs[c]->text, catalogue_inputs[c]->path);
+    if (!parsed) return parsed.error();
+    if (parsed->channel != kChannels[c]) {
+      return core::MakeError(std::string(catalogue_inputs[c]->path) +
+                             ": /provenance/channel: expected \"" + kChannels[c] + "\", got \"" +
+                             parsed->channel + "\"");
+    }
+    catalogues.push_back(std::move(parsed).value());
+  }
+  const catalogue::Catalogue& catalogue = catalogues[0];  // stable: the reference pages' channel
 
   return Located(inputs[0].path, [&]() -> std::vector<OutputFile> {
-    // Backends, sorted by name (the catalogue's map order).
+    // Backends: the union of the channels', sorted by name; the first channel's facts.
     std::vector<BackendOut> backends;
     std::map<std::string, size_t> backend_index;
     const CudaDrivers drivers = ReadCudaDrivers(inputs[1]);
-    for (const auto& [name, backend] : catalogue.backends) {
+    std::map<std::string, std::pair<const catalogue::CatalogueBackend*, size_t>> union_backends;
+    for (size_t c = 0; c < catalogues.size(); ++c) {
+      for (const auto& [name, backend] : catalogues[c].backends) {
+        union_backends.emplace(name, std::pair(&backend, c));
+      }
+    }
+    for (const auto& [name, first] : union_backends) {
+      const catalogue::CatalogueBackend& backend = *first.first;
       BackendOut out;
       out.name = name;
+      for (size_t c = 0; c < catalogues.size(); ++c) {
+        auto it = catalogues[c].backends.find(name);
+        if (it == catalogues[c].backends.end()) continue;
+        out.states[c] = it->second.state;
+        if (it->second.kind != backend.kind) {
+          FailIn(catalogue_inputs[c]->path, Pointer({"backends", name, "kind"}),
+                 "\"" + it->second.kind + "\" here, \"" + backend.kind + "\" in the " +
+                     kChannels[first.second] + " catalogue");
+        }
+      }
       const std::optional<BackendKind> kind = core::ParseBackendKind(backend.kind);
       if (!kind) {
-        Fail(Pointer({"backends", name, "kind"}), "unknown backend kind \"" + backend.kind + "\"");
+        FailIn(catalogue_inputs[first.second]->path, Pointer({"backends", name, "kind"}),
+               "unknown backend kind \"" + backend.kind + "\"");
       }
       out.kind = *kind;
       out.toolkit = backend.toolkit;
@@ -375,6 +518,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         const std::vector<unsigned> toolkit =
             ParseDotted(backend.toolkit, Pointer({"backends", name, "toolkit"}), 2, 2,
                         "CUDA toolkit version (expected MAJOR.MINOR)");
+        out.cuda_toolkit = toolkit;
         if (auto release = drivers.releases.find(toolkit); release != drivers.releases.end()) {
           out.linux_toolkit = release->second.first;
           out.windows_toolkit = release->second.second;
@@ -399,59 +543,106 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     std::map<std::string, std::string> normalized_seen;
     std::map<std::array<std::string, 3>, size_t> tag_ids;  // filled below, sorted
     std::map<std::string, std::vector<std::array<std::string, 3>>> wheel_tags;  // spelled -> tags
-    for (const auto& [name, project] : catalogue.projects) {
-      const std::string pointer = Pointer({"projects", name});
-      if (core::NormalizeName(name) != name) {
-        Fail(pointer, "project name \"" + name + "\" is not in PEP 503 normal form (\"" +
-                          core::NormalizeName(name) + "\")");
-      }
-      ProjectOut out;
-      out.name = name;
-      const auto cls = std::find(std::begin(kClasses), std::end(kClasses), project.cls);
-      if (cls == std::end(kClasses))
-        Fail(Child(pointer, "class"), "unknown class \"" + project.cls + "\"");
-      out.cls = static_cast<size_t>(cls - std::begin(kClasses));
-      out.reason = project.reason;
-      if (out.reason.empty()) Fail(Child(pointer, "reason"), "every project needs a reason");
-      for (const std::string& listed : project.listed_in) {
-        if (!backend_index.contains(listed)) {
-          Fail(Child(pointer, "listed_in"), "unknown backend \"" + listed + "\"");
-        }
-      }
-      for (const auto& [backend, versions] : project.builds) {
-        const std::string build_pointer = Child(Child(pointer, "builds"), backend);
-        auto found = backend_index.find(backend);
-        if (found == backend_index.end())
-          Fail(build_pointer, "unknown backend \"" + backend + "\"");
-        BuildOut build;
-        build.backend = found->second;
-        for (const auto& [version, tags] : versions) {
-          const std::string version_pointer = Child(build_pointer, version);
-          core::Expected<core::Version> parsed_version = core::Version::Parse(version);
-          if (!parsed_version) Fail(version_pointer, "not a PEP 440 version");
-          if (tags.empty()) Fail(version_pointer, "a version without wheels");
-          for (size_t i = 0; i < tags.size(); ++i) {
-            if (!wheel_tags.contains(tags[i])) {
-              wheel_tags[tags[i]] = ExpandTags(tags[i], Child(version_pointer, i));
+    std::map<std::string, ProjectOut> project_map;
+    for (size_t c = 0; c < catalogues.size(); ++c) {
+      try {
+        for (const auto& [name, project] : catalogues[c].projects) {
+          const std::string pointer = Pointer({"projects", name});
+          if (core::NormalizeName(name) != name) {
+            Fail(pointer, "project name \"" + name + "\" is not in PEP 503 normal form (\"" +
+                              core::NormalizeName(name) + "\")");
+          }
+          const auto cls = std::find(std::begin(kClasses), std::end(kClasses), project.cls);
+          if (cls == std::end(kClasses))
+            Fail(Child(pointer, "class"), "unknown class \"" + project.cls + "\"");
+          if (project.reason.empty())
+            Fail(Child(pointer, "reason"), "every project needs a reason");
+          const size_t cls_index = static_cast<size_t>(cls - std::begin(kClasses));
+          // The class of the first channel that has the project (stable before test and
+          // nightly), unless a later one routes it: a package routed anywhere never comes from
+          // the default index.
+          auto [entry, added] = project_map.try_emplace(name);
+          ProjectOut& out = entry->second;
+          if (added || (out.cls >= 2 && cls_index < 2)) {
+            out.name = name;
+            out.cls = cls_index;
+            out.reason = project.reason;
+          }
+          for (const std::string& listed : project.listed_in) {
+            if (!backend_index.contains(listed)) {
+              Fail(Child(pointer, "listed_in"), "unknown backend \"" + listed + "\"");
             }
           }
-          build.versions.push_back({*parsed_version, version, 0});
-        }
-        std::sort(build.versions.begin(), build.versions.end(),
-                  [](const VersionOut& a, const VersionOut& b) {
-                    return std::tie(a.parsed, a.text) < std::tie(b.parsed, b.text);
-                  });
-        for (size_t k = 1; k < build.versions.size(); ++k) {
-          if (build.versions[k].parsed == build.versions[k - 1].parsed) {
-            Fail(Child(build_pointer, build.versions[k].text),
-                 "the same version as \"" + build.versions[k - 1].text + "\"");
+          if (!project.builds.empty() && cls_index >= 2) {
+            Fail(Child(pointer, "builds"), "only routed and companion projects carry builds");
+          }
+          for (const auto& [backend, versions] : project.builds) {
+            const std::string build_pointer = Child(Child(pointer, "builds"), backend);
+            auto found = backend_index.find(backend);
+            if (found == backend_index.end())
+              Fail(build_pointer, "unknown backend \"" + backend + "\"");
+            BuildOut build;
+            build.backend = found->second;
+            build.channel = c;
+            build.tags = &versions;
+            for (const auto& [version, tags] : versions) {
+              const std::string version_pointer = Child(build_pointer, version);
+              core::Expected<core::Version> parsed_version = core::Version::Parse(version);
+              if (!parsed_version) Fail(version_pointer, "not a PEP 440 version");
+              if (tags.empty()) Fail(version_pointer, "a version without wheels");
+              for (size_t i = 0; i < tags.size(); ++i) {
+                if (!wheel_tags.contains(tags[i])) {
+                  wheel_tags[tags[i]] = ExpandTags(tags[i], Child(version_pointer, i));
+                }
+              }
+              build.versions.push_back({*parsed_version, version, 0});
+            }
+            std::sort(build.versions.begin(), build.versions.end(),
+                      [](const VersionOut& a, const VersionOut& b) {
+                        return std::tie(a.parsed, a.text) < std::tie(b.parsed, b.text);
+                      });
+            for (size_t k = 1; k < build.versions.size(); ++k) {
+              if (build.versions[k].parsed == build.versions[k - 1].parsed) {
+                Fail(Child(build_pointer, build.versions[k].text),
+                     "the same version as \"" + build.versions[k - 1].text + "\"");
+              }
+            }
+            if (std::find(project.from_flat_page.begin(), project.from_flat_page.end(), backend) !=
+                project.from_flat_page.end()) {
+              build.source = "kFlatPage";
+            }
+            out.builds.push_back(std::move(build));
+          }
+          for (size_t i = 0; i < project.from_flat_page.size(); ++i) {
+            if (!project.builds.contains(project.from_flat_page[i])) {
+              Fail(Child(Child(pointer, "from_flat_page"), i),
+                   "no builds of \"" + project.from_flat_page[i] + "\"");
+            }
+          }
+          // Listed by a backend whose page of the project was missing: "not crawled", no versions.
+          for (size_t i = 0; i < project.unfetched.size(); ++i) {
+            const std::string& backend = project.unfetched[i];
+            auto found = backend_index.find(backend);
+            if (found == backend_index.end()) {
+              Fail(Child(Child(pointer, "unfetched"), i), "unknown backend \"" + backend + "\"");
+            }
+            if (project.builds.contains(backend)) continue;
+            BuildOut build;
+            build.backend = found->second;
+            build.channel = c;
+            build.source = "kNotCrawled";
+            out.builds.push_back(std::move(build));
           }
         }
-        out.builds.push_back(std::move(build));
+      } catch (LocatedError& error) {
+        if (error.file.empty()) error.file = std::string(catalogue_inputs[c]->path);
+        throw;
       }
-      if (!out.builds.empty() && out.cls >= 2) {
-        Fail(Child(pointer, "builds"), "only routed and companion projects carry builds");
-      }
+    }
+    for (auto& [name, out] : project_map) {
+      std::sort(out.builds.begin(), out.builds.end(), [](const BuildOut& a, const BuildOut& b) {
+        return std::pair(a.channel, a.backend) < std::pair(b.channel, b.backend);
+      });
       projects.push_back(std::move(out));
     }
 
@@ -470,9 +661,10 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       for (const auto& [spelled, tags] : wheel_tags) wheel_ids[spelled] = next++;
     }
     std::map<std::vector<size_t>, size_t> set_ids;
-    for (const auto& [name, project] : catalogue.projects) {
-      for (const auto& [backend, versions] : project.builds) {
-        for (const auto& [version, tags] : versions) {
+    for (const ProjectOut& project : projects) {
+      for (const BuildOut& build : project.builds) {
+        if (build.tags == nullptr) continue;  // not crawled
+        for (const auto& [version, tags] : *build.tags) {
           std::vector<size_t> set;
           for (const std::string& spelled : tags) set.push_back(wheel_ids.at(spelled));
           std::sort(set.begin(), set.end());
@@ -486,9 +678,9 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       for (auto& [set, id] : set_ids) id = next++;
     }
     for (ProjectOut& project : projects) {
-      const catalogue::CatalogueProject& source = catalogue.projects.at(project.name);
       for (BuildOut& build : project.builds) {
-        const auto& versions = source.builds.at(backends[build.backend].name);
+        if (build.versions.empty()) continue;  // not crawled
+        const auto& versions = *build.tags;
         for (VersionOut& version : build.versions) {
           std::vector<size_t> set;
           for (const std::string& spelled : versions.at(version.text))
@@ -514,9 +706,23 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       return std::tuple(a.backend, a.cpu_arch != "x86_64", a.torch_min) <
              std::tuple(b.backend, b.cpu_arch != "x86_64", b.torch_min);
     });
+    const CudaRules rules = ReadCudaRules(inputs[2]);
     std::map<std::string, size_t> target_ids;
     for (const ArchRange& range : ranges) {
       for (const std::string& target : range.targets) target_ids.emplace(target, 0);
+    }
+    for (const ToolkitTarget& target : rules.toolkit_targets) target_ids.emplace(target.target, 0);
+    for (const std::string& target : rules.integrated) target_ids.emplace(target, 0);
+    // Per CUDA backend, the architectures its toolkit can build.
+    std::vector<std::vector<std::string>> toolkit_targets(backends.size());
+    for (size_t b = 0; b < backends.size(); ++b) {
+      if (backends[b].cuda_toolkit.empty()) continue;
+      for (const ToolkitTarget& target : rules.toolkit_targets) {
+        if (target.cuda_min <= backends[b].cuda_toolkit &&
+            (target.cuda_below.empty() || backends[b].cuda_toolkit < target.cuda_below)) {
+          toolkit_targets[b].push_back(target.target);
+        }
+      }
     }
     {
       // "sm_100" after "sm_90": sorted by length, then text, so lists read in numeric order.
@@ -537,19 +743,40 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
            "layout.\n\n"
         << "inline constexpr std::string_view kCatalogueFamily = " << Literal(catalogue.family)
         << ";\n"
+        << "inline constexpr std::string_view kCatalogueChannels[] = {" <<
+        [&] {
+          std::string list;
+          for (size_t c = 0; c < catalogues.size(); ++c)
+            list += (c ? ", " : "") + Literal(kChannels[c]);
+          return list;
+        }()
+        << "};\n"
         << "inline constexpr std::string_view kCatalogueChannel = " << Literal(catalogue.channel)
         << ";\n"
-        << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue.note)
+        << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue.note) << ";\n"
+        << "inline constexpr std::string_view kCatalogueIndexUrl = " << Literal(catalogue.index_url)
+        << ";\n"
+        << "inline constexpr std::string_view kCatalogueSnapshot = " << Literal(catalogue.snapshot)
+        << ";\n"
+        << "inline constexpr std::string_view kCatalogueAsOf = " << Literal(catalogue.AsOf())
         << ";\n\n";
     inc << "// name, kind, toolkit, legacy, state, MVC driver floor Linux/Windows, toolkit driver\n"
-        << "// Linux/Windows ({0, 0, 0}: unknown). Sorted by name.\n"
+        << "// Linux/Windows ({0, 0, 0}: unknown), the architectures the toolkit can build\n"
+        << "// kToolkitTargetItems[first..+count). Sorted by name.\n"
         << "inline constexpr BackendRow kBackendRows[] = {\n";
-    for (const BackendOut& backend : backends) {
-      inc << "    {" << Literal(backend.name) << ", core::BackendKind::" << core::BackendKindEnumerator(backend.kind)
-          << ", " << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
+    std::vector<size_t> toolkit_items;
+    for (size_t b = 0; b < backends.size(); ++b) {
+      const BackendOut& backend = backends[b];
+      inc << "    {" << Literal(backend.name)
+          << ", core::BackendKind::" << core::BackendKindEnumerator(backend.kind) << ", "
+          << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
           << Literal(backend.state) << ", " << DriverInit(backend.linux_floor) << ", "
           << DriverInit(backend.windows_floor) << ", " << DriverInit(backend.linux_toolkit) << ", "
-          << DriverInit(backend.windows_toolkit) << "},\n";
+          << DriverInit(backend.windows_toolkit) << ", " << toolkit_items.size() << ", "
+          << toolkit_targets[b].size() << ", {" << Literal(backend.states[0]) << ", "
+          << Literal(backend.states[1]) << ", " << Literal(backend.states[2]) << "}},\n";
+      for (const std::string& target : toolkit_targets[b])
+        toolkit_items.push_back(target_ids.at(target));
     }
     inc << "};\n\n";
 
@@ -601,7 +828,8 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
                    << project.builds.size() << ",\n     " << Literal(project.reason) << "},\n";
       for (const BuildOut& build : project.builds) {
         builds_out << "    {" << build.backend << ", " << build.versions.size() << ", "
-                   << version_count << "},  // " << project.name << " "
+                   << version_count << ", BuildSource::" << build.source << ", " << build.channel
+                   << "},  // " << kChannels[build.channel] << " " << project.name << " "
                    << backends[build.backend].name << "\n";
         std::vector<size_t> order(build.versions.size());
         for (size_t k = 0; k < order.size(); ++k) order[k] = k;
@@ -626,7 +854,9 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     }
     inc << "// Per routed or companion project and backend (sorted by backend index): its "
            "versions\n"
-        << "// kVersionRows[first..+count), in PEP 440 order.\n"
+        << "// kVersionRows[first..+count), in PEP 440 order, and where they come from "
+           "(kNotCrawled:\n"
+        << "// the backend lists the project, its page was missing, no version is known).\n"
         << "inline constexpr BuildRow kBuildRows[] = {\n"
         << builds_out.str() << "};\n\n"
         << "// version (as the index spells it), wheel set, pre-release.\n"
@@ -648,13 +878,26 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
         inc << (i % 8 == 0 ? "\n    " : " ") << Literal(names[i]) << ",";
     }
     inc << "\n};\n\n"
-        << "// backend index, cpu arch, PTX, torch [min, below) (major*1000000 + minor*1000 + "
-           "patch;\n"
-        << "// 0xffffffff: open), targets kArchTargetItems[first..+count). Sorted by backend, "
-           "arch, min.\n"
+        << "// Per CUDA backend (kBackendRows first/count): what its toolkit can build.\n"
+        << "inline constexpr std::uint16_t kToolkitTargetItems[] = {";
+    for (size_t i = 0; i < toolkit_items.size(); ++i)
+      inc << (i % 16 == 0 ? "\n    " : " ") << toolkit_items[i] << ",";
+    if (toolkit_items.empty()) inc << "0";  // no zero-length arrays; every count is 0
+    inc << "\n};\n\n"
+        << "// Integrated (Tegra) GPUs: a cubin of the same major and a lower minor does not run "
+           "them.\n"
+        << "inline constexpr std::array<std::string_view, " << rules.integrated.size()
+        << "> kIntegratedTargets = {";
+    for (size_t i = 0; i < rules.integrated.size(); ++i)
+      inc << (i == 0 ? "" : ", ") << Literal(rules.integrated[i]);
+    inc << "};\n\n"
+        << "// backend index, cpu arch, PTX, PTX target (kArchTargets; 0xffff: none), torch [min,\n"
+        << "// below) (major*1000000 + minor*1000 + patch; 0xffffffff: open), targets\n"
+        << "// kArchTargetItems[first..+count). Sorted by backend, arch, min.\n"
         << "inline constexpr ArchRangeRow kArchRangeRows[] = {\n";
     std::vector<size_t> arch_items;
     for (const ArchRange& range : ranges) {
+      if (range.unknown) continue;  // the lookup answers "unknown" there
       std::vector<size_t> ids;
       for (const std::string& target : range.targets) ids.push_back(target_ids.at(target));
       std::sort(ids.begin(), ids.end());
@@ -663,6 +906,9 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
           << (range.ptx == "no"    ? "kNone"
               : range.ptx == "yes" ? "kAll"
                                    : "kLinuxOnly")
+          << ", "
+          << (range.ptx_target.empty() ? std::string("0xffff")
+                                       : std::to_string(target_ids.at(range.ptx_target)))
           << ", " << range.torch_min << ", "
           << (range.torch_below == kOpen ? std::string("0xffffffff")
                                          : std::to_string(range.torch_below))
@@ -747,12 +993,18 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     }
 
     // ---- docs/reference/backends.md ----
-    std::vector<size_t> backend_order(backends.size());
-    for (size_t i = 0; i < backend_order.size(); ++i) backend_order[i] = i;
-    std::sort(backend_order.begin(), backend_order.end(), [&](size_t a, size_t b) {
+    // The reference pages describe the stable channel's backends; the others are listed by
+    // channel at the end.
+    std::vector<size_t> all_backends(backends.size());
+    for (size_t i = 0; i < all_backends.size(); ++i) all_backends[i] = i;
+    std::sort(all_backends.begin(), all_backends.end(), [&](size_t a, size_t b) {
       return std::tuple(backends[a].kind, ToolkitKey(backends[a].toolkit), backends[a].name) <
              std::tuple(backends[b].kind, ToolkitKey(backends[b].toolkit), backends[b].name);
     });
+    std::vector<size_t> backend_order;
+    for (size_t index : all_backends) {
+      if (!backends[index].states[0].empty()) backend_order.push_back(index);
+    }
     const ProjectOut* torch = nullptr;
     for (const ProjectOut& project : projects) {
       if (project.name == "torch") torch = &project;
@@ -760,7 +1012,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
     const auto torch_build = [&](size_t backend) -> const BuildOut* {
       if (torch == nullptr) return nullptr;
       for (const BuildOut& build : torch->builds) {
-        if (build.backend == backend) return &build;
+        if (build.backend == backend && build.channel == 0) return &build;
       }
       return nullptr;
     };
@@ -829,6 +1081,11 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
               if (value == id) sorted.push_back(name);
             }
           }
+          if (range->unknown) {
+            backends_md << "| " << RangeText(*range) << " | " << range->cpu_arch
+                        << " | not known: " << Cell(range->note) << (cuda ? " | — |\n" : " |\n");
+            continue;
+          }
           backends_md << "| " << RangeText(*range) << " | " << range->cpu_arch << " | "
                       << Join(sorted, " ");
           if (cuda) {
@@ -836,6 +1093,7 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
                         << (range->ptx == "no"    ? "no"
                             : range->ptx == "yes" ? "yes"
                                                   : "Linux only");
+            if (range->ptx != "no") backends_md << " (" << range->ptx_target << ")";
           }
           backends_md << " |\n";
         }
@@ -843,35 +1101,168 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
       }
     };
     arch_section(true);
-    arch_section(false);
-    // Coverage: torch releases the index offers on a CUDA or ROCm backend that no arch row covers.
-    backends_md << "## Torch releases without an arch list\n\n"
-                << "For these the lookup answers \"unknown\"; a row in `data/cuda-archs.json` or\n"
-                << "`data/rocm-archs.json` (with its source) fills the gap.\n\n"
-                << "<details><summary>Backends and releases not covered</summary>\n\n"
-                << "| backend | torch releases |\n|---|---|\n";
+    backends_md
+        << "## What each CUDA toolkit can build\n\n"
+        << "No build of a backend holds a cubin its toolkit cannot emit (`toolkit_targets` of\n"
+        << "`data/cuda-archs.json`): a GPU that none of these runs (same major, equal or higher "
+           "minor,\n"
+        << "not integrated) is out for that backend whatever its list says or when it is unknown, "
+           "unless\n"
+        << "the build's PTX covers it. Integrated (Tegra) GPUs, which run only their own cubins: "
+        << Join(rules.integrated, ", ") << ".\n\n"
+        << "| backend | toolkit | real architectures |\n|---|---|---|\n";
     for (size_t index : backend_order) {
-      if (backends[index].kind != BackendKind::kCuda && backends[index].kind != BackendKind::kRocm) continue;
-      const BuildOut* build = torch_build(index);
-      if (build == nullptr) continue;
-      std::vector<std::string> missing;
-      for (const VersionOut& version : build->versions) {
-        const auto& release = version.parsed.release();
-        const std::uint32_t key = static_cast<std::uint32_t>(
-            (release.size() > 0 ? release[0] : 0) * 1000000 +
-            (release.size() > 1 ? release[1] : 0) * 1000 + (release.size() > 2 ? release[2] : 0));
-        bool covered = false;
-        for (const ArchRange& range : ranges) {
-          covered = covered ||
-                    (range.backend == index && range.torch_min <= key && key < range.torch_below);
-        }
-        const std::string text = version.parsed.Public().ToString();
-        if (!covered && (missing.empty() || missing.back() != text)) missing.push_back(text);
-      }
-      if (!missing.empty())
-        backends_md << "| `" << backends[index].name << "` | " << Join(missing, ", ") << " |\n";
+      if (backends[index].kind != BackendKind::kCuda || backends[index].legacy ||
+          toolkit_targets[index].empty())
+        continue;
+      backends_md << "| `" << backends[index].name << "` | " << backends[index].toolkit << " | "
+                  << Join(toolkit_targets[index], " ") << " |\n";
     }
+    backends_md << "\n";
+    arch_section(false);
+    // Coverage: per CUDA or ROCm backend and CPU architecture, the torch releases the index offers
+    // (by the platforms of their wheels) and whether a row with a list covers each.
+    const auto wheel_arches = [&](const std::string& backend, const std::string& version) {
+      std::set<std::string> arches;
+      const auto& torch_builds = catalogue.projects.at("torch").builds.at(backend);
+      for (const std::string& tags : torch_builds.at(version)) {
+        if (tags.find("aarch64") != std::string::npos) arches.insert("aarch64");
+        if (tags.find("x86_64") != std::string::npos || tags.find("amd64") != std::string::npos) {
+          arches.insert("x86_64");
+        }
+      }
+      return arches;
+    };
+    const auto version_key = [](const core::Version& version) {
+      const auto& release = version.release();
+      return static_cast<std::uint32_t>((release.size() > 0 ? release[0] : 0) * 1000000 +
+                                        (release.size() > 1 ? release[1] : 0) * 1000 +
+                                        (release.size() > 2 ? release[2] : 0));
+    };
+    std::ostringstream coverage, gaps;
+    size_t known_rows = 0, unknown_rows = 0, covered_total = 0, release_total = 0;
+    for (const ArchRange& range : ranges) (range.unknown ? unknown_rows : known_rows)++;
+    for (size_t index : backend_order) {
+      if (backends[index].kind != BackendKind::kCuda && backends[index].kind != BackendKind::kRocm)
+        continue;
+      if (backends[index].legacy) continue;  // recorded, never chosen
+      size_t rows_with_list = 0, rows_unknown = 0;
+      for (const ArchRange& range : ranges) {
+        if (range.backend == index) (range.unknown ? rows_unknown : rows_with_list)++;
+      }
+      const BuildOut* build = torch_build(index);
+      size_t releases = 0, covered = 0;
+      std::vector<std::string> missing;
+      std::set<std::string> notes;
+      if (build != nullptr) {
+        for (const VersionOut& version : build->versions) {
+          const std::uint32_t key = version_key(version.parsed);
+          for (const std::string& arch : wheel_arches(backends[index].name, version.text)) {
+            ++releases;
+            const ArchRange* found = nullptr;
+            for (const ArchRange& range : ranges) {
+              if (range.backend == index && range.cpu_arch == arch && range.torch_min <= key &&
+                  key < range.torch_below) {
+                found = &range;
+              }
+            }
+            if (found != nullptr && !found->unknown) {
+              ++covered;
+              continue;
+            }
+            missing.push_back(version.parsed.Public().ToString() + " " + arch);
+            notes.insert(found == nullptr ? "no row" : found->note);
+          }
+        }
+      }
+      covered_total += covered;
+      release_total += releases;
+      coverage << "| `" << backends[index].name << "` | " << rows_with_list << " | " << rows_unknown
+               << " | " << covered << " / " << releases << " |\n";
+      if (!missing.empty()) {
+        std::vector<std::string> why(notes.begin(), notes.end());
+        gaps << "| `" << backends[index].name << "` | " << Join(missing, ", ") << " | "
+             << Cell(Join(why, "; ")) << " |\n";
+      }
+    }
+    // Pages the catalogue lacks: builds taken from the flat page, and projects not crawled.
+    backends_md
+        << "## Pages missing from the catalogue\n\n"
+        << "The catalogue stands for "
+        << (catalogue.index_url.empty() ? std::string("the index")
+                                        : "`" + catalogue.index_url + "`")
+        << " as of " << catalogue.AsOf()
+        << (catalogue.snapshot.empty()
+                ? std::string()
+                : " (crawled from a snapshot: " + Cell(catalogue.snapshot) + ")")
+        << ".\nWhere a backend lists a routed project but its page of it was missing, the builds "
+           "come\n"
+        << "from the flat page (`torch/` at the root, which links every backend's wheels with "
+           "their\n"
+        << "hashes), or, without one, the project is \"unknown (not crawled)\" there: never chosen "
+           "for\n"
+        << "it, but not \"not offered\" either (a named backend is left to the live index).\n\n"
+        << "| backend | builds from the flat page | not crawled |\n|---|---|---|\n";
+    for (size_t index : backend_order) {
+      std::vector<std::string> flat, missing;
+      for (const ProjectOut& project : projects) {
+        for (const BuildOut& build : project.builds) {
+          if (build.backend != index || build.channel != 0) continue;
+          if (std::string_view(build.source) == "kFlatPage")
+            flat.push_back("`" + project.name + "`");
+          if (std::string_view(build.source) == "kNotCrawled")
+            missing.push_back("`" + project.name + "`");
+        }
+      }
+      if (flat.empty() && missing.empty()) continue;
+      backends_md << "| `" << backends[index].name << "` | "
+                  << (flat.empty() ? "—" : Join(flat, ", ")) << " | "
+                  << (missing.empty() ? "—" : Join(missing, ", ")) << " |\n";
+    }
+    backends_md
+        << "\n## Arch list coverage\n\n"
+        << known_rows << " rows with a list and " << unknown_rows << " searched without one; "
+        << covered_total << " of the " << release_total << " torch builds (release and CPU\n"
+        << "architecture, as the wheels' platforms say) of the CUDA and ROCm backends have a "
+           "list.\n"
+        << "Where none is known the lookup answers \"unknown\": a CUDA build is still checked "
+           "against\n"
+        << "what its toolkit can build and said in the warnings; a ROCm build is not chosen.\n\n"
+        << "| backend | rows with a list | rows without | builds covered |\n|---|---:|---:|---:|\n"
+        << coverage.str() << "\n"
+        << "<details><summary>Builds without an arch list, and why</summary>\n\n"
+        << "| backend | torch builds | why |\n|---|---|---|\n"
+        << gaps.str();
     backends_md << "\n</details>\n";
+
+    if (catalogues.size() > 1) {
+      backends_md << "\n## Channels\n\n"
+                  << "The table holds the test and nightly channels too (`select --channel`), each "
+                     "from its own\n"
+                  << "catalogue (`generated/catalogue-test.json`, "
+                     "`generated/catalogue-nightly.json`): their\n"
+                  << "backends and the newest torch each offers.\n\n"
+                  << "| channel | backends with torch | newest torch | builds of torch "
+                     "|\n|---|---|---|---:|\n";
+      for (size_t c = 0; c < catalogues.size(); ++c) {
+        std::vector<std::string> names;
+        std::optional<core::Version> newest;
+        size_t count = 0;
+        for (size_t index : all_backends) {
+          if (torch == nullptr) break;
+          for (const BuildOut& build : torch->builds) {
+            if (build.channel != c || build.backend != index || build.versions.empty()) continue;
+            names.push_back("`" + backends[index].name + "`");
+            count += build.versions.size();
+            if (!newest || *newest < build.versions.back().parsed)
+              newest = build.versions.back().parsed;
+          }
+        }
+        backends_md << "| " << kChannels[c] << " | " << (names.empty() ? "—" : Join(names, ", "))
+                    << " | " << (newest ? newest->Public().ToString() : "—") << " | " << count
+                    << " |\n";
+      }
+    }
 
     return {{"generated/catalogue_table.inc", inc.str()},
             {"docs/reference/packages.md", packages.str()},

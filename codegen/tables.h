@@ -32,7 +32,7 @@ using GenerateFunction =
     core::Expected<std::vector<OutputFile>> (*)(std::span<const InputFile> inputs);
 
 struct TableSpec {
-  std::array<std::string_view, 4> inputs;   // relative to the repository root; "" unused
+  std::array<std::string_view, 6> inputs;   // relative to the repository root; "" unused
   std::array<std::string_view, 3> outputs;  // what `generate` writes, in order; "" unused
   GenerateFunction generate;
 

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -82,6 +84,9 @@ po::options_description CrawlOptionsDescription() {
     ("export", po::value<std::string>(), "after a good crawl, write the catalogue JSON here")
     ("export-channel", po::value<std::string>()->default_value("stable"), "the channel --export writes")
     ("note", po::value<std::string>()->default_value(""), "a note for the catalogue's provenance")
+    ("index-url", po::value<std::string>(), "the index the catalogue stands for (default: the family's)")
+    ("snapshot", po::value<std::string>()->default_value(""), "the copy crawled, when not the live index")
+    ("snapshot-date", po::value<std::string>()->default_value(""), "the day that copy was taken (YYYY-MM-DD)")
     ("json", "print a JSON summary on stdout")
     ("quiet,q", "no progress display");
   // clang-format on
@@ -97,6 +102,9 @@ po::options_description ExportOptionsDescription() {
     ("channel", po::value<std::string>()->default_value("stable"), "the channel to export")
     ("family", po::value<std::string>()->default_value("pytorch"), "the family name recorded in the catalogue")
     ("note", po::value<std::string>()->default_value(""), "a note for the catalogue's provenance")
+    ("index-url", po::value<std::string>()->default_value(""), "the index the catalogue stands for")
+    ("snapshot", po::value<std::string>()->default_value(""), "the copy crawled, when not the live index")
+    ("snapshot-date", po::value<std::string>()->default_value(""), "the day that copy was taken (YYYY-MM-DD)")
     ("output,o", po::value<std::string>(), "write here (atomically) instead of stdout");
   // clang-format on
   return d;
@@ -136,14 +144,43 @@ bool Parse(const std::vector<std::string>& args, const po::options_description& 
   }
 }
 
+// What a catalogue stands for, apart from where the crawl fetched it (--index-url, --snapshot,
+// --snapshot-date), and the free-text note.
+struct Provenance {
+  std::string note, index_url, snapshot, snapshot_date;
+};
+
+Provenance ProvenanceOf(const po::variables_map& vm, const std::string& default_index_url) {
+  Provenance p{vm["note"].as<std::string>(), default_index_url, vm["snapshot"].as<std::string>(),
+               vm["snapshot-date"].as<std::string>()};
+  if (vm.count("index-url") && !vm["index-url"].as<std::string>().empty())
+    p.index_url = vm["index-url"].as<std::string>();
+  return p;
+}
+
+bool IsDay(const std::string& text) {
+  return text.size() == 10 && text[4] == '-' && text[7] == '-' &&
+         std::all_of(text.begin(), text.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c)) || c == '-';
+         });
+}
+
 int WriteExport(catalogue::Store& store, const std::string& family, const std::string& channel,
-                const std::string& note, const std::string& output, std::ostream& out,
+                const Provenance& provenance, const std::string& output, std::ostream& out,
                 std::ostream& err) {
-  auto cat = catalogue::ReadCatalogue(store, family, channel, note);
+  if (!provenance.snapshot_date.empty() && !IsDay(provenance.snapshot_date)) {
+    err << "torchdex-crawl: --snapshot-date: expected YYYY-MM-DD, got '" << provenance.snapshot_date
+        << "'\n";
+    return kExitUsage;
+  }
+  auto cat = catalogue::ReadCatalogue(store, family, channel, provenance.note);
   if (!cat) {
     err << "torchdex-crawl: " << cat.error().message << "\n";
     return kExitStore;
   }
+  cat->index_url = provenance.index_url;
+  cat->snapshot = provenance.snapshot;
+  cat->snapshot_date = provenance.snapshot_date;
   if (cat->backends.empty()) {
     err << "torchdex-crawl: the store " << store.path() << " holds no backend of channel '"
         << channel << "': crawl it first\n";
@@ -297,7 +334,8 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (!report.ok) return kExitCrawlFailed;
   if (vm.count("export")) {
     return WriteExport(**store, family->name, vm["export-channel"].as<std::string>(),
-                       vm["note"].as<std::string>(), vm["export"].as<std::string>(), out, err);
+                       ProvenanceOf(vm, family->base_url), vm["export"].as<std::string>(), out,
+                       err);
   }
   return kExitOk;
 }
@@ -321,8 +359,8 @@ int RunExport(const std::vector<std::string>& args, std::ostream& out, std::ostr
     return kExitStore;
   }
   return WriteExport(**store, vm["family"].as<std::string>(), vm["channel"].as<std::string>(),
-                     vm["note"].as<std::string>(),
-                     vm.count("output") ? vm["output"].as<std::string>() : "", out, err);
+                     ProvenanceOf(vm, ""), vm.count("output") ? vm["output"].as<std::string>() : "",
+                     out, err);
 }
 
 int RunDiff(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

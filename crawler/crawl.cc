@@ -454,7 +454,16 @@ class Crawler {
           Failure(page.error().message);
           return next;
         }
-        rows = ListAnchorRows(task, page->anchors);
+        if (task.kind == PageKind::kDiscovery) {
+          // A flat project page ("torch/" at the channel root) links the files of every backend:
+          // keep them as files (version, tags, hash, backend), for the backends whose own page
+          // is missing (read_catalogue), and find backends through their links (OnDiscovery).
+          std::vector<std::string> warnings;
+          rows = ProjectAnchorRows(family_, base_url_, task.channel_path, task.project,
+                                   page->anchors, &warnings);
+        } else {
+          rows = ListAnchorRows(task, page->anchors);
+        }
         worker_.Post([this, task, now, shape = page->shape, rows, result = std::move(result)]() mutable {
           StorePage(task, result, shape, rows, now);
         }, 0);

@@ -1,10 +1,18 @@
 #include "store/read_catalogue.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "store/store.h"
 
 namespace torchdex::catalogue {
+namespace {
+
+// The state of a listed backend whose own pages are missing but whose wheels the flat page links.
+constexpr const char* kFlatPageState = "ok (flat page only)";
+
+}  // namespace
 
 core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
                                         std::string_view channel, std::string_view note) {
@@ -53,7 +61,68 @@ core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
     if (backend.empty()) continue;
     p.builds[backend][a.row.version].push_back(a.row.tags);
   }
+  auto absent = store.AbsentProjectPages(channel);
+  if (!absent) return absent.error();
+  auto flat = store.DiscoveryAnchors(channel);
+  if (!flat) return flat.error();
+  // A project the classification could not see as routed because its backends' pages are all
+  // missing (the nightly channel of the 2026-03-15 snapshot) is routed when its flat page
+  // ("torch/" at the channel root) links wheels labelled with the backend of their path, under
+  // backends whose page of it is missing.
+  std::set<std::pair<std::string, std::string>> missing(absent->begin(),
+                                                        absent->end());  // backend, project
+  std::map<std::string, std::set<std::string>> labelled;                 // project -> backends
+  for (const ListedAnchor& a : *flat) {
+    if (a.row.file_kind == "wheel" && !a.row.backend.empty() && a.row.local == a.row.backend &&
+        missing.contains({a.row.backend, a.row.project})) {
+      labelled[a.row.project].insert(a.row.backend);
+    }
+  }
+  for (const auto& [project, backends] : labelled) {
+    auto it = cat.projects.find(project);
+    if (it == cat.projects.end() || it->second.cls == "routed" || it->second.cls == "companion")
+      continue;
+    if (!it->second.builds.empty()) continue;  // its pages say otherwise
+    it->second.cls = "routed";
+    it->second.reason = "builds differ by backend: its flat page (" + project +
+                        "/ at the channel root) links wheels labelled with their backend under " +
+                        std::to_string(backends.size()) +
+                        " backends whose own page of it is missing";
+  }
+  // Project pages a backend lists but that were missing: what that backend offers is not known,
+  // except what the flat page links under the backend's path.
+  for (const auto& [backend, project] : *absent) {
+    auto it = cat.projects.find(project);
+    if (it == cat.projects.end() || it->second.builds.contains(backend)) continue;
+    if (it->second.cls != "routed" && it->second.cls != "companion")
+      continue;  // the default index serves the rest
+    it->second.unfetched.push_back(backend);
+  }
+  // A backend whose own list page is missing ("empty") has no project pages at all: the flat
+  // page is all that says what it holds (the 2025-08-13 snapshot's cu129).
+  for (const ListedAnchor& a : *flat) {
+    if (a.row.file_kind != "wheel" || a.row.version.empty() || a.row.backend.empty()) continue;
+    auto it = cat.projects.find(a.row.project);
+    if (it == cat.projects.end() || it->second.cls != "routed") continue;
+    CatalogueProject& p = it->second;
+    auto backend = cat.backends.find(a.row.backend);
+    if (backend == cat.backends.end() || backend->second.legacy) continue;
+    const bool page_missing =
+        std::find(p.unfetched.begin(), p.unfetched.end(), a.row.backend) != p.unfetched.end();
+    if (!page_missing && backend->second.state != "empty" &&
+        backend->second.state != kFlatPageState)
+      continue;
+    if (backend->second.state == "empty") backend->second.state = kFlatPageState;
+    p.builds[a.row.backend][a.row.version].push_back(a.row.tags);
+    p.from_flat_page.push_back(a.row.backend);
+  }
   for (auto& [name, p] : cat.projects) {
+    std::sort(p.from_flat_page.begin(), p.from_flat_page.end());
+    p.from_flat_page.erase(std::unique(p.from_flat_page.begin(), p.from_flat_page.end()),
+                           p.from_flat_page.end());
+    std::erase_if(p.unfetched, [&](const std::string& b) {
+      return std::binary_search(p.from_flat_page.begin(), p.from_flat_page.end(), b);
+    });
     std::sort(p.listed_in.begin(), p.listed_in.end());
     p.listed_in.erase(std::unique(p.listed_in.begin(), p.listed_in.end()), p.listed_in.end());
     for (auto& [backend, versions] : p.builds) {

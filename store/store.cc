@@ -704,6 +704,39 @@ core::Expected<std::vector<ListedAnchor>> Store::ProjectAnchors(std::string_view
   return out;
 }
 
+core::Expected<std::vector<ListedAnchor>> Store::DiscoveryAnchors(std::string_view channel) {
+  std::vector<ListedAnchor> out;
+  const std::string sql = std::string("SELECT pages.project, pages.backend, ") + kAnchorColumns +
+                          " FROM anchors JOIN pages ON pages.id = anchors.page_id "
+                          "WHERE pages.channel = ? AND pages.kind = 'discovery' "
+                          "ORDER BY pages.project, pages.path, anchors.position";
+  Statement s(impl_->db, sql.c_str());
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading discovery anchors");
+  s.Bind(1, channel);
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    ListedAnchor listed{s.Text(1), ReadAnchor(s, 2)};
+    listed.row.project = s.Text(0);
+    out.push_back(std::move(listed));
+  }
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
+  return out;
+}
+
+core::Expected<std::vector<std::pair<std::string, std::string>>> Store::AbsentProjectPages(
+    std::string_view channel) {
+  std::vector<std::pair<std::string, std::string>> out;
+  Statement s(impl_->db,
+              "SELECT backend, project FROM pages WHERE channel = ? AND kind = 'project' "
+              "AND status >= 400 AND status < 500 ORDER BY backend, project");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading absent pages");
+  s.Bind(1, channel);
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) out.emplace_back(s.Text(0), s.Text(1));
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
+  return out;
+}
+
 core::Expected<std::vector<FileGroup>> Store::ProjectFileGroups(std::string_view channel) {
   std::vector<FileGroup> out;
   Statement s(impl_->db,

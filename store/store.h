@@ -168,6 +168,13 @@ class Store {
   /// Every anchor of the channel's project pages, ordered by project, then page, then position;
   /// `row.project` is the project of the page.
   core::Expected<std::vector<ListedAnchor>> ProjectAnchors(std::string_view channel);
+  /// Every anchor of the channel's flat discovery pages ("torch/" at the channel root, which
+  /// links the wheels of every backend); `row.project` is the page's project.
+  core::Expected<std::vector<ListedAnchor>> DiscoveryAnchors(std::string_view channel);
+  /// (backend, project) of every project page of the channel that a backend's list names but
+  /// that answered 4xx (missing from the index or the mirror).
+  core::Expected<std::vector<std::pair<std::string, std::string>>> AbsentProjectPages(
+      std::string_view channel);
   /// The channel's project files grouped by (project, backend, local label, host): a few
   /// thousand rows instead of 300,000 anchors.
   core::Expected<std::vector<FileGroup>> ProjectFileGroups(std::string_view channel);

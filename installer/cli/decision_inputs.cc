@@ -224,7 +224,8 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
   if (!named) return named.error();
   request.backend = *named;
 
-  // The host, unless the backend is already decided (by the user or a pin).
+  // The host, unless the backend is already decided (by the user or a pin) and no host was
+  // described with --root (then its GPUs are checked against what the named toolkit can build).
   auto resolved = ResolveBackend(request, in.catalogue);
   if (!resolved) return resolved.error();
   // Custom backends are read live: their versions are in no catalogue.
@@ -241,10 +242,14 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
         !ok) {
       return ok.error();
     }
+    // Every channel's view answers for them (a custom backend serves whatever channel it has).
+    for (auto& [channel, view] : in.catalogue.source->channel_views) {
+      if (view != nullptr) view = WithLivePages(std::move(view), live);
+    }
     in.catalogue.source->view = WithLivePages(std::move(in.catalogue.source->view), std::move(live));
   }
   const FileReader files(o.root);  // "" and "/" are this machine
-  if (resolved->automatic()) {
+  if (resolved->automatic() || !files.IsRealRoot()) {
     DetectOptions detect_options;
     detect_options.probe_timeout = std::chrono::milliseconds(
         std::max<int64_t>(1, std::llround(o.probe_timeout_seconds * 1000)));

@@ -159,7 +159,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   index::Fetcher* fetcher = deps.fetcher;
   std::optional<CatalogueVersionsSource> offline;
   if (o.offline) {
-    offline.emplace(*inputs->catalogue.source->view);
+    offline.emplace(inputs->catalogue.source->ViewFor(inputs->request.channel));
     request.offline = &*offline;
   } else if (fetcher == nullptr) {
     own_fetcher = index::MakeCurlFetcher(index::FetchOptions{});

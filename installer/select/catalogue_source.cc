@@ -33,14 +33,19 @@ bool AnyTagFits(const std::vector<std::string>& spelled_tags, const std::vector<
 // the custom backends of the override files.
 class ViewBase : public CatalogueView {
  public:
-  explicit ViewBase(const EffectiveOverrides& overrides) {
+  // `channel`: the table's channel this view answers for (stable, test, nightly).
+  ViewBase(const EffectiveOverrides& overrides, std::string channel)
+      : channel_(std::move(channel)) {
     for (const auto& [name, sourced] : overrides.custom_backends) custom_[name] = sourced.value;
   }
 
   std::vector<BackendView> Backends(const std::string&) const override {
     std::vector<BackendView> out;
     for (const table::BackendRow& b : table::Backends()) {
-      if (b.legacy || b.state != "ok") continue;  // recorded, never chosen
+      // Recorded, never chosen: legacy and empty backends, and those of other channels (a
+      // backend whose pages are missing but whose wheels the flat page links is "ok (flat page
+      // only)").
+      if (b.legacy || !table::StateIn(b, channel_).starts_with("ok")) continue;
       out.push_back({std::string(b.name), b.kind, std::string(b.toolkit)});
     }
     for (const auto& [name, c] : custom_) out.push_back({name, c.kind, c.toolkit});
@@ -66,12 +71,35 @@ class ViewBase : public CatalogueView {
         view.gfx.emplace_back(name);
       }
     }
-    // PTX is embedded for the newest architecture of the list (TORCH_CUDA_ARCH_LIST "+PTX").
-    // kLinuxOnly counts here: torch's Windows builds are not chosen by this table.
-    if (targets->ptx != table::Ptx::kNone && !view.cubins.empty()) {
-      view.ptx = *std::max_element(view.cubins.begin(), view.cubins.end());
-    }
+    // The PTX of the list's "X+PTX" entry. kLinuxOnly counts here: torch's Windows builds are
+    // not chosen by this table.
+    if (targets->ptx != table::Ptx::kNone)
+      view.ptx = core::ComputeCapability::ParseSm(targets->PtxName());
     return view;
+  }
+
+  CudaLimits Limits(const std::string& backend) const override {
+    CudaLimits limits;
+    for (std::string_view name : table::IntegratedTargets()) {
+      if (auto cc = core::ComputeCapability::ParseSm(name)) limits.integrated.push_back(*cc);
+    }
+    std::string toolkit = backend;
+    if (auto it = custom_.find(backend); it != custom_.end()) {
+      // A custom CUDA backend: the toolkit of the same version in the table, if any.
+      toolkit.clear();
+      for (const table::BackendRow& b : table::Backends()) {
+        if (b.kind == core::BackendKind::kCuda && b.toolkit == it->second.toolkit)
+          toolkit = std::string(b.name);
+      }
+    }
+    if (const std::optional<table::ArchTargets> targets = table::ToolkitTargets(toolkit)) {
+      for (std::size_t i = 0; i < targets->targets.size(); ++i) {
+        if (auto cc = core::ComputeCapability::ParseSm(targets->Name(i)))
+          limits.toolkit_targets.push_back(*cc);
+      }
+      std::sort(limits.toolkit_targets.begin(), limits.toolkit_targets.end());
+    }
+    return limits;
   }
 
   std::optional<core::DriverVersion> DriverFloor(const std::string& backend, core::TargetOs os) const override {
@@ -93,6 +121,7 @@ class ViewBase : public CatalogueView {
   }
 
  protected:
+  std::string channel_;
   std::map<std::string, CustomBackend> custom_;
 };
 
@@ -101,9 +130,15 @@ class TableView : public ViewBase {
  public:
   using ViewBase::ViewBase;
 
+  bool NotCrawled(const std::string& project, const std::string& backend) const override {
+    return table::SourceOf(project, backend, channel_) == table::BuildSource::kNotCrawled;
+  }
+  std::string AsOf() const override { return std::string(table::CatalogueAsOf()); }
+
   std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
     std::vector<std::string> out;
-    for (const table::VersionRow& v : table::Versions(project, backend)) out.emplace_back(v.version);
+    for (const table::VersionRow& v : table::Versions(project, backend, channel_))
+      out.emplace_back(v.version);
     return out;
   }
 
@@ -116,7 +151,7 @@ class TableView : public ViewBase {
       cached_for_ = &supported;
       cached_size_ = supported.size();
     }
-    return table::WheelFits(project, backend, version, *tags_).has_value();
+    return table::WheelFits(project, backend, version, *tags_, channel_).has_value();
   }
 
  private:
@@ -130,7 +165,7 @@ class TableView : public ViewBase {
 class JsonView : public ViewBase {
  public:
   JsonView(const EffectiveOverrides& overrides, catalogue::Catalogue cat)
-      : ViewBase(overrides), cat_(std::move(cat)) {}
+      : ViewBase(overrides, "stable"), cat_(std::move(cat)) {}
 
   std::vector<BackendView> Backends(const std::string& channel) const override {
     std::vector<BackendView> out;
@@ -138,12 +173,20 @@ class JsonView : public ViewBase {
       if (custom_.count(b.name) != 0 || cat_.backends.count(b.name) != 0) out.push_back(b);
     }
     for (const auto& [name, b] : cat_.backends) {
-      if (b.legacy || b.state != "ok" || table::FindBackend(name) != nullptr) continue;
+      if (b.legacy || !b.state.starts_with("ok") || table::FindBackend(name) != nullptr) continue;
       // New in the newer catalogue; its kind was checked when the file was read.
       out.push_back({name, core::ParseBackendKind(b.kind).value_or(core::BackendKind::kOther), b.toolkit});
     }
     return out;
   }
+
+  bool NotCrawled(const std::string& project, const std::string& backend) const override {
+    auto p = cat_.projects.find(project);
+    if (p == cat_.projects.end()) return false;
+    return std::find(p->second.unfetched.begin(), p->second.unfetched.end(), backend) !=
+           p->second.unfetched.end();
+  }
+  std::string AsOf() const override { return cat_.AsOf(); }
 
   std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
     std::vector<std::string> out;
@@ -203,6 +246,11 @@ class LivePagesView final : public CatalogueView {
   std::optional<core::DriverVersion> ReleaseDriver(const std::string& backend, core::TargetOs os) const override {
     return base_->ReleaseDriver(backend, os);
   }
+  CudaLimits Limits(const std::string& backend) const override { return base_->Limits(backend); }
+  bool NotCrawled(const std::string& project, const std::string& backend) const override {
+    return Find(project, backend) == nullptr && base_->NotCrawled(project, backend);
+  }
+  std::string AsOf() const override { return base_->AsOf(); }
 
  private:
   const std::map<std::string, std::vector<std::string>>* Find(const std::string& project,
@@ -228,9 +276,18 @@ bool CatalogueSource::IsRouted(const std::string& normalized_name) const {
   return std::binary_search(routed.begin(), routed.end(), normalized_name);
 }
 
+bool CatalogueSource::HoldsChannel(const std::string& channel) const {
+  return channel_views.contains(channel);
+}
+
+const CatalogueView& CatalogueSource::ViewFor(const std::string& channel) const {
+  auto it = channel_views.find(channel);
+  return it == channel_views.end() || it->second == nullptr ? *view : *it->second;
+}
+
 std::vector<std::string> CatalogueSource::BackendNames(const std::string& channel) const {
   std::vector<std::string> out;
-  for (const BackendView& b : view->Backends(channel)) out.push_back(b.name);
+  for (const BackendView& b : ViewFor(channel).Backends(channel)) out.push_back(b.name);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -244,17 +301,37 @@ core::Expected<CatalogueSource> LoadCatalogueSource(const EffectiveOverrides& ov
     for (const auto& [name, p] : cat->projects) {
       if (p.cls == "routed" || p.cls == "companion") routed[name] = {p.reason, overrides.catalogue->value};
     }
-    source.description = overrides.catalogue->value + " (" + cat->channel + " channel, updated " +
-                         cat->updated_at + "), named by " + overrides.catalogue->origin;
+    source.description = overrides.catalogue->value + " (" + cat->channel + " channel of " +
+                         (cat->index_url.empty() ? std::string("the index") : cat->index_url) +
+                         " as of " + cat->AsOf() + "), named by " + overrides.catalogue->origin;
+    const std::string channel = cat->channel;
     source.view = std::make_unique<JsonView>(overrides, std::move(cat).value());
+    source.channel_views[channel] = nullptr;  // the file's own channel: answered by `view`
   } else {
     for (const table::ProjectRow& p : table::Projects()) {
       if (p.project_class == table::ProjectClass::kRouted || p.project_class == table::ProjectClass::kCompanion) {
         routed[std::string(p.name)] = {std::string(p.reason), "embedded"};
       }
     }
-    source.description = "embedded table (" + std::string(table::CatalogueChannel()) + " channel)";
-    source.view = std::make_unique<TableView>(overrides);
+    // Every channel of the table with a backend to choose: a channel whose pages were all
+    // missing when it was crawled holds nothing to decide from.
+    std::string channels;
+    for (std::string_view channel : table::Channels()) {
+      const bool any = std::any_of(
+          table::Backends().begin(), table::Backends().end(), [&](const table::BackendRow& b) {
+            return !b.legacy && table::StateIn(b, channel).starts_with("ok");
+          });
+      if (!any) continue;
+      channels += (channels.empty() ? "" : ", ") + std::string(channel);
+      source.channel_views[std::string(channel)] =
+          std::make_unique<TableView>(overrides, std::string(channel));
+    }
+    source.description =
+        "embedded table (" + channels + " of " +
+        std::string(table::CatalogueIndexUrl().empty() ? "the index" : table::CatalogueIndexUrl()) +
+        " as of " + std::string(table::CatalogueAsOf()) +
+        (table::CatalogueSnapshot().empty() ? "" : ", from a snapshot") + ")";
+    source.view = std::make_unique<TableView>(overrides, "stable");
   }
   for (const auto& [name, sourced] : overrides.routed_add) routed[name] = {sourced.value, sourced.origin};
   for (const auto& [name, sourced] : overrides.routed_remove) routed.erase(name);

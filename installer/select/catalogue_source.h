@@ -16,8 +16,11 @@
 namespace torchdex::installer {
 
 struct CatalogueSource {
-  std::unique_ptr<CatalogueView> view;
-  std::string description;  // "embedded table (stable channel, updated 2026-03-15T...)"
+  std::unique_ptr<CatalogueView> view;  // the stable channel (or the override file's catalogue)
+  /// The channels whose versions the catalogue holds, each with its view (null: `view`).
+  std::map<std::string, std::unique_ptr<CatalogueView>> channel_views;
+  std::string
+      description;  // "embedded table (stable channel of https://.../whl/ as of 2026-03-15, ...)"
   std::string default_base_url = "https://download.pytorch.org/whl/";
   /// The hosts the family's pages link to (data/indexes.json "hosts"): a mirror serves their
   /// files under its own base URL.
@@ -29,6 +32,10 @@ struct CatalogueSource {
   std::vector<std::pair<std::string, std::string>> routed_origins;
 
   bool IsRouted(const std::string& normalized_name) const;
+  /// Whether the catalogue holds `channel`'s versions (else the live index decides them).
+  bool HoldsChannel(const std::string& channel) const;
+  /// The view of `channel`, or `view` when the catalogue does not hold it.
+  const CatalogueView& ViewFor(const std::string& channel) const;
   /// Every backend name the catalogue knows in `channel` (for "did you mean" and listings).
   std::vector<std::string> BackendNames(const std::string& channel) const;
 };

@@ -101,8 +101,13 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   core::Expected<BackendRequest> backend = ResolveBackend(request, catalogue);
   if (!backend) return backend.error();
   out.forced_by = backend->origin;
-  if (out.channel != "stable") {
-    out.warnings.push_back("the embedded catalogue holds the stable channel: " + out.channel +
+  // The channel's own versions when the catalogue holds them (the embedded table holds every
+  // channel whose pages were crawled); else the stable channel's backends and arch lists, with
+  // the versions left to the live index.
+  const bool held = source.HoldsChannel(out.channel);
+  if (!held) {
+    out.warnings.push_back("the catalogue (" + source.description + ") holds no " + out.channel +
+                           " versions: " + out.channel +
                            " is chosen by the stable channel's backends and arch lists, and its "
                            "versions are checked against the live index when installing");
   }
@@ -110,13 +115,14 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   SelectionRequest selection;
   selection.routed = out.routed;
   selection.primary = out.primary;
-  selection.channel = "stable";
-  selection.versions_known = out.channel == "stable";
+  selection.channel = held ? out.channel : "stable";
+  selection.versions_known = held;
   if (!backend->automatic()) {
     selection.named = backend->name;
     selection.named_by = backend->origin;
   }
-  out.selection = SelectBackend(facts, request.target, selection, *source.view);
+  out.selection =
+      SelectBackend(facts, request.target, selection, source.ViewFor(selection.channel));
   if (selection.named && !out.selection.chosen) {
     // The named backend does not offer what was asked: that is the answer, not a fallback.
     return core::MakeError(out.selection.rejected.front().reasons.front(), core::ErrorCode::kNotOffered);
@@ -130,6 +136,12 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
     out.primary_version = out.selection.chosen->primary_version;
     out.index_url = BackendIndexUrl(catalogue.overrides, source.default_base_url, ChannelPath(out.channel),
                                     out.backend);
+  }
+  for (const std::string& w : out.selection.warnings) out.warnings.push_back(w);
+  if (out.selection.chosen && !out.selection.chosen->arch_verified) {
+    // Not only a note: a build whose list is unknown may lack the GPU's code.
+    out.warnings.push_back(out.selection.chosen->unverified +
+                           ": the GPUs were checked only against what its CUDA toolkit can build");
   }
   for (const std::string& w : facts.warnings) out.warnings.push_back(w);
   return out;

@@ -42,15 +42,17 @@ struct Coverage {
 };
 
 Coverage CudaCoverage(const std::optional<ComputeCapability>& gpu, const ArchView& arch,
-                      const DriverVersion& driver, const std::optional<DriverVersion>& release_driver) {
+                      const DriverVersion& driver,
+                      const std::optional<DriverVersion>& release_driver,
+                      const CudaLimits& limits) {
   if (!gpu) return {true, "compute capability unknown, not checked"};
-  // A cubin runs on the same major with an equal or higher minor (6.0 covers 6.1); the
-  // closest one is what the CUDA runtime loads (8.6 rather than 8.0 for an 8.9 GPU).
+  // A cubin runs on the same major with an equal or higher minor (6.0 covers 6.1), never on an
+  // integrated GPU but its own; the closest one is what the CUDA runtime loads (8.6 rather
+  // than 8.0 for an 8.9 GPU).
   std::optional<ComputeCapability> best;
   for (const ComputeCapability& cubin : arch.cubins) {
-    if (cubin.major == gpu->major && gpu->minor >= cubin.minor && (!best || cubin.minor > best->minor)) {
+    if (CubinRunsOn(cubin, *gpu, limits.integrated) && (!best || cubin.minor > best->minor))
       best = cubin;
-    }
   }
   if (best) return {true, gpu->Sm() + " by cubin " + best->Sm()};
   if (arch.ptx && *gpu >= *arch.ptx) {
@@ -63,8 +65,25 @@ Coverage CudaCoverage(const std::optional<ComputeCapability>& gpu, const ArchVie
                        "), which driver " + driver.ToString() + " cannot compile (needs " +
                        release_driver->ToString() + " or newer)"};
   }
-  return {false, "GPU " + gpu->Sm() + " is not in this build's arch list (" + Join(arch.cubins) +
-                     (arch.ptx ? " +PTX " + arch.ptx->ToString() : "") + ")"};
+  std::string why = "GPU " + gpu->Sm() + " is not in this build's arch list (" + Join(arch.cubins) +
+                    (arch.ptx ? " +PTX " + arch.ptx->ToString() : "") + ")";
+  if (std::find(limits.integrated.begin(), limits.integrated.end(), *gpu) !=
+      limits.integrated.end()) {
+    why += ": " + gpu->Sm() + " is an integrated (Tegra) GPU, which runs only its own cubins";
+  }
+  return {false, why};
+}
+
+std::string ToolkitName(const std::string& toolkit) { return "CUDA " + toolkit; }
+
+// "torch on rocm7.1 is unknown (not crawled: its page was missing from the catalogue of
+// 2026-03-15)"
+std::string NotCrawledText(const CatalogueView& catalogue, const std::string& project,
+                           const std::string& backend) {
+  const std::string as_of = catalogue.AsOf();
+  return project + " on " + backend +
+         " is unknown (not crawled: its page was missing from the catalogue" +
+         (as_of.empty() ? std::string() : " of " + as_of) + ")";
 }
 
 struct Requested {
@@ -76,12 +95,16 @@ struct Requested {
 // chose the hardware, so nothing of it is checked).
 Selection SelectNamed(const SelectionTarget& target, const SelectionRequest& request,
                       const std::vector<Requested>& requested, const std::string& primary,
-                      const CatalogueView& catalogue) {
+                      const CatalogueView& catalogue, const std::vector<NvidiaGpu>& gpus) {
   const std::string& name = *request.named;
   Selection s;
-  Candidate c{name, BackendKind::kOther, "", true, {"named by " + request.named_by}};
+  Candidate c{name, BackendKind::kOther, "", true, "", {"named by " + request.named_by}};
+  std::string toolkit;
   for (const BackendView& b : catalogue.Backends(request.channel)) {
-    if (b.name == name) c.kind = b.kind;
+    if (b.name == name) {
+      c.kind = b.kind;
+      toolkit = b.toolkit;
+    }
   }
   for (const Requested& r : requested) {
     std::optional<core::Version> best;
@@ -91,12 +114,37 @@ Selection SelectNamed(const SelectionTarget& target, const SelectionRequest& req
       if (!catalogue.HasWheelFor(r.name, name, v->ToString(), target.supported_tags)) continue;
       if (!best || *v > *best) best = *v;
     }
+    if (!best && catalogue.NotCrawled(r.name, name)) {
+      // Not absent, not known: the live index decides when installing.
+      s.warnings.push_back(NotCrawledText(catalogue, r.name, name) +
+                           ": the live index decides when installing");
+      continue;
+    }
     if (!best && request.versions_known) {
       s.rejected.push_back({name, {r.requirement.ToString() + " is not offered on " + name + " (named by " +
                                    request.named_by + ") for " + target.description}});
       return s;
     }
     if (best && r.name == primary) c.primary_version = best->ToString();
+  }
+  if (c.kind == BackendKind::kCuda && !gpus.empty()) {
+    // The user chose the backend, not the laws of CUDA: a toolkit that cannot build for a GPU
+    // of the host that was described (--root, overrides) is refused with the reason.
+    const CudaLimits limits = catalogue.Limits(name);
+    std::optional<ComputeCapability> ptx;
+    if (!c.primary_version.empty()) {
+      const std::string torch_version =
+          core::Version::Parse(c.primary_version)->Public().ToString();
+      if (auto arch = catalogue.Arch(name, torch_version, target.arch)) ptx = arch->ptx;
+    }
+    for (const NvidiaGpu& gpu : gpus) {
+      if (!gpu.compute_capability) continue;
+      const std::string gap = ToolkitGap(toolkit, *gpu.compute_capability, limits, ptx);
+      if (!gap.empty()) {
+        s.rejected.push_back({name, {gap + " (" + name + " named by " + request.named_by + ")"}});
+        return s;
+      }
+    }
   }
   s.chosen = c;
   s.candidates.push_back(c);
@@ -106,6 +154,32 @@ Selection SelectNamed(const SelectionTarget& target, const SelectionRequest& req
 }
 
 }  // namespace
+
+bool CubinRunsOn(const ComputeCapability& code, const ComputeCapability& gpu,
+                 const std::vector<ComputeCapability>& integrated) {
+  if (code == gpu) return true;
+  if (code.major != gpu.major || gpu.minor < code.minor) return false;
+  return std::find(integrated.begin(), integrated.end(), gpu) == integrated.end();
+}
+
+std::string ToolkitGap(const std::string& toolkit, const ComputeCapability& gpu,
+                       const CudaLimits& limits, const std::optional<ComputeCapability>& ptx) {
+  if (limits.toolkit_targets.empty()) return "";
+  for (const ComputeCapability& t : limits.toolkit_targets) {
+    if (CubinRunsOn(t, gpu, limits.integrated)) return "";
+  }
+  if (ptx && gpu >= *ptx) return "";  // the build's PTX JIT-compiles for it
+  const ComputeCapability& oldest = limits.toolkit_targets.front();
+  const ComputeCapability& newest = limits.toolkit_targets.back();
+  if (gpu < oldest) {
+    return ToolkitName(toolkit) + " cannot build code that runs on " + gpu.Sm() +
+           ": its oldest architecture is " + oldest.Sm();
+  }
+  return ToolkitName(toolkit) + " cannot build code that runs on " + gpu.Sm() +
+         ": its newest architecture is " + newest.Sm() +
+         (ptx ? ", and this build's PTX (" + ptx->Sm() + ") is newer than the GPU"
+              : ", and this build has no PTX");
+}
 
 Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
                         const SelectionRequest& request, const CatalogueView& catalogue) {
@@ -130,21 +204,44 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
   for (const Requested& r : requested) {
     if (r.name == primary) primary_request = &r;
   }
-  if (request.named) return SelectNamed(target, request, requested, primary, catalogue);
-  const core::Prereleases prereleases =
-      request.channel == "stable" ? core::Prereleases::kDefault : core::Prereleases::kAllow;
-  const core::TargetOs column = OsColumn(facts, target);
-
   std::vector<NvidiaGpu> gpus;
   if (facts.nvidia) {
     for (const NvidiaGpu& g : facts.nvidia->gpus) {
       if (g.visible) gpus.push_back(g);
     }
   }
+  if (request.named) return SelectNamed(target, request, requested, primary, catalogue, gpus);
+  const core::Prereleases prereleases =
+      request.channel == "stable" ? core::Prereleases::kDefault : core::Prereleases::kAllow;
+  const core::TargetOs column = OsColumn(facts, target);
+  // "; sm_120 needs CUDA 12.8 or newer (cu128)": the oldest CUDA backend whose toolkit builds
+  // for a GPU, for the reasons that send the user there.
+  // A GPU newer than a toolkit is sent to the oldest toolkit that builds for it, one older than
+  // the toolkit's oldest architecture to the newest that still does.
+  const auto NeededToolkit = [&](const ComputeCapability& gpu, bool too_new) -> std::string {
+    std::optional<core::Version> best_version;
+    std::string best_name;
+    for (const BackendView& b : catalogue.Backends(request.channel)) {
+      if (b.kind != BackendKind::kCuda) continue;
+      const CudaLimits l = catalogue.Limits(b.name);
+      bool runs = false;
+      for (const ComputeCapability& t : l.toolkit_targets)
+        runs = runs || CubinRunsOn(t, gpu, l.integrated);
+      auto version = core::Version::Parse(b.toolkit);
+      if (!runs || !version) continue;
+      if (!best_version || (too_new ? *version < *best_version : *version > *best_version)) {
+        best_version = *version;
+        best_name = b.name;
+      }
+    }
+    if (!best_version) return "";
+    return "; " + gpu.Sm() + " needs CUDA " + best_version->ToString() +
+           (too_new ? " or newer (" : " or older (") + best_name + ")";
+  };
 
   for (const BackendView& backend : catalogue.Backends(request.channel)) {
     Rejection rejection{backend.name, {}};
-    Candidate candidate{backend.name, backend.kind, "", true, {}};
+    Candidate candidate{backend.name, backend.kind, "", true, "", {}};
     DriverVersion driver;
     std::optional<DriverVersion> release_driver;
 
@@ -154,9 +251,12 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
         break;
       case BackendKind::kCuda: {
         if (facts.jetson) {
-          rejection.reasons.push_back("Jetson (L4T " + facts.jetson->l4t +
-                                      "): desktop CUDA wheels do not run on Tegra; use NVIDIA's "
-                                      "Jetson wheels");
+          rejection.reasons.push_back(
+              "Jetson (L4T " + facts.jetson->l4t +
+              "): desktop CUDA wheels do not run on Tegra (their cubins exclude "
+              "integrated GPUs); use NVIDIA's Jetson wheels: "
+              "https://docs.nvidia.com/deeplearning/frameworks/"
+              "install-pytorch-jetson-platform/");
           break;
         }
         if (!facts.nvidia) {
@@ -227,6 +327,11 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
     std::vector<core::Version> primary_versions;
     for (const Requested& r : requested) {
       const std::vector<std::string> versions = catalogue.Versions(r.name, backend.name);
+      if (versions.empty() && catalogue.NotCrawled(r.name, backend.name)) {
+        rejection.reasons.push_back(NotCrawledText(catalogue, r.name, backend.name));
+        offered = false;
+        continue;
+      }
       if (versions.empty()) {
         rejection.reasons.push_back("no " + r.name + " builds on this backend");
         offered = false;
@@ -266,6 +371,23 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
 
     // 3. Every visible GPU runs the build of the newest primary version that covers them all.
     std::string first_gap;
+    const CudaLimits limits =
+        backend.kind == BackendKind::kCuda ? catalogue.Limits(backend.name) : CudaLimits{};
+    // The first GPU the toolkit cannot build for at all, whatever the build's list (a CUDA 12.1
+    // build has no sm_120 code): said even where the list is not known.
+    const auto toolkit_gap = [&](const std::optional<ComputeCapability>& ptx,
+                                 const std::string& torch_version) -> std::string {
+      for (const NvidiaGpu& gpu : gpus) {
+        if (!gpu.compute_capability) continue;
+        std::string gap = ToolkitGap(backend.toolkit, *gpu.compute_capability, limits, ptx);
+        if (gap.empty()) continue;
+        const bool too_new = *gpu.compute_capability > limits.toolkit_targets.back();
+        return gap + " (" + primary + " " + torch_version + ")" +
+               NeededToolkit(*gpu.compute_capability, too_new);
+      }
+      return "";
+    };
+    std::optional<Candidate> unverified;  // the newest release whose list is not known
     for (const core::Version& v : primary_versions) {
       const std::string torch_version = v.Public().ToString();
       bool all_covered = true;
@@ -273,7 +395,13 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
       std::vector<std::string> how;
       if (backend.kind == BackendKind::kCuda || backend.kind == BackendKind::kRocm) {
         const std::optional<ArchView> arch = catalogue.Arch(backend.name, torch_version, target.arch);
-        if (!arch && backend.kind == BackendKind::kRocm) {
+        const std::string gap = backend.kind == BackendKind::kCuda
+                                    ? toolkit_gap(arch ? arch->ptx : std::nullopt, torch_version)
+                                    : std::string();
+        if (!gap.empty()) {
+          all_covered = false;
+          if (first_gap.empty()) first_gap = gap;
+        } else if (!arch && backend.kind == BackendKind::kRocm) {
           // ROCm support is sparse: a gfx target not known to be built gets no kernels.
           all_covered = false;
           if (first_gap.empty()) {
@@ -282,12 +410,18 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
           }
         } else if (!arch) {
           // CUDA builds of every era covered the mainstream archs: usable, but ranked after
-          // the builds whose list is known to cover these GPUs.
-          verified = false;
-          how.push_back("arch list of " + primary + " " + torch_version + " unknown, GPUs not checked");
+          // the builds whose list is known to cover these GPUs (nothing to verify when no GPU
+          // has a known compute capability).
+          verified = std::none_of(gpus.begin(), gpus.end(), [](const NvidiaGpu& g) {
+            return g.compute_capability.has_value();
+          });
+          how.push_back("arch list of " + primary + " " + torch_version + " (" + target.arch +
+                        ") unknown, GPUs checked against " + ToolkitName(backend.toolkit) +
+                        " only");
         } else if (backend.kind == BackendKind::kCuda) {
           for (const NvidiaGpu& gpu : gpus) {
-            const Coverage c = CudaCoverage(gpu.compute_capability, *arch, driver, release_driver);
+            const Coverage c =
+                CudaCoverage(gpu.compute_capability, *arch, driver, release_driver, limits);
             if (!c.covered) {
               all_covered = false;
               if (first_gap.empty()) first_gap = c.how + " for " + primary + " " + torch_version;
@@ -309,13 +443,25 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
           }
         }
       }
+      if (all_covered && !verified) {
+        // An older release whose list is known to cover the GPUs beats a newer unknown one.
+        if (!unverified) {
+          unverified = candidate;
+          unverified->primary_version = v.ToString();
+          unverified->arch_verified = false;
+          unverified->unverified = "the arch list of " + backend.name + " for " + primary + " " +
+                                   torch_version + " (" + target.arch + ") is not known";
+          for (std::string& h : how) unverified->notes.push_back(std::move(h));
+        }
+        continue;
+      }
       if (all_covered) {
         candidate.primary_version = v.ToString();
-        candidate.arch_verified = verified;
         for (std::string& h : how) candidate.notes.push_back(std::move(h));
         break;
       }
     }
+    if (candidate.primary_version.empty() && unverified) candidate = std::move(*unverified);
     if (candidate.primary_version.empty()) {
       rejection.reasons.push_back(first_gap.empty() ? "no build covers this machine's GPUs" : first_gap);
       out.rejected.push_back(std::move(rejection));

@@ -30,6 +30,19 @@ struct ArchView {
   std::vector<std::string> gfx;                 // ROCm: gfx targets
 };
 
+/// What CUDA itself allows, whatever a build's list says (data/cuda-archs.json).
+struct CudaLimits {
+  /// The real architectures the backend's toolkit can build; empty: not known.
+  std::vector<core::ComputeCapability> toolkit_targets;
+  /// Integrated (Tegra) GPUs, which run only their own cubins (torch's DEVICE_REQUIREMENT).
+  std::vector<core::ComputeCapability> integrated;
+};
+
+/// Whether a cubin for `code` runs on `gpu`: same major, equal or higher minor, and not an
+/// integrated GPU unless it is the same architecture (8.0 and 8.6 cubins do not run on 8.7).
+bool CubinRunsOn(const core::ComputeCapability& code, const core::ComputeCapability& gpu,
+                 const std::vector<core::ComputeCapability>& integrated);
+
 /// The catalogue as selection sees it: what the compiled table (or an override catalogue)
 /// answers.
 class CatalogueView {
@@ -53,6 +66,15 @@ class CatalogueView {
   /// The driver the backend's toolkit shipped with (needed to JIT its PTX); nullopt when unknown.
   virtual std::optional<core::DriverVersion> ReleaseDriver(const std::string& backend,
                                                            core::TargetOs os) const = 0;
+  /// What the backend's CUDA toolkit can build, and the integrated GPUs; empty: not known.
+  virtual CudaLimits Limits(const std::string& /*backend*/) const { return {}; }
+  /// Whether the backend lists `project` but its page was missing when the catalogue was
+  /// crawled: what it offers is unknown, not absent.
+  virtual bool NotCrawled(const std::string& /*project*/, const std::string& /*backend*/) const {
+    return false;
+  }
+  /// The day the catalogue describes ("2026-03-15"); empty when not known.
+  virtual std::string AsOf() const { return ""; }
 };
 
 struct SelectionTarget {
@@ -83,6 +105,7 @@ struct Candidate {
   core::BackendKind kind = core::BackendKind::kCpu;
   std::string primary_version;  // the highest version of the primary package that fits
   bool arch_verified = true;    // false: the build's arch list is not known, GPUs not checked
+  std::string unverified;       // when not verified: what is not known ("arch list of torch 2.7.1")
   std::vector<std::string> notes;  // why it fits ("driver 550.144.03 >= 525.60.13 (Linux)")
 };
 
@@ -96,8 +119,16 @@ struct Selection {
   std::vector<Candidate> candidates;       // every backend that qualifies, best first
   std::vector<Rejection> rejected;         // the others, in catalogue order, with reasons
   std::vector<std::string> explanation;    // the decision in sentences, for --explain
+  std::vector<std::string> warnings;       // what the user must know about the choice
   bool default_index = false;              // macOS: the default index serves the right wheels
 };
+
+/// Why the toolkit of a CUDA backend cannot run `gpu` ("CUDA 12.1 cannot build code for sm_120
+/// ..."), or empty when it can (or when the toolkit's architectures are not known). `ptx` is the
+/// build's PTX arch, if it has one: PTX JIT-compiles for later GPUs, so a toolkit older than the
+/// GPU is no reason then.
+std::string ToolkitGap(const std::string& toolkit, const core::ComputeCapability& gpu,
+                       const CudaLimits& limits, const std::optional<core::ComputeCapability>& ptx);
 
 Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
                         const SelectionRequest& request, const CatalogueView& catalogue);

@@ -5,6 +5,7 @@
 #include "installer/table/catalogue_table.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
 #include <string_view>
@@ -62,20 +63,24 @@ std::string_view PublicPart(std::string_view version) {
   return version.substr(0, version.find('+'));
 }
 
-const BuildRow* FindBuild(const ProjectRow& project, std::uint16_t backend) {
+const BuildRow* FindBuild(const ProjectRow& project, std::uint16_t backend, std::uint8_t channel) {
   const std::span<const BuildRow> builds = BuildsOf(project);
-  auto it =
-      std::lower_bound(builds.begin(), builds.end(), backend,
-                       [](const BuildRow& row, std::uint16_t key) { return row.backend < key; });
-  if (it == builds.end() || it->backend != backend) return nullptr;
+  const auto key = std::pair(channel, backend);
+  auto it = std::lower_bound(
+      builds.begin(), builds.end(), key,
+      [](const BuildRow& row, const auto& k) { return std::pair(row.channel, row.backend) < k; });
+  if (it == builds.end() || it->backend != backend || it->channel != channel) return nullptr;
   return &*it;
 }
 
-const BuildRow* FindBuild(std::string_view project, std::string_view backend) {
+const BuildRow* FindBuild(std::string_view project, std::string_view backend,
+                          std::string_view channel) {
   const ProjectRow* project_row = FindProject(project);
   const BackendRow* backend_row = FindBackend(backend);
-  if (project_row == nullptr || backend_row == nullptr) return nullptr;
-  return FindBuild(*project_row, static_cast<std::uint16_t>(backend_row - kBackendRows));
+  const std::optional<std::uint8_t> channel_index = ChannelIndex(channel);
+  if (project_row == nullptr || backend_row == nullptr || !channel_index) return nullptr;
+  return FindBuild(*project_row, static_cast<std::uint16_t>(backend_row - kBackendRows),
+                   *channel_index);
 }
 
 // "sm_86" -> 86 (major 8, minor 6); "sm_100" -> 100. nullopt when not sm_<digits>.
@@ -90,10 +95,25 @@ std::optional<unsigned> SmNumber(std::string_view target) {
 }  // namespace
 
 std::string_view CatalogueChannel() { return kCatalogueChannel; }
+std::string_view CatalogueIndexUrl() { return kCatalogueIndexUrl; }
+std::string_view CatalogueSnapshot() { return kCatalogueSnapshot; }
+std::string_view CatalogueAsOf() { return kCatalogueAsOf; }
+
+std::span<const std::string_view> Channels() { return kCatalogueChannels; }
+std::optional<std::uint8_t> ChannelIndex(std::string_view channel) {
+  for (std::size_t i = 0; i < std::size(kCatalogueChannels); ++i) {
+    if (kCatalogueChannels[i] == channel) return static_cast<std::uint8_t>(i);
+  }
+  return std::nullopt;
+}
+std::string_view StateIn(const BackendRow& backend, std::string_view channel) {
+  const std::optional<std::uint8_t> index = ChannelIndex(channel);
+  return index ? backend.channel_states[*index] : std::string_view();
+}
 
 std::span<const BackendRow> Backends() { return kBackendRows; }
 std::span<const BackendRow> Backends(std::string_view channel) {
-  if (channel != kCatalogueChannel) return {};
+  if (!ChannelIndex(channel)) return {};
   return kBackendRows;
 }
 const BackendRow* FindBackend(std::string_view name) { return FindByName(Backends(), name); }
@@ -141,15 +161,23 @@ std::span<const VersionRow> VersionsOf(const BuildRow& build) {
       .subspan(build.first_version, build.version_count);
 }
 
-std::span<const VersionRow> Versions(std::string_view project, std::string_view backend) {
-  const BuildRow* build = FindBuild(project, backend);
+std::span<const VersionRow> Versions(std::string_view project, std::string_view backend,
+                                     std::string_view channel) {
+  const BuildRow* build = FindBuild(project, backend, channel);
   if (build == nullptr) return {};
   return VersionsOf(*build);
 }
 
+std::optional<BuildSource> SourceOf(std::string_view project, std::string_view backend,
+                                    std::string_view channel) {
+  const BuildRow* build = FindBuild(project, backend, channel);
+  if (build == nullptr) return std::nullopt;
+  return build->source;
+}
+
 const VersionRow* FindVersion(std::string_view project, std::string_view backend,
-                              std::string_view version) {
-  const BuildRow* build = FindBuild(project, backend);
+                              std::string_view version, std::string_view channel) {
+  const BuildRow* build = FindBuild(project, backend, channel);
   if (build == nullptr) return nullptr;
   const std::span<const VersionRow> versions = VersionsOf(*build);
   const std::span<const std::uint16_t> by_text =
@@ -208,15 +236,17 @@ std::optional<WheelMatch> WheelFits(const VersionRow& version, const TargetTags&
 }
 
 std::optional<WheelMatch> WheelFits(std::string_view project, std::string_view backend,
-                                    std::string_view version, const TargetTags& target) {
-  const VersionRow* row = FindVersion(project, backend, version);
+                                    std::string_view version, const TargetTags& target,
+                                    std::string_view channel) {
+  const VersionRow* row = FindVersion(project, backend, version, channel);
   if (row == nullptr) return std::nullopt;
   return WheelFits(*row, target);
 }
 
 std::optional<WheelMatch> BestWheel(std::string_view project, std::string_view backend,
-                                    const TargetTags& target, bool allow_prereleases) {
-  const std::span<const VersionRow> versions = Versions(project, backend);
+                                    const TargetTags& target, bool allow_prereleases,
+                                    std::string_view channel) {
+  const std::span<const VersionRow> versions = Versions(project, backend, channel);
   for (auto it = versions.rbegin(); it != versions.rend(); ++it) {  // newest first
     if (it->prerelease && !allow_prereleases) continue;
     if (std::optional<WheelMatch> match = WheelFits(*it, target)) return match;
@@ -249,6 +279,9 @@ std::span<const std::uint16_t> TargetsOf(const ArchRangeRow& row) {
 }
 
 std::string_view ArchTargets::Name(size_t i) const { return kArchTargets[targets[i]]; }
+std::string_view ArchTargets::PtxName() const {
+  return ptx_target == kNoTarget ? std::string_view() : kArchTargets[ptx_target];
+}
 bool ArchTargets::Contains(std::string_view target) const {
   for (std::uint16_t id : targets) {
     if (kArchTargets[id] == target) return true;
@@ -273,22 +306,43 @@ std::optional<ArchTargets> ArchList(std::string_view backend, std::string_view t
   --it;
   if (it->backend != index || it->cpu_arch != cpu_arch || *key >= it->torch_below)
     return std::nullopt;
-  return ArchTargets{TargetsOf(*it), it->ptx};
+  return ArchTargets{TargetsOf(*it), it->ptx, it->ptx_target};
+}
+
+std::span<const std::string_view> IntegratedTargets() { return kIntegratedTargets; }
+bool IsIntegrated(std::string_view gpu_target) {
+  return std::find(kIntegratedTargets.begin(), kIntegratedTargets.end(), gpu_target) !=
+         kIntegratedTargets.end();
+}
+
+bool CubinRunsOn(std::string_view code, std::string_view gpu_target) {
+  const std::optional<unsigned> cubin = SmNumber(code);
+  const std::optional<unsigned> gpu = SmNumber(gpu_target);
+  if (!cubin || !gpu) return false;
+  if (*cubin == *gpu) return true;
+  // Same major, minor at least the cubin's (sm_86 runs sm_80 cubins), but an integrated GPU
+  // runs only its own (torch/cuda/__init__.py DEVICE_REQUIREMENT: 8.0 and 8.6 exclude 8.7).
+  return *cubin / 10 == *gpu / 10 && *cubin < *gpu && !IsIntegrated(gpu_target);
 }
 
 bool Covers(const ArchTargets& list, std::string_view gpu_target, TargetOs os) {
   const std::optional<unsigned> gpu = SmNumber(gpu_target);
   if (!gpu) return list.Contains(gpu_target);  // ROCm: the exact gfx target
-  unsigned newest = 0;
   for (std::uint16_t id : list.targets) {
-    const std::optional<unsigned> cubin = SmNumber(kArchTargets[id]);
-    if (!cubin) continue;
-    newest = std::max(newest, *cubin);
-    // Same major, minor at least the cubin's (sm_86 runs sm_80 cubins; desktop rule).
-    if (*cubin / 10 == *gpu / 10 && *cubin <= *gpu) return true;
+    if (CubinRunsOn(kArchTargets[id], gpu_target)) return true;
   }
   const bool ptx = list.ptx == Ptx::kAll || (list.ptx == Ptx::kLinuxOnly && os == TargetOs::kLinux);
-  return ptx && newest != 0 && *gpu > newest;
+  const std::optional<unsigned> ptx_arch =
+      list.ptx_target == kNoTarget ? std::nullopt : SmNumber(kArchTargets[list.ptx_target]);
+  return ptx && ptx_arch && *gpu >= *ptx_arch;  // the driver JIT-compiles older PTX
+}
+
+std::optional<ArchTargets> ToolkitTargets(std::string_view backend) {
+  const BackendRow* row = FindBackend(backend);
+  if (row == nullptr || row->toolkit_target_count == 0) return std::nullopt;
+  return ArchTargets{std::span<const std::uint16_t>(kToolkitTargetItems)
+                         .subspan(row->first_toolkit_target, row->toolkit_target_count),
+                     Ptx::kNone, kNoTarget};
 }
 
 std::optional<DriverVersion> DriverFloor(std::string_view backend, TargetOs os) {

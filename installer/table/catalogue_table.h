@@ -27,6 +27,8 @@ enum class CpuArch : std::uint8_t { kX86_64, kAarch64 };
 // Whether a CUDA build carries PTX for its newest architecture (JIT on later GPUs).
 enum class Ptx : std::uint8_t { kNone, kAll, kLinuxOnly };
 
+inline constexpr std::uint16_t kNoTarget = 0xffff;
+
 // ---- Row types of the generated arrays (plain aggregates, so the tables are constexpr) ----
 
 struct BackendRow {
@@ -42,6 +44,13 @@ struct BackendRow {
   // The driver the toolkit shipped with (NVIDIA Table 3): needed to JIT the build's PTX.
   core::DriverVersion linux_toolkit_driver;
   core::DriverVersion windows_toolkit_driver;
+  // The real architectures the toolkit can build (data/cuda-archs.json toolkit_targets):
+  // kToolkitTargetItems[first_toolkit_target, + toolkit_target_count); none for non-CUDA.
+  std::uint16_t first_toolkit_target;
+  std::uint16_t toolkit_target_count;
+  // The backend's state in each channel the table holds (stable, test, nightly); "" when the
+  // channel has no such backend.
+  std::string_view channel_states[3];
 };
 
 struct ProjectRow {
@@ -52,10 +61,19 @@ struct ProjectRow {
   std::string_view reason;
 };
 
+// Where a build's versions come from.
+enum class BuildSource : std::uint8_t {
+  kPage,        // the backend's own page of the project
+  kFlatPage,    // its page was missing; the flat page ("torch/" at the root) links its wheels
+  kNotCrawled,  // its page was missing and nothing else says: no version is known
+};
+
 struct BuildRow {
   std::uint16_t backend;        // index into Backends()
   std::uint16_t version_count;  // kVersionRows[first_version, + version_count), PEP 440 order
   std::uint32_t first_version;
+  BuildSource source;
+  std::uint8_t channel;  // index into Channels(): a project's builds are sorted by channel, backend
 };
 
 struct VersionRow {
@@ -86,6 +104,7 @@ struct ArchRangeRow {
   std::uint16_t backend;
   CpuArch cpu_arch;
   Ptx ptx;
+  std::uint16_t ptx_target;   // index into ArchTargetNames() of the PTX's arch; kNoTarget: none
   std::uint32_t torch_min;    // 2.8 -> 2008000 (major * 1000000 + minor * 1000 + patch)
   std::uint32_t torch_below;  // exclusive; 0xffffffff: open
   std::uint16_t first_target;
@@ -96,9 +115,22 @@ struct ArchRangeRow {
 
 // The catalogue the table was built from: "stable".
 std::string_view CatalogueChannel();
+// The channels the table holds, in the order of BuildRow::channel: stable, then test and nightly
+// when they were given to codegen.
+std::span<const std::string_view> Channels();
+// The index of `channel` in Channels(), nullopt when the table does not hold it.
+std::optional<std::uint8_t> ChannelIndex(std::string_view channel);
+// The state of a backend in a channel ("" when the channel has no such backend).
+std::string_view StateIn(const BackendRow& backend, std::string_view channel);
+// What it stands for: the index URL, the snapshot crawled ("" when live) and the day it
+// describes (the snapshot's, else the day of its newest page).
+std::string_view CatalogueIndexUrl();
+std::string_view CatalogueSnapshot();
+std::string_view CatalogueAsOf();
 
-// Every backend of the catalogue, sorted by name. Backends(channel) is empty for a channel the
-// table was not built from (the live index serves those).
+// Every backend of the channels the table holds, sorted by name. Backends(channel) is empty for
+// a channel the table was not built from (the live index serves those); else the same rows, of
+// which StateIn says which the channel has.
 std::span<const BackendRow> Backends();
 std::span<const BackendRow> Backends(std::string_view channel);
 const BackendRow* FindBackend(std::string_view name);
@@ -112,10 +144,15 @@ std::optional<ProjectClass> ClassOfProject(std::string_view name);
 
 // The versions a routed project offers on a backend, oldest first (PEP 440 order); empty when
 // it offers none there.
-std::span<const VersionRow> Versions(std::string_view project, std::string_view backend);
+std::span<const VersionRow> Versions(std::string_view project, std::string_view backend,
+                                     std::string_view channel = "stable");
+// Where the versions of `project` on `backend` come from; nullopt: the backend does not list
+// the project (nothing of it is there).
+std::optional<BuildSource> SourceOf(std::string_view project, std::string_view backend,
+                                    std::string_view channel = "stable");
 // One version: "2.3.1+cu121" exactly, or "2.3.1" matching any local label.
 const VersionRow* FindVersion(std::string_view project, std::string_view backend,
-                              std::string_view version);
+                              std::string_view version, std::string_view channel = "stable");
 
 // The supported tags of one target interpreter (core::SupportedTags), ranked once against the
 // table's tags so that fit checks are array reads.
@@ -136,25 +173,40 @@ struct WheelMatch {
 };
 // The best wheel of `version` for the target, or nullopt when none fits.
 std::optional<WheelMatch> WheelFits(std::string_view project, std::string_view backend,
-                                    std::string_view version, const TargetTags& target);
+                                    std::string_view version, const TargetTags& target,
+                                    std::string_view channel = "stable");
 std::optional<WheelMatch> WheelFits(const VersionRow& version, const TargetTags& target);
 // The newest version (final releases before pre-releases) with a wheel for the target.
 std::optional<WheelMatch> BestWheel(std::string_view project, std::string_view backend,
-                                    const TargetTags& target, bool allow_prereleases = false);
+                                    const TargetTags& target, bool allow_prereleases = false,
+                                    std::string_view channel = "stable");
 
 // The GPU targets a build of `backend` for torch `torch_version` ("2.8.0+cu128", "2.8") and a
 // CPU architecture carries: CUDA "sm_XY" cubins, ROCm "gfx..." targets. nullopt: not known.
 struct ArchTargets {
   std::span<const std::uint16_t> targets;  // indexes into ArchTargetNames()
   Ptx ptx;
+  std::uint16_t ptx_target = kNoTarget;  // the PTX's arch ("sm_50" for "5.0+PTX")
   std::string_view Name(size_t i) const;
+  std::string_view PtxName() const;  // "" without PTX
   bool Contains(std::string_view target) const;
 };
 std::optional<ArchTargets> ArchList(std::string_view backend, std::string_view torch_version,
                                     CpuArch cpu_arch);
-// Whether a GPU runs the build: CUDA "sm_86" by a cubin of the same major with a minor <= 6,
-// or by PTX (on `os`) when it is newer than every cubin; ROCm "gfx1100" when listed.
+// Whether a GPU runs the build: CUDA "sm_86" by a cubin of the same major with a minor <= 6
+// (never an integrated GPU by another's cubin: sm_87 Orin is not run by sm_80/sm_86 code), or by
+// PTX (on `os`) of an older or equal arch; ROCm "gfx1100" when listed.
 bool Covers(const ArchTargets& list, std::string_view gpu_target, core::TargetOs os);
+
+// The real architectures ("sm_86") the toolkit of a CUDA backend can build, as ArchTargets
+// without PTX; nullopt for a non-CUDA backend or a toolkit the data does not know.
+std::optional<ArchTargets> ToolkitTargets(std::string_view backend);
+// Integrated (Tegra) GPUs: "sm_53", "sm_62", "sm_72", "sm_87", "sm_101".
+std::span<const std::string_view> IntegratedTargets();
+bool IsIntegrated(std::string_view gpu_target);
+// Whether a cubin for `code` ("sm_80") runs on `gpu` ("sm_86"), as torch's DEVICE_REQUIREMENT
+// says: same major, equal or higher minor, and not an integrated GPU unless it is the same arch.
+bool CubinRunsOn(std::string_view code, std::string_view gpu);
 
 // The oldest driver that runs `backend` on `os` (see BackendRow); nullopt for a non-CUDA
 // backend or when the data does not know.

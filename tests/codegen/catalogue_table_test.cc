@@ -107,25 +107,46 @@ const BadCase kBadCases[] = {
      "data/cuda-archs.json: /builds/0/backend: backend \"rocm6.3\" is a rocm backend in the "
      "catalogue, not cuda"},
     {"overlapping torch ranges",
-     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/1/torch_below", "2.9"); },
-     "data/cuda-archs.json: /builds/2/torch_min: torch range >= 2.8 overlaps /builds/1 (2.7 to < "
+     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/3/torch_below", "2.9"); },
+     "data/cuda-archs.json: /builds/4/torch_min: torch range >= 2.8 overlaps /builds/3 (2.7 to < "
      "2.9)"},
+    {"a row without a list overlapping one with a list",
+     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/0/torch_below", "2.8"); },
+     "data/cuda-archs.json: /builds/1/torch_min: torch range 2.7 to < 2.8 overlaps /builds/0"},
     {"unsorted rows",
      [](SmallInputs& in) {
        json document = json::parse(in.cuda_archs);
-       std::swap(document["builds"][1], document["builds"][2]);
+       std::swap(document["builds"][3], document["builds"][4]);
        in.cuda_archs = document.dump(1) + "\n";
      },
-     "data/cuda-archs.json: /builds/2: out of order"},
+     "data/cuda-archs.json: /builds/4: out of order"},
     {"duplicate rows",
-     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/2/torch_min", "2.7"); },
-     "data/cuda-archs.json: /builds/2: duplicate of /builds/1"},
+     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/4/torch_min", "2.7"); },
+     "data/cuda-archs.json: /builds/4: duplicate of /builds/3"},
     {"empty torch range",
-     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/1/torch_below", "2.7"); },
-     "data/cuda-archs.json: /builds/1/torch_below: empty range"},
+     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/3/torch_below", "2.7"); },
+     "data/cuda-archs.json: /builds/3/torch_below: empty range"},
     {"compute capabilities out of order",
-     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/0/cubin/1", "7.5"); },
-     "data/cuda-archs.json: /builds/0/cubin/1: not above the previous entry"},
+     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/2/cubin/1", "7.5"); },
+     "data/cuda-archs.json: /builds/2/cubin/1: not above the previous entry"},
+    {"a PTX architecture that is not a cubin",
+     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/0/ptx_arch", "6.1"); },
+     "data/cuda-archs.json: /builds/0/ptx_arch: the PTX architecture must be one of the cubins"},
+    {"PTX on a row without a list",
+     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/1/ptx", "yes"); },
+     "data/cuda-archs.json: /builds/1/ptx: a row without a list has no PTX"},
+    {"a row without a list and without a note",
+     [](SmallInputs& in) { in.cuda_archs = Remove(in.cuda_archs, "/builds/1", "note"); },
+     "data/cuda-archs.json: /builds/1/note: missing \"note\""},
+    {"toolkit targets out of order",
+     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/toolkit_targets/1/cc", "7.0"); },
+     "data/cuda-archs.json: /toolkit_targets/1/cc: not above the previous row"},
+    {"an empty toolkit range",
+     [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/toolkit_targets/0/cuda_below", "9.0"); },
+     "data/cuda-archs.json: /toolkit_targets/0/cuda_below: empty range"},
+    {"an integrated GPU without a source",
+     [](SmallInputs& in) { in.cuda_archs = Remove(in.cuda_archs, "/integrated_gpus/0", "source"); },
+     "data/cuda-archs.json: /integrated_gpus/0/source: missing \"source\""},
     {"bad PTX value",
      [](SmallInputs& in) { in.cuda_archs = Edit(in.cuda_archs, "/builds/0/ptx", "maybe"); },
      "data/cuda-archs.json: /builds/0/ptx: expected \"no\", \"yes\" or \"linux\""},
@@ -176,6 +197,47 @@ const BadCase kBadCases[] = {
      [](SmallInputs& in) { in.catalogue = Edit(in.catalogue, "/backends/cpu/legacy", "no"); },
      "generated/catalogue.json: /backends/cpu/legacy: expected true or false"},
 };
+
+TEST(GenerateCatalogueTable, HoldsTheTestAndNightlyChannelsEachFromItsCatalogue) {
+  SmallInputs in;
+  json nightly = json::parse(in.catalogue);
+  nightly["provenance"]["channel"] = "nightly";
+  nightly["backends"]["rocm7.2"] = nightly["backends"]["rocm6.3"];
+  nightly["backends"]["rocm7.2"]["toolkit"] = "7.2";
+  nightly["projects"]["torch"]["builds"] = {
+      {"rocm7.2", {{"2.12.0.dev20260314+rocm7.2", {"cp312-cp312-manylinux_2_28_x86_64"}}}}};
+  nightly["projects"]["torch"].erase("from_flat_page");
+  json test = json::parse(in.catalogue);
+  test["provenance"]["channel"] = "test";
+  test["projects"] = json::object();
+  const std::string nightly_text = nightly.dump(1) + "\n", test_text = test.dump(1) + "\n";
+  const InputFile inputs[] = {{"generated/catalogue.json", in.catalogue},
+                              {"data/cuda-drivers.json", in.drivers},
+                              {"data/cuda-archs.json", in.cuda_archs},
+                              {"data/rocm-archs.json", in.rocm_archs},
+                              {"generated/catalogue-test.json", test_text},
+                              {"generated/catalogue-nightly.json", nightly_text}};
+  auto generated = GenerateCatalogueTable(inputs);
+  ASSERT_TRUE(generated) << generated.error().message;
+  const std::string& inc = (*generated)[0].content;
+  EXPECT_NE(inc.find("kCatalogueChannels[] = {\"stable\", \"test\", \"nightly\"}"),
+            std::string::npos);
+  // The nightly-only backend: no state in stable and test.
+  EXPECT_NE(inc.find("{\"rocm7.2\", core::BackendKind::kRocm, \"7.2\""), std::string::npos);
+  EXPECT_NE(inc.find("{\"\", \"\", \"ok\"}}"), std::string::npos) << inc;
+  EXPECT_NE(inc.find("BuildSource::kPage, 2},  // nightly torch rocm7.2"), std::string::npos)
+      << inc;
+  EXPECT_NE((*generated)[2].content.find("| nightly | `rocm7.2` | 2.12.0.dev20260314 | 1 |"),
+            std::string::npos)
+      << (*generated)[2].content;
+  // A catalogue in the wrong slot is an error naming it.
+  const InputFile swapped[] = {inputs[0], inputs[1], inputs[2], inputs[3], inputs[5], inputs[4]};
+  auto bad = GenerateCatalogueTable(swapped);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(
+      bad.error().message,
+      "generated/catalogue-nightly.json: /provenance/channel: expected \"test\", got \"nightly\"");
+}
 
 TEST(GenerateCatalogueTable, ErrorsNameTheFileAndThePointer) {
   for (const BadCase& bad : kBadCases) {

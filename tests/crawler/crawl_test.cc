@@ -135,9 +135,14 @@ TEST_F(CrawlTest, CrawlsTheRealPagesAndKnowsTheirFacts) {
   EXPECT_EQ(cat.backends.at("rocm6.2.4").toolkit, "6.2.4");
   EXPECT_EQ(cat.backends.at("cu128").state, "ok");
   EXPECT_EQ(cat.backends.at("cu121-full").state, "skipped (legacy)");
-  // Listed in the root, but this partial copy has no page for it: empty, with a warning.
-  EXPECT_EQ(cat.backends.at("cu129").state, "empty");
+  // Listed in the root, but this partial copy has no page for it: a warning, and its wheels
+  // come from the flat torch/ page, which links them.
+  EXPECT_EQ(cat.backends.at("cu129").state, "ok (flat page only)");
   EXPECT_NE(r.err.find("backend cu129 (stable) is listed but its page is missing"), std::string::npos);
+  EXPECT_TRUE(cat.projects.at("torch").builds.contains("cu129"));
+  EXPECT_NE(std::find(cat.projects.at("torch").from_flat_page.begin(),
+                      cat.projects.at("torch").from_flat_page.end(), "cu129"),
+            cat.projects.at("torch").from_flat_page.end());
   EXPECT_FALSE(cat.backends.count("nightly"));
   EXPECT_FALSE(cat.backends.count("test"));
 
@@ -387,6 +392,85 @@ TEST_F(CrawlFaultTest, AMissingRootFallsBackToDiscoveryPages) {
   const std::string exported = Exported();
   EXPECT_NE(exported.find("\"discovered_from\": \"links of torch/\""), std::string::npos) << exported;
   EXPECT_NE(exported.find("2.5.1+cu124"), std::string::npos);
+}
+
+TEST_F(CrawlFaultTest, BuildsWhoseOwnPagesAreMissingComeFromTheFlatPage) {
+  // As the 2026-03-15 snapshot's rocm7.x: the root and cu126's list name torch, cu126/torch/ is
+  // missing, and /whl/torch/ links the cu126 wheels with their hashes.
+  server_.Script("/whl/",
+                 {testing::FaultResponse::Ok("<html><body><a href=\"cu124/\">cu124</a><br/>"
+                                             "<a href=\"cu126/\">cu126</a><br/>"
+                                             "<a href=\"torch/\">torch</a><br/></body></html>")});
+  server_.Script(
+      "/whl/cu126/",
+      {testing::FaultResponse::Ok("<html><body><a href=\"torch/\">torch</a><br/>"
+                                  "<a href=\"torchvision/\">torchvision</a><br/></body></html>")});
+  server_.Script(
+      "/whl/cu124/",
+      {testing::FaultResponse::Ok("<html><body><a href=\"torch/\">torch</a><br/>"
+                                  "<a href=\"torchvision/\">torchvision</a><br/></body></html>")});
+  server_.Script("/whl/cu124/torchvision/",
+                 {testing::FaultResponse::Ok(
+                     "<html><body><a href=\"/whl/cu124/torchvision-0.20.1%2Bcu124-cp312-"
+                     "cp312-linux_x86_64.whl#sha256=cc\">x</a><br/></body></html>")});
+  server_.Script("/whl/cu126/torch/", {testing::FaultResponse::Status(404)});
+  server_.Script("/whl/cu126/torchvision/", {testing::FaultResponse::Status(404)});
+  server_.Script("/whl/torch/",
+                 {testing::FaultResponse::Ok(
+                     "<html><body>"
+                     "<a "
+                     "href=\"/whl/cu124/"
+                     "torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl#sha256=aa\">a</a><br/>"
+                     "<a "
+                     "href=\"/whl/cu126/"
+                     "torch-2.6.0%2Bcu126-cp312-cp312-linux_x86_64.whl#sha256=bb\">b</a><br/>"
+                     "</body></html>")});
+  const CliResult r = Crawl();
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json cat = nlohmann::json::parse(Exported());
+  const nlohmann::json& torch = cat["projects"]["torch"];
+  EXPECT_EQ(torch["builds"]["cu126"]["2.6.0+cu126"][0], "cp312-cp312-linux_x86_64") << torch.dump();
+  EXPECT_EQ(torch["from_flat_page"], nlohmann::json::array({"cu126"}));
+  EXPECT_FALSE(torch.contains("unfetched"));
+  // torchvision has no flat page: on cu126 it is not crawled, not absent.
+  EXPECT_EQ(cat["projects"]["torchvision"]["unfetched"], nlohmann::json::array({"cu126"}))
+      << cat["projects"]["torchvision"].dump();
+}
+
+TEST_F(CrawlFaultTest, ABackendKnownOnlyFromTheFlatPageKeepsItsWheels) {
+  // As the 2025-08-13 snapshot: no root listing, /whl/torch/ links cu129 wheels, and cu129's
+  // own pages are absent. The backend is kept, its wheels from the flat page.
+  server_.Script("/whl/", {testing::FaultResponse::Status(404)});
+  server_.Script(
+      "/whl/torch/",
+      {testing::FaultResponse::Ok(
+          "<html><body>"
+          "<a "
+          "href=\"/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl#sha256=aa\">a</a><br/"
+          ">"
+          "<a "
+          "href=\"/whl/cu129/"
+          "torch-2.8.0%2Bcu129-cp312-cp312-manylinux_2_28_x86_64.whl#sha256=bb\">b</a><br/>"
+          "</body></html>")});
+  server_.Script("/whl/cu129/", {testing::FaultResponse::Status(404)});
+  const CliResult r =
+      Crawl({"--index-url", "https://download.pytorch.org/whl/", "--snapshot", "a test copy",
+             "--snapshot-date", "2025-08-13", "--export", (dir_.path() / "c.json").string()});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  std::ifstream in(dir_.path() / "c.json");
+  const nlohmann::json cat = nlohmann::json::parse(in);
+  EXPECT_EQ(cat["backends"]["cu129"]["state"], "ok (flat page only)");
+  EXPECT_EQ(cat["projects"]["torch"]["builds"]["cu129"].begin().key(), "2.8.0+cu129");
+  EXPECT_EQ(cat["projects"]["torch"]["from_flat_page"], nlohmann::json::array({"cu129"}));
+  // Provenance: what the catalogue stands for, apart from the loopback URL crawled.
+  EXPECT_EQ(cat["provenance"]["index_url"], "https://download.pytorch.org/whl/");
+  EXPECT_EQ(cat["provenance"]["snapshot"], "a test copy");
+  EXPECT_EQ(cat["provenance"]["snapshot_date"], "2025-08-13");
+  EXPECT_EQ(cat["provenance"]["crawled_from"], server_.Url("/whl/"));
+  const CliResult bad =
+      Crawl({"--snapshot-date", "August 13", "--export", (dir_.path() / "d.json").string()});
+  EXPECT_EQ(bad.code, kExitUsage);
+  EXPECT_NE(bad.err.find("--snapshot-date: expected YYYY-MM-DD"), std::string::npos) << bad.err;
 }
 
 TEST(CrawlCliTest, ReportsBadUsageAndUnknownCommands) {

@@ -1,21 +1,30 @@
-// The compiled package table: facts of the real 2026-03-15 catalogue (the frozen fixture
-// tests/fixtures/catalogue/2026-03-15.json, which installer_tests compile in place of
-// generated/) and of the curated driver and arch data. The invariants that hold for any
-// catalogue are in catalogue_table_invariants_test.cc.
+// The compiled package table: invariants over every generated row (sorted, unique, round-trips
+// through the lookups, the same facts as generated/catalogue.json) and facts of the real
+// 2026-03-15 catalogue and of the curated driver and arch data.
 #include "installer/table/catalogue_table.h"
 
 #include <gtest/gtest.h>
 
-#include <string>
-#include <vector>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
 
 #include "core/tags.h"
+#include "core/version.h"
 
 namespace torchdex::installer::table {
 namespace {
 
+using core::BackendKind;
 using core::DriverVersion;
 using core::TargetOs;
+using nlohmann::json;
+
 
 std::string PublicOf(std::string_view version) {
   return std::string(version.substr(0, version.find('+')));
@@ -32,20 +41,34 @@ TEST(CatalogueTableFacts, Torch231IsInCu121AndCu118ButNotCu124) {
   EXPECT_NE(FindVersion("torch", "cu124", "2.4.0"), nullptr);
 }
 
-TEST(CatalogueTableFacts, TheStableChannelOnly) {
-  EXPECT_EQ(CatalogueChannel(), "stable");
-  EXPECT_EQ(Backends("stable").size(), Backends().size());
-  EXPECT_TRUE(Backends("nightly").empty());
+TEST(CatalogueTableFacts, PagesMissingFromTheSnapshotAreNotCrawledOrFromTheFlatPage) {
+  // The 2026-03-15 snapshot lists rocm7.0/rocm7.1 but holds none of their project pages; its
+  // flat torch/ page links their torch 2.10.0 wheels.
+  EXPECT_EQ(SourceOf("torch", "rocm7.1"), BuildSource::kFlatPage);
+  ASSERT_EQ(Versions("torch", "rocm7.1").size(), 1u);
+  EXPECT_EQ(Versions("torch", "rocm7.1")[0].version, "2.10.0+rocm7.1");
+  EXPECT_EQ(SourceOf("torchvision", "rocm7.1"), BuildSource::kNotCrawled);
+  EXPECT_TRUE(Versions("torchvision", "rocm7.1").empty());
+  EXPECT_EQ(SourceOf("torch", "cu128"), BuildSource::kPage);
+  EXPECT_EQ(SourceOf("torch", "no-such-backend"), std::nullopt);
+  EXPECT_EQ(CatalogueIndexUrl(), "https://download.pytorch.org/whl/");
+  EXPECT_EQ(CatalogueAsOf(), "2026-03-15");
+  EXPECT_FALSE(CatalogueSnapshot().empty());
 }
 
-TEST(CatalogueTableFacts, SeventeenRoutedPackagesAndSixCompanions) {
-  size_t routed = 0, companions = 0;
-  for (const ProjectRow& row : Projects()) {
-    routed += row.project_class == ProjectClass::kRouted;
-    companions += row.project_class == ProjectClass::kCompanion;
-  }
-  EXPECT_EQ(routed, 17u);
-  EXPECT_EQ(companions, 6u);
+TEST(CatalogueTableFacts, TheNightlyChannelHasItsOwnVersions) {
+  // The snapshot's nightly torch/ page: 60 dated 2.11/2.12 dev builds per CUDA backend.
+  const auto nightly = Versions("torch", "cu128", "nightly");
+  ASSERT_EQ(nightly.size(), 60u);
+  EXPECT_EQ(nightly.back().version, "2.12.0.dev20260314+cu128");
+  EXPECT_TRUE(nightly.back().prerelease);
+  EXPECT_EQ(SourceOf("torch", "cu128", "nightly"), BuildSource::kFlatPage);
+  EXPECT_EQ(Versions("torch", "cu128").back().version, "2.10.0+cu128");  // stable untouched
+  EXPECT_TRUE(Versions("torch", "rocm7.2").empty());
+  EXPECT_FALSE(Versions("torch", "rocm7.2", "nightly").empty());
+  EXPECT_EQ(FindVersion("torch", "cu128", "2.12.0.dev20260314", "nightly"), &nightly.back());
+  EXPECT_EQ(FindVersion("torch", "cu128", "2.12.0.dev20260314"), nullptr);
+  EXPECT_TRUE(Versions("torch", "cu128", "test").empty());  // no test page in the snapshot
 }
 
 TEST(CatalogueTableFacts, XpuStartsAt260) {

@@ -91,7 +91,8 @@ TEST(HostCorpus, HoldsEveryRequiredKindOfHost) {
         "container-with-devices-a100-driver535", "wsl2-two-gpus-572.60", "jetson-xavier-r35",
         "jetson-orin-r36", "amd-rx7900xtx-gfx1100-rocm6.4", "amd-apu-gfx1036-unsupported",
         "intel-arc-a770-xpu-plus-uhd770", "intel-uhd770-igpu-only-no-xpu",
-        "laptop-rtx4060-driver560-intel-iris-xe"}) {
+        "laptop-rtx4060-driver560-intel-iris-xe", "linux-rtx5090-driver575",
+        "linux-gh200-aarch64-driver580-sbsa", "dgx-spark-gb10-aarch64-driver580"}) {
     EXPECT_TRUE(has(required)) << required;
   }
 }

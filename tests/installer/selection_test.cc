@@ -283,6 +283,128 @@ TEST(SelectionTest, PtxNeedsADriverAsNewAsItsToolkit) {
   EXPECT_NE(ok.explanation.front().find("sm_130 by PTX sm_120 (JIT)"), std::string::npos) << ok.explanation.front();
 }
 
+// The real limits for a few toolkits (data/cuda-archs.json toolkit_targets) and torch's
+// integrated GPUs; the fake's lists are those of FakeCatalogue.
+class LimitedCatalogue : public FakeCatalogue {
+ public:
+  CudaLimits Limits(const std::string& backend) const override {
+    CudaLimits l;
+    l.integrated = Ccs({"5.3", "6.2", "7.2", "8.7", "10.1"});
+    static const std::map<std::string, std::vector<const char*>> kTargets = {
+        {"cu118",
+         {"3.5", "3.7", "5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6",
+          "8.7", "8.9", "9.0"}},
+        {"cu121",
+         {"5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9",
+          "9.0"}},
+        {"cu124",
+         {"5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9",
+          "9.0"}},
+        {"cu126",
+         {"5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9",
+          "9.0"}},
+        {"cu128",
+         {"5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.1", "12.0"}},
+        {"cu130",
+         {"7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.3", "11.0", "12.0", "12.1"}}};
+    if (auto it = kTargets.find(backend); it != kTargets.end()) {
+      for (const char* cc : it->second)
+        l.toolkit_targets.push_back(*core::ComputeCapability::Parse(cc));
+    }
+    return l;
+  }
+  // cu118 for torch 2.7 and cu124 for all: lists unknown (as in the data for 2.7 cu118).
+  std::optional<ArchView> Arch(const std::string& backend, const std::string& torch_version,
+                               const std::string& cpu_arch) const override {
+    if (backend == "cu124" || (backend == "cu118" && torch_version.starts_with("2.7")))
+      return std::nullopt;
+    return FakeCatalogue::Arch(backend, torch_version, cpu_arch);
+  }
+};
+
+TEST(SelectionTest, ACudaToolkitCannotBuildForANewerGpuEvenWithoutAList) {
+  // RTX 5090 (sm_120), torch 2.3.1: only cu118 and cu121 offer it, and neither toolkit builds
+  // anything sm_120 runs: CPU, with the toolkit as the reason.
+  Selection s =
+      SelectBackend(Nvidia("575.64.03", {"12.0"}), Cp312(), Torch("==2.3.1"), LimitedCatalogue());
+  EXPECT_EQ(Chosen(s), "cpu");
+  ASSERT_NE(RejectionOf(s, "cu121"), nullptr);
+  EXPECT_EQ(RejectionOf(s, "cu121")->reasons.front(),
+            "CUDA 12.1 cannot build code that runs on sm_120: its newest architecture is sm_90, "
+            "and this build "
+            "has no PTX (torch 2.3.1); sm_120 needs CUDA 12.8 or newer (cu128)");
+  EXPECT_NE(s.explanation.back().find("CUDA 11.8 cannot build code that runs on sm_120"),
+            std::string::npos)
+      << s.explanation.back();
+  // cu124 has no list in this catalogue: the toolkit still rules it out.
+  s = SelectBackend(Nvidia("575.64.03", {"12.0"}), Cp312(), Torch("==2.6.0"), LimitedCatalogue());
+  ASSERT_NE(RejectionOf(s, "cu124"), nullptr);
+  EXPECT_EQ(RejectionOf(s, "cu124")
+                ->reasons.front()
+                .rfind("CUDA 12.4 cannot build code that runs on sm_120", 0),
+            0u);
+  // The other way: CUDA 13 builds nothing a Volta runs.
+  s = SelectBackend(Nvidia("580.82.07", {"7.0"}), Cp312(), Torch(), LimitedCatalogue());
+  ASSERT_NE(RejectionOf(s, "cu130"), nullptr);
+  EXPECT_EQ(
+      RejectionOf(s, "cu130")
+          ->reasons.front()
+          .rfind("CUDA 13.0 cannot build code that runs on sm_70: its oldest architecture is sm_75",
+                 0),
+      0u);
+  // A named backend is refused for it too, when the host's GPUs are known.
+  SelectionRequest named = Torch("==2.3.1");
+  named.named = "cu121";
+  named.named_by = "--torch-backend";
+  s = SelectBackend(Nvidia("575.64.03", {"12.0"}), Cp312(), named, LimitedCatalogue());
+  EXPECT_FALSE(s.chosen);
+  ASSERT_EQ(s.rejected.size(), 1u);
+  EXPECT_NE(s.rejected[0].reasons[0].find("(cu121 named by --torch-backend)"), std::string::npos);
+}
+
+TEST(SelectionTest, AnUnknownListIsUsedOnlyAfterTheKnownOnesAndSaysSo) {
+  // torch 2.7.1 on an RTX 4090: cu126 and cu128 have lists covering sm_89; cu118 2.7.1 has
+  // none, so it ranks after them and would be chosen only alone.
+  Selection s =
+      SelectBackend(Nvidia("575.64.03", {"8.9"}), Cp312(), Torch("==2.7.1"), LimitedCatalogue());
+  EXPECT_EQ(Chosen(s), "cu128");
+  bool cu118_unverified = false;
+  for (const Candidate& c : s.candidates) {
+    if (c.backend == "cu118") cu118_unverified = !c.arch_verified && !c.unverified.empty();
+  }
+  EXPECT_TRUE(cu118_unverified);
+  // Within one backend an older release with a known list wins over a newer unknown one.
+  s = SelectBackend(Nvidia("520.61.05", {"8.9"}), Cp312(), Torch(), LimitedCatalogue());
+  EXPECT_EQ(Chosen(s), "cu118");
+  EXPECT_EQ(s.chosen->primary_version, "2.6.0+cu118");
+  EXPECT_TRUE(s.chosen->arch_verified);
+}
+
+TEST(SelectionTest, IntegratedGpusRunOnlyTheirOwnCubins) {
+  // An Orin (sm_87) described by overrides, not by L4T: the 8.0/8.6 cubins of the desktop
+  // builds do not run on it (torch's DEVICE_REQUIREMENT), and no build carries sm_87.
+  const Selection s =
+      SelectBackend(Nvidia("540.4.0", {"8.7"}), Cp312(), Torch("==2.8.*"), LimitedCatalogue());
+  EXPECT_EQ(Chosen(s), "cpu");
+  ASSERT_NE(RejectionOf(s, "cu126"), nullptr);
+  EXPECT_NE(RejectionOf(s, "cu126")
+                ->reasons.front()
+                .find("sm_87 is an integrated (Tegra) GPU, which runs only its own cubins"),
+            std::string::npos)
+      << RejectionOf(s, "cu126")->reasons.front();
+  EXPECT_TRUE(CubinRunsOn(*core::ComputeCapability::Parse("8.0"),
+                          *core::ComputeCapability::Parse("8.6"), Ccs({"8.7"})));
+  EXPECT_FALSE(CubinRunsOn(*core::ComputeCapability::Parse("8.0"),
+                           *core::ComputeCapability::Parse("8.7"), Ccs({"8.7"})));
+  EXPECT_TRUE(CubinRunsOn(*core::ComputeCapability::Parse("8.7"),
+                          *core::ComputeCapability::Parse("8.7"), Ccs({"8.7"})));
+  EXPECT_TRUE(CubinRunsOn(*core::ComputeCapability::Parse("12.0"),
+                          *core::ComputeCapability::Parse("12.1"),
+                          Ccs({"8.7"})));  // DGX Spark GB10 runs the 12.0 cubins
+  EXPECT_FALSE(CubinRunsOn(*core::ComputeCapability::Parse("6.0"),
+                           *core::ComputeCapability::Parse("6.2"), Ccs({"6.2"})));  // TX2
+}
+
 TEST(SelectionTest, ContainersJetsonAndMacOS) {
   HostFacts container = Nvidia("550.144.03", {"8.6"});
   container.container = true;

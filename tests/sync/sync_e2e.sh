@@ -152,7 +152,7 @@ check "the new backend is flagged as new in the torch call-out" \
   contains "$work/newer.md" "- new torch version(s) on cu130 (new backend): 2.9.0+cu130, 2.9.1+cu130, 2.10.0+cu130"
 check "call-outs come before the guard's verdict" \
   test "$(grep -n '^- new backend' "$work/newer.md" | cut -d: -f1)" -lt "$(grep -n '^### Guard' "$work/newer.md" | cut -d: -f1)"
-check "nothing was removed" contains "$work/newer.md" "0 of 4353 wheels removed"
+check "nothing was removed" contains "$work/newer.md" "0 of 5572 wheels removed"
 check "the step outputs: changed, the title, the body's path" \
   same "$(output_of newer verdict) $(output_of newer changed) $(output_of newer body-path)" \
   "changed true $work/newer.pr/body.md"
@@ -295,9 +295,10 @@ torchdex_nginx_start "$work/release" 'location ^~ /whl/cu128/ { return 403; }'
 base="http://127.0.0.1:$TORCHDEX_NGINX_PORT/whl/"
 run_sync outage-403 "$base"
 check "cu128 answering 403: refused (exit 20)" same "$sync_code" 20
-check "the report names the backend" contains "$work/outage-403.md" "- REFUSED: backend cu128 lost its project list (state ok -> empty)"
+# torch keeps its cu128 wheels from the flat torch/ page; the rest of cu128 is gone.
+check "the report names the backend" contains "$work/outage-403.md" "- REFUSED: backend cu128 lost its project list (state ok -> ok (flat page only))"
 check "the report says what would have been removed" \
-  contains "$work/outage-403.md" "- torch on cu128: 132 wheel(s) of 7 version(s): 2.7.0+cu128 (18)"
+  contains "$work/outage-403.md" "- torchvision on cu128: 111 wheel(s) of 10 version(s): 0.22.0 (6)"
 check "generated/ is untouched after the 403 outage" same "$(fingerprint)" "$after_newer"
 torchdex_nginx_stop
 
