@@ -40,7 +40,7 @@ void WriteCanonical(const json& value, int depth, std::string& out) {
       if (!first) out += ",\n";
       first = false;
       out += inner;
-      out += json(it.key()).dump();
+      out += json(it.key()).dump(-1, ' ', false, json::error_handler_t::replace);
       out += ": ";
       WriteCanonical(it.value(), depth + 1, out);
     }
@@ -50,7 +50,7 @@ void WriteCanonical(const json& value, int depth, std::string& out) {
       out += "[";
       for (std::size_t i = 0; i < value.size(); ++i) {
         if (i != 0) out += ", ";
-        out += value[i].dump();
+        out += value[i].dump(-1, ' ', false, json::error_handler_t::replace);
       }
       out += "]";
       return;
@@ -63,7 +63,7 @@ void WriteCanonical(const json& value, int depth, std::string& out) {
     }
     out += "\n" + indent + "]";
   } else {
-    out += value.dump();
+    out += value.dump(-1, ' ', false, json::error_handler_t::replace);
   }
 }
 

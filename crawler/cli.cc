@@ -292,7 +292,7 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
     summary["backends"] = backends;
     summary["classes"] = report.classes;
     summary["phases_s"] = report.phases;
-    out << summary.dump(2) << "\n";
+    out << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   if (!report.ok) return kExitCrawlFailed;
   if (vm.count("export")) {

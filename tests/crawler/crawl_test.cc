@@ -347,6 +347,29 @@ TEST_F(CrawlFaultTest, EveryFaultFailsTheCrawlAndKeepsTheCatalogue) {
   EXPECT_NE(runs->back().message.find("failure"), std::string::npos);
 }
 
+// Issue 13 item 19: a version that is not ASCII (and a percent-encoded byte that is not UTF-8)
+// in an href make a warning, and the --json summary and the export are still written, as valid UTF-8.
+TEST_F(CrawlFaultTest, ANonAsciiVersionIsAWarningAndTheJsonStaysValid) {
+  ScriptTorch(testing::FaultResponse::Ok(
+      "<html><body>"
+      "<a href=\"/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl\">t</a><br/>"
+      "<a href=\"/whl/cu124/torch-1.0\xe2\x82\xac-py3-none-any.whl\">torch-1.0\xe2\x82\xac</a><br/>"
+      "<a href=\"/whl/cu124/torch-1.0%FF-py3-none-any.whl\">torch-1.0%FF</a><br/>"
+      "</body></html>"));
+  const fs::path exported = dir_.path() / "catalogue.json";
+  const CliResult r = Crawl({"--json", "--export", exported.string()});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(summary.is_discarded()) << r.out;
+  std::string warnings;
+  for (const auto& w : summary["warnings"]) warnings += w.get<std::string>() + "\n";
+  // The whole character, not half of it; a percent-encoded byte that is no character is U+FFFD.
+  EXPECT_NE(warnings.find("unexpected '\xe2\x82\xac' at column 4"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("invalid wheel filename 'torch-1.0\xef\xbf\xbd-py3"), std::string::npos)
+      << warnings;
+  EXPECT_NE(ReadFile(exported).find("2.5.1+cu124"), std::string::npos);
+}
+
 TEST_F(CrawlFaultTest, TransientErrorsAreRetried) {
   server_.Script("/whl/cu124/torch/", {testing::FaultResponse::Status(503),
                                        testing::FaultResponse::TooManyRequests(0),
