@@ -243,5 +243,22 @@ TEST(UrlTest, TakesUrlsApart) {
   EXPECT_EQ(UrlFilename("https://h/whl/cu124/torch-2.5.1%2Bcu124%2b%zz%4?q#f"), "torch-2.5.1+cu124+%zz%4");
 }
 
+// Issue 13 item 20: for http and https the authority ends at the first '/', '\\', '?' or '#',
+// as WHATWG URL parsing and urllib3 (so pip) read it: pip connects to 0.0.0.0 here, never to the
+// 127.0.0.1 after the '@' that an RFC 3986 reading (and libcurl) would take.
+TEST(UrlTest, ABackslashEndsTheAuthorityAsPipReadsIt) {
+  const std::string url = "http://0.0.0.0:8080\\@127.0.0.1:8080/whl/x.whl";
+  EXPECT_EQ(UrlOrigin(url), "http://0.0.0.0:8080");
+  EXPECT_EQ(UrlHost(url), "0.0.0.0:8080");
+  EXPECT_EQ(UrlPath(url), "\\@127.0.0.1:8080/whl/x.whl");
+  EXPECT_TRUE(HasAmbiguousAuthority(url));
+  EXPECT_EQ(UrlHost("HTTPS://evil.example\\@download.pytorch.org/"), "evil.example");
+  EXPECT_EQ(UrlHost("http://a@b@127.0.0.1:1/x"), "127.0.0.1:1");  // the last '@', as both read it
+  EXPECT_FALSE(HasAmbiguousAuthority("http://user:pw@127.0.0.1:1/a\\b?c\\d"));  // only the authority
+  EXPECT_FALSE(HasAmbiguousAuthority("https://download.pytorch.org/whl/"));
+  // Not a special scheme: the backslash is part of the authority, as WHATWG keeps it.
+  EXPECT_EQ(UrlHost("git+ssh://h\\@x/y"), "x");
+}
+
 }  // namespace
 }  // namespace torchdex::index

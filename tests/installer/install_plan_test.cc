@@ -394,6 +394,20 @@ TEST(InstallPlanTest, PlainHttpIsRefusedUnlessLoopbackOrTrusted) {
   EXPECT_FALSE(CheckTransport("http://mirror:8082/x", {"mirror:8081"}, "x").ok());
 }
 
+// Issue 13 item 20: pip (urllib3) connects to 0.0.0.0 here, whatever follows the backslash; a
+// URL whose host parsers read differently is refused, on https too.
+TEST(InstallPlanTest, TheHttpsRuleReadsTheHostAsPipDoes) {
+  core::Status s = CheckTransport("http://0.0.0.0:8080\\@127.0.0.1:8080/whl/x.whl", {}, "x");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("a backslash in its host part"));
+  EXPECT_THAT(s.error().message, HasSubstr("pip would connect to 0.0.0.0:8080"));
+  EXPECT_FALSE(CheckTransport("http://0.0.0.0:8080\\@127.0.0.1:8080/", {"127.0.0.1"}, "x").ok());
+  EXPECT_FALSE(CheckTransport("https://evil.example\\@download.pytorch.org/whl/", {}, "x").ok());
+  EXPECT_FALSE(CheckTransport("http://\\127.0.0.1/whl/", {}, "x").ok());
+  // A backslash in the path is no ambiguity.
+  EXPECT_TRUE(CheckTransport("http://127.0.0.1:8080/whl/a\\b", {}, "x").ok());
+}
+
 TEST(InstallPlanTest, ARoutedNameAmongTheOtherRequirementsIsRefused) {
   FakeFetcher fetcher;
   PlanRequest request = Request({});
