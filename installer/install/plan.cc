@@ -138,6 +138,13 @@ class Planner {
   std::map<std::string, index::FetchResult> FetchAll(const std::vector<std::string>& urls);
   core::Status EnsurePages(const Demands& demands);
   core::Status ReadPage(const std::string& project, const index::FetchResult& result);
+  /// Every URL a redirect of `result` led to keeps to the HTTPS rule.
+  core::Status CheckRedirects(const index::FetchResult& result, const std::string& what) const {
+    for (const std::string& hop : result.redirects) {
+      if (core::Status ok = CheckTransport(hop, request_.trusted_hosts, what); !ok) return ok;
+    }
+    return {};
+  }
   void ReadOfflinePage(const std::string& project);
   core::Status EnsureMetadata(const std::map<std::string, const WheelCandidate*>& picks);
   const WheelCandidate* Pick(const std::string& project, const Demand& demand,
@@ -208,7 +215,9 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
                              (result.error.empty() ? url : result.error));
   }
   const std::string base = result.effective_url.empty() ? url : result.effective_url;
-  // A redirect must not lead off HTTPS either.
+  // A redirect must not lead off HTTPS either: not at any hop, so a plain-HTTP detour that
+  // comes back is refused too (issue 13 item 21).
+  if (core::Status ok = CheckRedirects(result, "the page of " + project); !ok) return ok;
   if (core::Status ok = CheckTransport(base, request_.trusted_hosts, "the page of " + project);
       !ok) {
     return ok;
@@ -421,6 +430,7 @@ core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCand
       return core::MakeError("cannot read the metadata of " + label + ": " +
                              (result.error.empty() ? url : result.error));
     }
+    if (core::Status ok = CheckRedirects(result, "metadata of " + project); !ok) return ok;
     if (!wheel->metadata_sha256.empty()) {
       const std::string actual = core::Sha256Hex(result.body);
       if (actual != wheel->metadata_sha256) {

@@ -21,6 +21,7 @@
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/transport.h"
+#include "tests/support/fault_server.h"
 
 namespace torchdex::installer {
 namespace {
@@ -406,6 +407,25 @@ TEST(InstallPlanTest, TheHttpsRuleReadsTheHostAsPipDoes) {
   EXPECT_FALSE(CheckTransport("http://\\127.0.0.1/whl/", {}, "x").ok());
   // A backslash in the path is no ambiguity.
   EXPECT_TRUE(CheckTransport("http://127.0.0.1:8080/whl/a\\b", {}, "x").ok());
+}
+
+// Issue 13 item 21: every redirect hop is held to the HTTPS rule, not only where the chain
+// ends. 0.0.0.0 is not loopback to the rule, though Linux connects it to this machine.
+TEST(InstallPlanTest, EveryRedirectHopIsHeldToTheHttpsRule) {
+  using torchdex::testing::FaultResponse;
+  torchdex::testing::FaultServer server;
+  const std::string hop = "http://0.0.0.0:" + std::to_string(server.port()) + "/hop/torch/";
+  server.Script("/whl/cu124/torch/", {FaultResponse::Redirect(hop)});
+  server.Script("/hop/torch/", {FaultResponse::Redirect(server.Url("/real/torch/"))});
+  server.Script("/real/torch/",
+                {FaultResponse::Ok("<a href=\"torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl\">"
+                                   "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl</a>")});
+  PlanRequest request = Request({"torch"});
+  request.backend_index_url = server.Url("/whl/cu124/");
+  std::unique_ptr<index::Fetcher> fetcher = index::MakeCurlFetcher(index::FetchOptions{});
+  auto plan = MakePlan(request, fetcher.get());
+  ASSERT_FALSE(plan.ok()) << "planned " << plan->routed.front().url;
+  EXPECT_THAT(plan.error().message, HasSubstr("the page of torch: refusing plain HTTP: " + hop));
 }
 
 TEST(InstallPlanTest, ARoutedNameAmongTheOtherRequirementsIsRefused) {
