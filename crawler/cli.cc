@@ -220,6 +220,7 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   fetch.connect_timeout_s = vm["connect-timeout"].as<double>();
   fetch.max_body_bytes = vm["max-page-bytes"].as<std::uint64_t>();
   fetch.user_agent = std::string("torchdex/") + TORCHDEX_VERSION;
+  fetch.check_redirect = RefuseCrossOriginRedirect;
   if (fetch.parallelism < 1 || fetch.max_attempts < 1 || fetch.total_timeout_s <= 0) {
     err << "torchdex-crawl: --jobs and --attempts must be at least 1, --timeout positive\n";
     return kExitUsage;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
@@ -150,6 +151,12 @@ std::string DigestOf(const std::vector<AnchorRow>& rows) {
   return d.Hex();
 }
 
+// Where a page's relative links point from: the URL it was served from after redirects, not
+// the one asked (issue 13 item 22).
+const std::string& PageUrl(const index::FetchResult& result) {
+  return result.effective_url.empty() ? result.request.url : result.effective_url;
+}
+
 std::string_view Dirname(std::string_view path) {
   // "cu128/" -> "cu128"; "cu128/torch/" -> "torch"
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
@@ -249,6 +256,19 @@ std::string SystemClockRfc3339() {
   char out[32];
   std::strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &tm);
   return out;
+}
+
+std::optional<std::string> RefuseCrossOriginRedirect(std::string_view from, std::string_view to) {
+  auto lower = [](std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string from_origin = lower(index::UrlOrigin(from));
+  const std::string to_origin = lower(index::UrlOrigin(to));
+  if (!from_origin.empty() && from_origin == to_origin) return std::nullopt;
+  return "it leaves " + std::string(index::UrlOrigin(from)) +
+         " (torchdex-crawl follows redirects within a page's origin only)";
 }
 
 std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
@@ -428,7 +448,7 @@ class Crawler {
           const std::size_t bytes = result.body.size();
           Worker& parser = parsers_[next_parser_++ % parsers_.size()];
           parser.Post([this, task, now, result = std::move(result)]() mutable {
-            auto page = index::ParsePage(result.body, result.content_type, result.request.url);
+            auto page = index::ParsePage(result.body, result.content_type, PageUrl(result));
             std::string().swap(result.body);
             if (!page) {
               Update([](CrawlReport& r) { ++r.stats.pages_failed; });
@@ -448,7 +468,7 @@ class Crawler {
           }, bytes);
           return next;
         }
-        auto page = index::ParsePage(result.body, result.content_type, result.request.url);
+        auto page = index::ParsePage(result.body, result.content_type, PageUrl(result));
         if (!page) {
           Update([](CrawlReport& r) { ++r.stats.pages_failed; });
           Failure(page.error().message);
@@ -716,7 +736,7 @@ class Crawler {
         }
         return std::vector<index::FetchRequest>();
       }
-      auto page = index::ParsePage(r.body, r.content_type, r.request.url);
+      auto page = index::ParsePage(r.body, r.content_type, PageUrl(r));
       if (!page) return std::vector<index::FetchRequest>();
       std::vector<std::string> versions;
       const std::string& project = names[r.request.cookie];

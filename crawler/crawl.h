@@ -5,7 +5,9 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "store/classify.h"
@@ -37,6 +39,11 @@ struct CrawlReport {
 /// Where time comes from: RFC 3339 UTC timestamps.
 using Clock = std::function<std::string()>;
 std::string SystemClockRfc3339();
+
+/// The crawl's redirect rule (FetchOptions::check_redirect): a page may redirect within its own
+/// origin (scheme, host and port) only. A backend page that leads to another origin is a page
+/// failure, not a source of wheels for that backend (issue 13 item 22); the reason says so.
+std::optional<std::string> RefuseCrossOriginRedirect(std::string_view from, std::string_view to);
 
 /// Crawls `family` into `store`. The store must already hold the crawl lock.
 CrawlReport Crawl(const catalogue::IndexFamily& family, const catalogue::RoutingPolicy& policy,

@@ -370,6 +370,39 @@ TEST_F(CrawlFaultTest, ANonAsciiVersionIsAWarningAndTheJsonStaysValid) {
   EXPECT_NE(ReadFile(exported).find("2.5.1+cu124"), std::string::npos);
 }
 
+// Issue 13 item 22: the links of a redirected page are resolved against where it led, so a
+// page moved to another path lends it no wheels of the backend it was asked for.
+TEST_F(CrawlFaultTest, LinksOfARedirectedPageResolveAgainstWhereItLed) {
+  ScriptTorch(testing::FaultResponse::Redirect("/elsewhere/torch/"));
+  server_.Script("/elsewhere/torch/",
+                 {testing::FaultResponse::Ok(
+                     "<a href=\"torch-9.9.9%2Bcu124-cp312-cp312-linux_x86_64.whl\">x</a><br/>"
+                     "<a href=\"/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl\">y</a>")});
+  const CliResult r = Crawl();
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const std::string exported = Exported();
+  EXPECT_NE(exported.find("2.5.1+cu124"), std::string::npos) << exported;
+  EXPECT_EQ(exported.find("9.9.9"), std::string::npos) << exported;
+}
+
+// Issue 13 item 22: a backend page that redirects to another origin fails the crawl (nothing
+// is stored), and the other origin is never asked.
+TEST_F(CrawlFaultTest, ARedirectToAnotherOriginFailsTheCrawl) {
+  const std::string good = CrawlGood();
+  testing::FaultServer other;
+  other.Script("/whl/cu124/torch/",
+               {testing::FaultResponse::Ok(
+                   "<a href=\"torch-9.9.9%2Bcu124-cp312-cp312-linux_x86_64.whl\">x</a>")});
+  ScriptTorch(testing::FaultResponse::Redirect(other.Url("/whl/cu124/torch/")), 4);
+  const CliResult r = Crawl();
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("redirect to " + other.Url("/whl/cu124/torch/") + " refused"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(other.Requests().empty());
+  EXPECT_EQ(Exported(), good);
+}
+
 TEST_F(CrawlFaultTest, TransientErrorsAreRetried) {
   server_.Script("/whl/cu124/torch/", {testing::FaultResponse::Status(503),
                                        testing::FaultResponse::TooManyRequests(0),
