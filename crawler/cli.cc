@@ -227,13 +227,9 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
 
   const std::string store_path = vm["store"].as<std::string>();
-  auto store = catalogue::Store::Open(store_path);
+  auto store = catalogue::Store::Open(store_path, catalogue::StoreAccess::kCrawl);
   if (!store) {
     err << "torchdex-crawl: " << store.error().message << "\n";
-    return kExitStore;
-  }
-  if (auto s = (*store)->LockForCrawl(); !s) {
-    err << "torchdex-crawl: " << s.error().message << "\n";
     return kExitStore;
   }
 
@@ -316,7 +312,7 @@ int RunExport(const std::vector<std::string>& args, std::ostream& out, std::ostr
     err << "torchdex-crawl: store " << store_path << " does not exist: crawl first\n";
     return kExitUsage;
   }
-  auto store = catalogue::Store::Open(store_path);
+  auto store = catalogue::Store::Open(store_path, catalogue::StoreAccess::kRead);
   if (!store) {
     err << "torchdex-crawl: " << store.error().message << "\n";
     return kExitStore;

@@ -121,19 +121,26 @@ struct Validators {
   std::string last_modified;
 };
 
+/// How a store is opened: by a crawl (the only writer) or by a reader (an export, a test).
+enum class StoreAccess : std::uint8_t {
+  /// Read-only: writes nothing (no schema, no journal change), so it never waits for a crawl in
+  /// progress (a WAL reader sees the last committed state). The store must exist.
+  kRead,
+  /// Takes the crawl lock before touching the database (an flock on "<store>.lock", released by
+  /// the kernel if the process dies; fails naming the holder's pid), then creates the store when
+  /// missing, chooses the journal, creates the schema, and marks runs of a killed crawl
+  /// interrupted.
+  kCrawl,
+};
+
 class Store {
  public:
-  /// Opens (creating when missing) the store at `path`, in WAL mode.
-  static core::Expected<std::unique_ptr<Store>> Open(const std::string& path);
+  static core::Expected<std::unique_ptr<Store>> Open(const std::string& path, StoreAccess access);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
   const std::string& path() const { return path_; }
-
-  /// Takes the crawl lock (an flock on "<store>.lock", released by the kernel if the process
-  /// dies). Fails, naming the holder's pid, when another crawl holds it.
-  core::Status LockForCrawl();
 
   // --- a crawl run: Begin, then writes, then Commit or Abort ---
   core::Expected<std::int64_t> BeginRun(std::string_view started_at, std::string_view base_url,
@@ -187,6 +194,10 @@ class Store {
 
  private:
   explicit Store(std::string path);
+  /// The flock of StoreAccess::kCrawl; fails, naming the holder's pid, when another crawl holds it.
+  core::Status LockForCrawl();
+  /// kCrawl's work once locked: journal, schema, page groups of older stores, interrupted runs.
+  core::Status PrepareForCrawl();
   std::string path_;
   std::unique_ptr<Impl> impl_;
 };

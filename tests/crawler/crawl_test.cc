@@ -86,7 +86,7 @@ class CrawlTest : public ::testing::Test {
     return RunCli(args);
   }
   catalogue::Catalogue Export(const std::string& channel = "stable") {
-    auto store = catalogue::Store::Open(StorePath());
+    auto store = catalogue::Store::Open(StorePath(), catalogue::StoreAccess::kRead);
     EXPECT_TRUE(store.ok());
     auto cat = catalogue::ReadCatalogue(**store, "pytorch", channel, "");
     EXPECT_TRUE(cat.ok()) << (cat.ok() ? "" : cat.error().message);
@@ -172,7 +172,7 @@ TEST_F(CrawlTest, StoresEveryAnchorOfTheManifest) {
   // nightly root's own project page (not a discovery project) and the test channel, which has
   // no root index in this copy.
   const nlohmann::json manifest = nlohmann::json::parse(ReadFile(kFixtures / "manifest.json"));
-  auto store = catalogue::Store::Open(StorePath());
+  auto store = catalogue::Store::Open(StorePath(), catalogue::StoreAccess::kRead);
   ASSERT_TRUE(store.ok());
   int checked = 0;
   for (const nlohmann::json& entry : manifest["files"]) {
@@ -259,14 +259,40 @@ TEST_F(CrawlTest, NightlyChannelFindsItsBackends) {
 
 TEST_F(CrawlTest, ASecondCrawlOnTheSameStoreIsRefused) {
   ASSERT_EQ(Crawl().code, kExitOk);
-  auto holder = catalogue::Store::Open(StorePath());
+  auto holder = catalogue::Store::Open(StorePath(), catalogue::StoreAccess::kCrawl);
   ASSERT_TRUE(holder.ok());
-  ASSERT_TRUE((*holder)->LockForCrawl().ok());
   const CliResult r = Crawl();
   EXPECT_EQ(r.code, kExitStore);
   EXPECT_NE(r.err.find("is being crawled by another torchdex-crawl (pid " + std::to_string(getpid())),
             std::string::npos)
       << r.err;
+}
+
+// Issue 13 item 23: while a crawl writes (its transaction open), an export reads the last
+// complete catalogue without waiting, and a second crawl is told who holds the store.
+TEST_F(CrawlTest, ExportAndASecondCrawlDuringACrawl) {
+  ASSERT_EQ(Crawl().code, kExitOk);
+  const std::string before = RunCli({"export", "--store", StorePath()}).out;
+  ASSERT_FALSE(before.empty());
+  auto crawling = catalogue::Store::Open(StorePath(), catalogue::StoreAccess::kCrawl);
+  ASSERT_TRUE(crawling.ok());
+  ASSERT_TRUE((*crawling)->BeginRun("2026-03-16T00:00:00Z", BaseUrl(), "stable").ok());
+  catalogue::PageRecord page;
+  page.path = "cu128/torch/";
+  page.channel = "stable";
+  page.status = 404;
+  ASSERT_TRUE((*crawling)->PutPage(page).ok());  // the crawl has written, not committed
+
+  const CliResult exported = RunCli({"export", "--store", StorePath()});
+  EXPECT_EQ(exported.code, kExitOk) << exported.err;
+  EXPECT_TRUE(exported.out == before);  // the last complete catalogue (too long to print)
+  const CliResult second = Crawl();
+  EXPECT_EQ(second.code, kExitStore);
+  EXPECT_NE(second.err.find("is being crawled by another torchdex-crawl (pid " +
+                            std::to_string(getpid()) + ")"),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(second.err.find("database is locked"), std::string::npos) << second.err;
 }
 
 // --- faults: a tiny index on the in-process server, one page misbehaving at a time ---
@@ -337,7 +363,7 @@ TEST_F(CrawlFaultTest, EveryFaultFailsTheCrawlAndKeepsTheCatalogue) {
     EXPECT_EQ(Exported(), good);
   }
   // The failed runs are recorded as such.
-  auto store = catalogue::Store::Open((dir_.path() / "s.sqlite").string());
+  auto store = catalogue::Store::Open((dir_.path() / "s.sqlite").string(), catalogue::StoreAccess::kRead);
   ASSERT_TRUE(store.ok());
   auto runs = (*store)->Runs();
   ASSERT_TRUE(runs.ok());
@@ -557,7 +583,7 @@ TEST_F(CrawlFaultTest, ACrawlKilledMidwayLeavesTheLastCatalogueAndTheNextOneSucc
   ScriptTorch(testing::FaultResponse::Ok(kTorchPage));
   const CliResult r = Crawl();
   EXPECT_EQ(r.code, kExitOk) << r.err;
-  auto opened = catalogue::Store::Open(store);
+  auto opened = catalogue::Store::Open(store, catalogue::StoreAccess::kRead);
   ASSERT_TRUE(opened.ok());
   auto runs = (*opened)->Runs();
   ASSERT_TRUE(runs.ok());
