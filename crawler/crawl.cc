@@ -295,6 +295,10 @@ std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
     row.yanked = a.yanked;
     row.upload_time = a.upload_time;
     FillFromFilename(row, project, warnings, a.url);
+    if (a.hash_malformed && warnings != nullptr) {
+      warnings->push_back(a.url + ": the link's hash \"" + a.hash +
+                          "\" is not hex of that algorithm's length (not stored)");
+    }
     if (rel && rel->starts_with(channel_path)) {
       row.backend = FileBackend(family, std::string_view(*rel).substr(channel_path.size()), row.local);
     }

@@ -4,7 +4,9 @@
 #include <libxml/parser.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "index/lazy_libs.h"
@@ -58,10 +60,38 @@ std::string EscapePathSegment(std::string_view name) {
   return out;
 }
 
+// pip's supported link hashes (pip/_internal/models/link.py, _SUPPORTED_HASHES) and the length
+// of each in hex digits.
+constexpr std::pair<std::string_view, std::size_t> kLinkHashes[] = {
+    {"sha512", 128}, {"sha384", 96}, {"sha256", 64}, {"sha224", 56}, {"sha1", 40}, {"md5", 32}};
+
+bool IsHex(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return std::isxdigit(c) != 0; });
+}
+
+// The first "[#&]<name>=<value up to '&'>" in `url` as pip's regex finds it: names are matched
+// as written (lowercase), the leftmost match wins, and the value may be anything.
+void ReadLinkHash(std::string_view url, Anchor& anchor) {
+  for (std::size_t at = url.find_first_of("#&"); at != std::string_view::npos;
+       at = url.find_first_of("#&", at + 1)) {
+    const std::string_view rest = url.substr(at + 1);
+    for (const auto& [name, length] : kLinkHashes) {
+      if (!rest.starts_with(name) || rest.substr(name.size(), 1) != "=") continue;
+      const std::string_view value_and_more = rest.substr(name.size() + 1);
+      const std::string value = Lowercase(value_and_more.substr(0, value_and_more.find('&')));
+      anchor.hash = std::string(name) + "=" + value;
+      anchor.hash_malformed = value.size() != length || !IsHex(value);
+      if (name == "sha256" && !anchor.hash_malformed) anchor.sha256 = value;
+      return;
+    }
+  }
+}
+
 void SetUrlAndHash(Anchor& anchor, std::string_view page_url, std::string_view href) {
   const std::string resolved = ResolveUrl(page_url, Trim(href));
   anchor.url = std::string(StripFragment(resolved));
-  anchor.sha256 = Sha256FromHashSpec(UrlFragment(resolved));
+  ReadLinkHash(resolved, anchor);
 }
 
 // SAX state: libxml2 calls these while it reads, so no tree of 300,000 nodes is built.
@@ -261,8 +291,21 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
       SetUrlAndHash(anchor, page_url, url->get<std::string>());
       if (filename != f.end() && filename->is_string()) anchor.text = filename->get<std::string>();
       if (auto hashes = f.find("hashes"); hashes != f.end() && hashes->is_object()) {
-        if (auto sha = hashes->find("sha256"); sha != hashes->end() && sha->is_string()) {
-          anchor.sha256 = Lowercase(sha->get<std::string>());
+        // pip's link hashes are {**hashes, **fragment}: the dictionary's name comes first, with
+        // the fragment's value when it names the same one. The dictionary's order is lost here,
+        // so sha256 is preferred, then the strongest.
+        for (const auto& [name, length] : kLinkHashes) {
+          auto h = hashes->find(std::string(name));
+          if (name != "sha256" && hashes->contains("sha256")) continue;
+          if (h == hashes->end() || !h->is_string()) continue;
+          std::string value = Lowercase(h->get<std::string>());
+          if (anchor.hash.starts_with(std::string(name) + "=")) {
+            value = anchor.hash.substr(name.size() + 1);
+          }
+          anchor.hash = std::string(name) + "=" + value;
+          anchor.hash_malformed = value.size() != length || !IsHex(value);
+          anchor.sha256 = name == "sha256" && !anchor.hash_malformed ? value : "";
+          break;
         }
       }
       for (const char* key : {"core-metadata", "dist-info-metadata"}) {

@@ -16,7 +16,12 @@ namespace torchdex::index {
 struct Anchor {
   std::string url;   // resolved against the page, without the fragment
   std::string text;  // the anchor text, whitespace-trimmed
-  std::string sha256;           // from "#sha256=<hex>", lowercase; empty when absent
+  std::string sha256;  // from a well-formed sha256 in the link (64 hex digits), lowercase; or ""
+  /// The link's hash as pip reads it (pip's LinkHash: the first "[#&](sha512|sha384|sha256|
+  /// sha224|sha1|md5)=([^&]*)" in the URL), as "name=value" with the value lowercase: what pip
+  /// would check a download against when it installs from this page; "" when none.
+  std::string hash;
+  bool hash_malformed = false;  // `hash`'s value is not hex of its algorithm's length
   std::string metadata_sha256;  // PEP 658/714 "sha256=<hex>"; empty when absent
   bool has_metadata = false;    // data-core-metadata / data-dist-info-metadata present
   std::string requires_python;  // entities decoded ("&gt;=3.10" -> ">=3.10")

@@ -27,7 +27,9 @@ core::Expected<std::string> FindUv(const Environment& env) {
 
 std::string DirectReference(const PlannedWheel& wheel) {
   std::string reference = wheel.name + " @ " + wheel.url;
-  if (!wheel.sha256.empty()) reference += "#sha256=" + wheel.sha256;
+  // The page's hash as pip itself would have read and checked it (md5 too).
+  if (!wheel.hash.empty()) reference += "#" + wheel.hash;
+  else if (!wheel.sha256.empty()) reference += "#sha256=" + wheel.sha256;
   return reference;
 }
 

@@ -34,7 +34,8 @@ struct InstallCommandOptions {
 /// uv on PATH, as an absolute path; a clear error when it is not there.
 core::Expected<std::string> FindUv(const Environment& env);
 
-/// "torch @ https://.../torch-2.5.1%2Bcu124-...whl#sha256=HEX"; without a fragment when the
+/// "torch @ https://.../torch-2.5.1%2Bcu124-...whl#sha256=HEX", with the page's hash as pip
+/// reads the link ("#md5=HEX" when that is all the page gives); without a fragment when the
 /// page gave no hash.
 std::string DirectReference(const PlannedWheel& wheel);
 

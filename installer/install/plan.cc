@@ -40,6 +40,8 @@ struct WheelCandidate {
   std::string filename;
   std::string url;  // without fragment; "" offline
   std::string sha256;
+  std::string hash;  // the link's hash as pip reads it ("md5=..."), "" when none
+  bool hash_malformed = false;
   bool has_metadata = false;
   std::string metadata_sha256;
   std::size_t rank = 0;  // tag rank, 0 = best
@@ -252,6 +254,8 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
     candidate.filename = filename;
     candidate.url = anchor.url;
     candidate.sha256 = anchor.sha256;
+    candidate.hash = anchor.hash;
+    candidate.hash_malformed = anchor.hash_malformed;
     candidate.has_metadata = anchor.has_metadata;
     candidate.metadata_sha256 = anchor.metadata_sha256;
     candidate.rank = *rank;
@@ -578,6 +582,7 @@ core::Expected<InstallPlan> Planner::Run() {
     planned.filename = wheel->filename;
     planned.url = wheel->url;
     planned.sha256 = wheel->sha256;
+    planned.hash = wheel->hash;
     planned.page_url = PageUrl(project);
     for (const Constraint& c : demands.at(project).constraints) {
       planned.required_by.push_back(c.Describe());
@@ -588,10 +593,21 @@ core::Expected<InstallPlan> Planner::Run() {
           !ok) {
         return ok.error();
       }
-      if (wheel->sha256.empty()) {
+      if (wheel->hash_malformed) {
+        // pip, installing from this page, would check the download against it and refuse.
+        return core::MakeError("the page " + planned.page_url + " gives " + wheel->filename +
+                               " the hash \"" + wheel->hash +
+                               "\", which is not hex of that algorithm's length: pip would "
+                               "refuse the download, so torchdex does not plan it");
+      }
+      if (wheel->hash.empty()) {
         Warn(wheel->filename + ": the page " + planned.page_url +
              " gives no sha256, so the download cannot be verified (nightly pages never have "
              "one; stable pages sometimes lack it)");
+      } else if (wheel->sha256.empty()) {
+        const std::string name = wheel->hash.substr(0, wheel->hash.find('='));
+        Warn(wheel->filename + ": the page " + planned.page_url + " gives " + name +
+             " only, no sha256; the download is verified against that " + name);
       }
     }
     plan_.routed.push_back(std::move(planned));
@@ -617,8 +633,13 @@ std::string FormatPlan(const InstallPlan& plan) {
     out << "  " << wheel.name << " " << wheel.version << "\n";
     if (!wheel.url.empty()) out << "    url:    " << wheel.url << "\n";
     if (!plan.offline) {
-      out << "    sha256: "
-          << (wheel.sha256.empty() ? "none on the page (not verified)" : wheel.sha256) << "\n";
+      if (!wheel.sha256.empty()) {
+        out << "    sha256: " << wheel.sha256 << "\n";
+      } else if (!wheel.hash.empty()) {
+        out << "    hash:   " << wheel.hash << " (no sha256 on the page)\n";
+      } else {
+        out << "    sha256: none on the page (not verified)\n";
+      }
     }
     out << "    page:   " << wheel.page_url << "\n";
     std::string why;

@@ -118,7 +118,7 @@ TEST(PageTest, TheCloudflareScriptAddsNoLinks) {
 TEST(PageTest, DecodesEntitiesAndKeepsYankedReasons) {
   const std::string html =
       "<html><body><h1>Links for networkx</h1>\n"
-      "<a href=\"/whl/networkx-3.4.2-py3-none-any.whl#sha256=ABCDEF\" "
+      "<a href=\"/whl/networkx-3.4.2-py3-none-any.whl#sha256=ABCDEF01234567890123456789012345678901234567890123456789abcdefab\" "
       "data-requires-python=\"&gt;=3.10\">networkx-3.4.2-py3-none-any.whl</a><br>\n"
       "<a href=\"x-1.0.tar.gz\" data-yanked=\"broken &amp; bad\">x-1.0.tar.gz</a><br />\n"
       "<a href=\"y-1.0.tar.gz\" data-yanked>y-1.0.tar.gz</a>\n"
@@ -129,7 +129,7 @@ TEST(PageTest, DecodesEntitiesAndKeepsYankedReasons) {
   ASSERT_TRUE(page.ok());
   ASSERT_EQ(page->anchors.size(), 3u);
   EXPECT_EQ(page->anchors[0].requires_python, ">=3.10");
-  EXPECT_EQ(page->anchors[0].sha256, "abcdef");
+  EXPECT_EQ(page->anchors[0].sha256, "abcdef01234567890123456789012345678901234567890123456789abcdefab");  // lower case
   EXPECT_EQ(page->anchors[0].url, "https://h/whl/networkx-3.4.2-py3-none-any.whl");
   EXPECT_EQ(page->anchors[1].url, "https://h/whl/networkx/x-1.0.tar.gz");
   EXPECT_EQ(page->anchors[1].yanked, std::optional<std::string>("broken & bad"));
@@ -156,7 +156,7 @@ TEST(PageTest, ReadsPep691Json) {
   const std::string json = R"({"meta": {"api-version": "1.1"}, "name": "torch", "files": [
     {"filename": "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
      "url": "../../cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl",
-     "hashes": {"sha256": "AA11"}, "core-metadata": {"sha256": "BB22"},
+     "hashes": {"sha256": "AA11000000000000000000000000000000000000000000000000000000000000"}, "core-metadata": {"sha256": "BB22"},
      "requires-python": ">=3.9", "yanked": "bad build", "upload-time": "2024-10-29T17:00:00Z"},
     {"filename": "torch-2.5.0.tar.gz", "url": "https://files.example/torch-2.5.0.tar.gz",
      "hashes": {}, "dist-info-metadata": true, "yanked": false}]})";
@@ -165,7 +165,7 @@ TEST(PageTest, ReadsPep691Json) {
   EXPECT_EQ(page->shape, PageShape::kJson);
   ASSERT_EQ(page->anchors.size(), 2u);
   EXPECT_EQ(page->anchors[0].url, "https://h/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl");
-  EXPECT_EQ(page->anchors[0].sha256, "aa11");
+  EXPECT_EQ(page->anchors[0].sha256, "aa11" + std::string(60, '0'));
   EXPECT_EQ(page->anchors[0].metadata_sha256, "bb22");
   EXPECT_EQ(page->anchors[0].yanked, std::optional<std::string>("bad build"));
   EXPECT_TRUE(page->anchors[1].has_metadata);
@@ -241,6 +241,48 @@ TEST(UrlTest, TakesUrlsApart) {
   EXPECT_EQ(StripFragment(url), "https://user@host:8443/whl/cu128/x.whl?q=1");
   EXPECT_EQ(UrlHost("/relative/path"), "");
   EXPECT_EQ(UrlFilename("https://h/whl/cu124/torch-2.5.1%2Bcu124%2b%zz%4?q#f"), "torch-2.5.1+cu124+%zz%4");
+}
+
+// Issue 13 item 25: the hash of a link as pip reads it (pip's LinkHash regex: the first
+// "[#&](sha512|sha384|sha256|sha224|sha1|md5)=([^&]*)"), checked for its algorithm's length.
+TEST(PageTest, ReadsTheLinkHashAsPipDoes) {
+  const std::string sha(64, 'a'), md5(32, 'B');
+  const std::string html = "<a href=\"x.whl#sha256=" + sha + "\">1</a>" +
+                           "<a href=\"x.whl#sha256=zzzz\">2</a>" +
+                           "<a href=\"x.whl#md5=" + md5 + "\">3</a>" +
+                           "<a href=\"x.whl#egg=x&sha256=" + sha + "\">4</a>" +
+                           "<a href=\"x.whl#sha256=" + sha.substr(1) + "\">5</a>" +
+                           "<a href=\"x.whl#SHA256=" + sha + "\">6</a>" +
+                           "<a href=\"x.whl#egg=x\">7</a>";
+  auto page = ParseHtmlPage(html, "https://h/whl/cu124/torch/");
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->anchors.size(), 7u);
+  const auto& a = page->anchors;
+  EXPECT_EQ(a[0].sha256, sha);
+  EXPECT_EQ(a[0].hash, "sha256=" + sha);
+  EXPECT_FALSE(a[0].hash_malformed);
+  EXPECT_EQ(a[1].sha256, "");  // not shown as a sha256
+  EXPECT_EQ(a[1].hash, "sha256=zzzz");
+  EXPECT_TRUE(a[1].hash_malformed);
+  EXPECT_EQ(a[2].sha256, "");
+  EXPECT_EQ(a[2].hash, "md5=" + std::string(32, 'b'));
+  EXPECT_FALSE(a[2].hash_malformed);
+  EXPECT_EQ(a[3].sha256, sha);
+  EXPECT_EQ(a[3].url, "https://h/whl/cu124/torch/x.whl");
+  EXPECT_TRUE(a[4].hash_malformed);  // 63 digits
+  EXPECT_EQ(a[5].hash, "");          // pip matches the names in lower case only
+  EXPECT_EQ(a[6].hash, "");
+
+  auto json = ParseJsonPage(R"({"files": [
+      {"url": "a.whl", "hashes": {"sha256": ")" + sha + R"("}},
+      {"url": "b.whl", "hashes": {"md5": ")" + md5 + R"("}},
+      {"url": "c.whl", "hashes": {"sha256": "nothex"}}]})",
+                            "https://h/simple/torch/");
+  ASSERT_TRUE(json.ok()) << json.error().message;
+  EXPECT_EQ(json->anchors[0].sha256, sha);
+  EXPECT_EQ(json->anchors[1].hash, "md5=" + std::string(32, 'b'));
+  EXPECT_EQ(json->anchors[2].sha256, "");
+  EXPECT_TRUE(json->anchors[2].hash_malformed);
 }
 
 // Issue 13 item 20: for http and https the authority ends at the first '/', '\\', '?' or '#',

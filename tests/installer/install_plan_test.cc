@@ -409,6 +409,37 @@ TEST(InstallPlanTest, TheHttpsRuleReadsTheHostAsPipDoes) {
   EXPECT_TRUE(CheckTransport("http://127.0.0.1:8080/whl/a\\b", {}, "x").ok());
 }
 
+// Issue 13 item 25: the page's hash is read as pip reads the link ("[#&](sha512|...|md5)=..."),
+// so a wheel pip would verify is verified: an md5-only fragment and "#egg=x&sha256=..." keep
+// their hash in the direct reference, and a sha256 that is not 64 hex digits is refused (pip
+// would refuse the download), never shown as a sha256.
+TEST(InstallPlanTest, TheLinkHashIsReadAsPipReadsIt) {
+  auto plan_with = [](const std::string& fragment) {
+    FakeFetcher fetcher;
+    fetcher.Serve(std::string(kBase) + "torch/",
+                  "<a href=\"torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl" + fragment +
+                      "\">torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl</a>");
+    return MakePlan(Request({"torch"}), &fetcher);
+  };
+  const std::string md5(32, 'b');
+  auto plan = plan_with("#md5=" + md5);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_THAT(DirectReference(plan->routed.at(0)), ::testing::EndsWith(".whl#md5=" + md5));
+  EXPECT_THAT(FormatPlan(*plan), HasSubstr("md5=" + md5));
+  EXPECT_TRUE(AnyContains(plan->warnings, "md5 only"));
+
+  const std::string sha(64, 'c');
+  plan = plan_with("#egg=torch&sha256=" + sha);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_THAT(DirectReference(plan->routed.at(0)), ::testing::EndsWith(".whl#sha256=" + sha));
+  EXPECT_EQ(plan->routed.at(0).sha256, sha);
+
+  plan = plan_with("#sha256=zzzz");
+  ASSERT_FALSE(plan.ok()) << FormatPlan(*plan);
+  EXPECT_THAT(plan.error().message, HasSubstr("sha256=zzzz"));
+  EXPECT_THAT(plan.error().message, HasSubstr("pip would refuse"));
+}
+
 // Issue 13 item 21: every redirect hop is held to the HTTPS rule, not only where the chain
 // ends. 0.0.0.0 is not loopback to the rule, though Linux connects it to this machine.
 TEST(InstallPlanTest, EveryRedirectHopIsHeldToTheHttpsRule) {
@@ -506,12 +537,14 @@ InstallPlan SamplePlan() {
                   "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
                   std::string(kBase) + "torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl",
                   std::string(64, 'c'),
+                  "sha256=" + std::string(64, 'c'),
                   std::string(kBase) + "torch/",
                   {"you asked torch"}},
                  {"triton",
                   "3.1.0",
                   "triton-3.1.0-cp312-cp312-linux_x86_64.whl",
                   std::string(kBase) + "triton-3.1.0-cp312-cp312-linux_x86_64.whl",
+                  "",
                   "",
                   std::string(kBase) + "triton/",
                   {"torch 2.5.1+cu124 needs triton==3.1.0"}}};
