@@ -181,9 +181,18 @@ void OnCharacters(void* ctx, const xmlChar* text, int length) {
 void IgnoreMessage(void*, const char*, ...) {}
 
 bool LooksBinary(std::string_view body) {
-  // HTML never holds NUL bytes; a page that does is not a page (a wheel served by mistake,
-  // garbage from a broken proxy).
-  return body.find('\0') != std::string_view::npos;
+  // HTML never holds NUL or other C0 control bytes but tab, newline, form feed and carriage
+  // return (HTML: "control characters" are parse errors); a page that does is not a page (a
+  // wheel served by mistake, garbage from a broken proxy). Random bytes hold one in 8.
+  return std::any_of(body.begin(), body.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return (b < 0x20 && b != '\t' && b != '\n' && b != '\f' && b != '\r') || b == 0x7f;
+  });
+}
+
+// The media type of a Content-Type header, lower case: "text/html; charset=utf-8" -> "text/html".
+std::string MediaType(std::string_view content_type) {
+  return Lowercase(Trim(content_type.substr(0, content_type.find(';'))));
 }
 
 }  // namespace
@@ -207,7 +216,7 @@ std::string_view PageShapeName(PageShape shape) {
 core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url) {
   if (LooksBinary(html)) {
     return core::MakeError("page " + std::string(page_url) +
-                           " is not HTML: it holds binary data (NUL bytes)");
+                           " is not HTML: it holds binary data (NUL or other control bytes)");
   }
   if (html.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     return core::MakeError("page " + std::string(page_url) + " is too large to parse");
@@ -348,8 +357,16 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
 
 core::Expected<IndexPage> ParsePage(std::string_view body, std::string_view content_type,
                                     std::string_view page_url) {
-  if (content_type.find("application/vnd.pypi.simple.v1+json") != std::string_view::npos) {
-    return ParseJsonPage(body, page_url);
+  const std::string media = MediaType(content_type);
+  if (media == "application/vnd.pypi.simple.v1+json") return ParseJsonPage(body, page_url);
+  // What pip reads as an index page (pip's _get_simple_response), and XHTML; a server that
+  // names no type is sniffed as HTML. Anything else (application/octet-stream, image/png,
+  // application/json) is not a page, whatever its bytes parse as (issue 13 item 27).
+  if (!media.empty() && media != "text/html" && media != "application/vnd.pypi.simple.v1+html" &&
+      media != "application/xhtml+xml") {
+    return core::MakeError("page " + std::string(page_url) + " is not an index page: Content-Type " +
+                           std::string(Trim(content_type)) +
+                           " (pages are text/html or application/vnd.pypi.simple.v1+html or +json)");
   }
   return ParseHtmlPage(body, page_url);
 }

@@ -47,13 +47,16 @@ struct IndexPage {
 
 /// Parses an HTML simple-index page. Lenient with markup (<br>, <br/>, <br />, scripts,
 /// comments, missing <h1>), exact with what it extracts; anchors inside <script> are text,
-/// not links. Fails only on input that is not HTML at all (binary data).
+/// not links. Fails only on input that is not HTML at all: binary data (NUL or other C0 control
+/// bytes than tab, newline, form feed and carriage return).
 core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url);
 
 /// Parses a PEP 691 JSON page (application/vnd.pypi.simple.v1+json), project or list page.
 core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url);
 
-/// Picks the parser by content type ("application/vnd.pypi.simple.v1+json" is JSON).
+/// Picks the parser by content type ("application/vnd.pypi.simple.v1+json" is JSON; text/html,
+/// application/vnd.pypi.simple.v1+html, application/xhtml+xml and none at all are HTML); any
+/// other type is an error naming it, as pip skips such pages.
 core::Expected<IndexPage> ParsePage(std::string_view body, std::string_view content_type,
                                     std::string_view page_url);
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -335,6 +336,15 @@ class CrawlFaultTest : public ::testing::Test {
   TempDir dir_;
 };
 
+// Bytes 1..255 from a fixed seed: garbage without the NUL that would give it away at once.
+std::string RandomBytes(std::size_t n) {
+  std::mt19937 random(27);
+  std::uniform_int_distribution<int> byte(1, 255);
+  std::string out(n, '\0');
+  for (char& c : out) c = static_cast<char>(byte(random));
+  return out;
+}
+
 struct Fault {
   const char* name;
   testing::FaultResponse response;
@@ -350,6 +360,10 @@ TEST_F(CrawlFaultTest, EveryFaultFailsTheCrawlAndKeepsTheCatalogue) {
       {"garbage", testing::FaultResponse::Garbage(std::string("\x00\x01\x02 not http\r\n\r\n", 16)), "torch"},
       {"binary page", testing::FaultResponse::Ok(std::string("\x89PNG\0\0\0", 7)), "binary data"},
       {"100 MB page", testing::FaultResponse::Generated(100ull << 20, true), "larger than"},
+      // Issue 13 item 27: random bytes (no NUL among them) are not an empty page.
+      {"random bytes", testing::FaultResponse::Ok(RandomBytes(4096), "application/octet-stream"),
+       "Content-Type application/octet-stream"},
+      {"random bytes as HTML", testing::FaultResponse::Ok(RandomBytes(4096)), "binary data"},
   };
   const std::string good = CrawlGood();
   ASSERT_NE(good.find("2.5.1+cu124"), std::string::npos);

@@ -144,6 +144,33 @@ TEST(PageTest, BinaryGarbageIsAnErrorNamingThePage) {
   EXPECT_NE(page.error().message.find("https://h/whl/cu128/torch/"), std::string::npos);
 }
 
+// Issue 13 item 27: bytes that are not a page are an error, not an empty page: by their
+// Content-Type (as pip skips them) and by their control bytes.
+TEST(PageTest, WhatIsNotAPageIsAnError) {
+  const std::string html = "<a href=\"x-1.0.tar.gz\">x</a>";
+  for (const char* type : {"text/html", "text/html; charset=utf-8", " TEXT/HTML ", "",
+                           "application/vnd.pypi.simple.v1+html", "application/xhtml+xml"}) {
+    auto page = ParsePage(html, type, "https://h/x/");
+    ASSERT_TRUE(page.ok()) << type << ": " << page.error().message;
+    EXPECT_EQ(page->anchors.size(), 1u) << type;
+  }
+  auto octets = ParsePage(html, "application/octet-stream", "https://h/x/");
+  ASSERT_FALSE(octets.ok());
+  EXPECT_NE(octets.error().message.find("https://h/x/ is not an index page: Content-Type "
+                                        "application/octet-stream"),
+            std::string::npos)
+      << octets.error().message;
+  EXPECT_FALSE(ParsePage(html, "image/png", "https://h/x/").ok());
+  EXPECT_FALSE(ParsePage("{}", "application/json", "https://h/x/").ok());
+  for (const std::string& garbage :
+       {std::string("<a href=x>\x01\x02</a>"), std::string("\x1b[31m"), std::string("ok\x7f")}) {
+    auto page = ParseHtmlPage(garbage, "https://h/x/");
+    ASSERT_FALSE(page.ok()) << garbage;
+    EXPECT_NE(page.error().message.find("binary data"), std::string::npos);
+  }
+  EXPECT_TRUE(ParseHtmlPage("<a href=x>\t\n\f\r</a>", "https://h/x/").ok());
+}
+
 TEST(PageTest, EmptyAndNonsensePagesHaveNoAnchors) {
   for (const char* body : {"", "not html at all", "<html><body></body></html>", "<<<>>>"}) {
     auto page = ParseHtmlPage(body, "https://h/");

@@ -94,6 +94,19 @@ TEST(Cli, JsonOutputIsValidUtf8WhateverTheEnvironmentHolds) {
   }
 }
 
+// Issue 13 item 27: a requirements file saved with a UTF-8 byte order mark (Windows editors do)
+// is read as pip reads it, the mark ignored.
+TEST(Cli, ARequirementsFileWithAByteOrderMarkIsRead) {
+  TempRoot root;
+  root.Write("/requirements.txt", "\xEF\xBB\xBFtorch>=2.5\nnumpy\n");
+  const Result result =
+      RunCli({"install", "--dry-run", "--offline", "--torch-backend", "cpu", "--python",
+              "/usr/bin/python3", "-r", (root.path() / "requirements.txt").string()});
+  ASSERT_EQ(result.code, kExitOk) << result.err;
+  EXPECT_NE(result.out.find("torch"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("numpy"), std::string::npos) << result.out;
+}
+
 TEST(Cli, HelpAndVersion) {
   Result result = RunCli({"--version"});
   EXPECT_EQ(result.code, kExitOk);
