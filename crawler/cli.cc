@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -74,11 +76,14 @@ po::options_description CrawlOptionsDescription() {
     ("backend", po::value<std::vector<std::string>>(), "crawl only this backend (cu128, ...); repeatable; legacy ones too")
     ("include-legacy", "also crawl legacy directories (*-full, *-pypi-*, cpu-cxx11-abi)")
     ("default-index", po::value<std::string>(), "a PyPI-style simple index: projects newer there are classified stale")
-    ("jobs,j", po::value<int>()->default_value(16), "requests in flight at once")
-    ("attempts", po::value<int>()->default_value(4), "tries per page for 5xx, 429 and timeouts")
-    ("timeout", po::value<double>()->default_value(60), "seconds per request")
-    ("connect-timeout", po::value<double>()->default_value(10), "seconds to connect")
-    ("max-page-bytes", po::value<std::uint64_t>()->default_value(64ull << 20), "a larger page is an error")
+    ("jobs,j", po::value<std::string>()->default_value("16"), "requests in flight at once (1 to 256)")
+    ("attempts", po::value<std::string>()->default_value("4"), "tries per page for 5xx, 429 and timeouts (1 to 100)")
+    ("timeout", po::value<std::string>()->default_value("60"), "seconds per request (above 0, at most 86400)")
+    ("connect-timeout", po::value<std::string>()->default_value("10"), "seconds to connect (above 0, at most 3600)")
+    ("max-page-bytes", po::value<std::string>()->default_value("67108864"), "a larger page is an error (at most 1 GiB)")
+    ("max-links", po::value<std::string>()->default_value("50000"), "a page with more links is an error")
+    ("max-follow", po::value<std::string>()->default_value("5000"), "a listing that leads to more pages is an error")
+    ("max-pages", po::value<std::string>()->default_value("100000"), "a crawl that would ask for more pages fails")
     ("export", po::value<std::string>(), "after a good crawl, write the catalogue JSON here")
     ("export-channel", po::value<std::string>()->default_value("stable"), "the channel --export writes")
     ("note", po::value<std::string>()->default_value(""), "a note for the catalogue's provenance")
@@ -119,6 +124,43 @@ po::options_description DiffOptionsDescription() {
   // clang-format on
   return d;
 }
+
+// Numeric flags are read here, whole: a count is digits only (no sign: "-1" is not 2^64-1), a
+// number of seconds is finite ("nan" and "inf" switched the limits off). Issue 13 item 24.
+struct NumberFlags {
+  const po::variables_map& vm;
+  std::string error;  // the first bad flag, "" while all are good
+
+  std::uint64_t Count(const char* flag, std::uint64_t max) {
+    const std::string text = vm[flag].as<std::string>();
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty() || value < 1 ||
+        value > max) {
+      Bad(flag, text, "a whole number from 1 to " + std::to_string(max));
+      return 1;
+    }
+    return value;
+  }
+
+  double Seconds(const char* flag, double max) {
+    const std::string text = vm[flag].as<std::string>();
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty() ||
+        !std::isfinite(value) || value <= 0 || value > max) {
+      std::ostringstream limit;
+      limit << "seconds, a number above 0 and at most " << max;
+      Bad(flag, text, limit.str());
+      return 1;
+    }
+    return value;
+  }
+
+  void Bad(const char* flag, const std::string& text, const std::string& expected) {
+    if (error.empty()) error = std::string("--") + flag + " " + text + ": expected " + expected;
+  }
+};
 
 bool Parse(const std::vector<std::string>& args, const po::options_description& desc,
            const po::positional_options_description* positional, po::variables_map& vm,
@@ -214,17 +256,21 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
 
   index::FetchOptions fetch;
-  fetch.parallelism = vm["jobs"].as<int>();
-  fetch.max_attempts = vm["attempts"].as<int>();
-  fetch.total_timeout_s = vm["timeout"].as<double>();
-  fetch.connect_timeout_s = vm["connect-timeout"].as<double>();
-  fetch.max_body_bytes = vm["max-page-bytes"].as<std::uint64_t>();
-  fetch.user_agent = std::string("torchdex/") + TORCHDEX_VERSION;
-  fetch.check_redirect = RefuseCrossOriginRedirect;
-  if (fetch.parallelism < 1 || fetch.max_attempts < 1 || fetch.total_timeout_s <= 0) {
-    err << "torchdex-crawl: --jobs and --attempts must be at least 1, --timeout positive\n";
+  NumberFlags numbers{vm, ""};
+  fetch.parallelism = static_cast<int>(numbers.Count("jobs", 256));
+  fetch.max_attempts = static_cast<int>(numbers.Count("attempts", 100));
+  fetch.total_timeout_s = numbers.Seconds("timeout", 86400);
+  fetch.connect_timeout_s = numbers.Seconds("connect-timeout", 3600);
+  fetch.max_body_bytes = numbers.Count("max-page-bytes", 1ull << 30);
+  options.max_links = numbers.Count("max-links", 10'000'000);
+  options.max_follow = numbers.Count("max-follow", 1'000'000);
+  options.max_pages = numbers.Count("max-pages", 10'000'000);
+  if (!numbers.error.empty()) {
+    err << "torchdex-crawl: " << numbers.error << "\n";
     return kExitUsage;
   }
+  fetch.user_agent = std::string("torchdex/") + TORCHDEX_VERSION;
+  fetch.check_redirect = RefuseCrossOriginRedirect;
 
   const std::string store_path = vm["store"].as<std::string>();
   auto store = catalogue::Store::Open(store_path, catalogue::StoreAccess::kCrawl);

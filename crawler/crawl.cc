@@ -353,7 +353,7 @@ class Crawler {
 
     std::vector<index::FetchRequest> initial;
     for (const auto& [name, state] : channels_) {
-      initial.push_back(Request(PageTask{state.path, name, state.path, PageKind::kChannelRoot, "", ""}));
+      Queue(initial, PageTask{state.path, name, state.path, PageKind::kChannelRoot, "", ""});
     }
     const auto started = std::chrono::steady_clock::now();
     auto seconds_since = [](std::chrono::steady_clock::time_point t) {
@@ -381,6 +381,32 @@ class Crawler {
   }
 
  private:
+  // Queues a page into `into`, unless the crawl already asked for --max-pages pages: then the
+  // crawl fails (once), and nothing more is queued.
+  void Queue(std::vector<index::FetchRequest>& into, PageTask task) {
+    if (tasks_.size() >= options_.max_pages) {
+      if (!pages_exceeded_) {
+        pages_exceeded_ = true;
+        Failure("the crawl would ask for more than --max-pages " +
+                std::to_string(options_.max_pages) + " pages (the next one: " + base_url_ +
+                task.path + ")");
+      }
+      return;
+    }
+    into.push_back(Request(std::move(task)));
+  }
+
+  // A listing that would lead to more than --max-follow pages fails instead (issue 13 item 24:
+  // a root of 20,000 links cost 20,001 requests).
+  bool WithinFollowBound(const PageTask& task, std::size_t count, std::string_view what) {
+    if (count <= options_.max_follow) return true;
+    Update([](CrawlReport& r) { ++r.stats.pages_failed; });
+    Failure(base_url_ + task.path + " lists " + std::to_string(count) + " " + std::string(what) +
+            ", more than --max-follow " + std::to_string(options_.max_follow) +
+            "; none of them was asked");
+    return false;
+  }
+
   index::FetchRequest Request(PageTask task) {
     index::FetchRequest request;
     request.url = base_url_ + task.path;
@@ -391,6 +417,11 @@ class Crawler {
     request.cookie = tasks_.size();
     tasks_.push_back(std::move(task));
     return request;
+  }
+
+  std::string TooManyLinks(const index::FetchResult& result) const {
+    return "page " + PageUrl(result) + " has more than " + std::to_string(options_.max_links) +
+           " links (--max-links); the rest was not read";
   }
 
   CrawlReport Fail(const std::string& message) {
@@ -452,11 +483,12 @@ class Crawler {
           const std::size_t bytes = result.body.size();
           Worker& parser = parsers_[next_parser_++ % parsers_.size()];
           parser.Post([this, task, now, result = std::move(result)]() mutable {
-            auto page = index::ParsePage(result.body, result.content_type, PageUrl(result));
+            auto page = index::ParsePage(result.body, result.content_type, PageUrl(result),
+                                         options_.max_links);
             std::string().swap(result.body);
-            if (!page) {
+            if (!page || page->more_anchors) {
               Update([](CrawlReport& r) { ++r.stats.pages_failed; });
-              Failure(page.error().message);
+              Failure(page ? TooManyLinks(result) : page.error().message);
               return;
             }
             std::vector<std::string> warnings;
@@ -472,10 +504,11 @@ class Crawler {
           }, bytes);
           return next;
         }
-        auto page = index::ParsePage(result.body, result.content_type, PageUrl(result));
-        if (!page) {
+        auto page = index::ParsePage(result.body, result.content_type, PageUrl(result),
+                                     options_.max_links);
+        if (!page || page->more_anchors) {
           Update([](CrawlReport& r) { ++r.stats.pages_failed; });
-          Failure(page.error().message);
+          Failure(page ? TooManyLinks(result) : page.error().message);
           return next;
         }
         rows = ListAnchorRows(task, page->anchors);
@@ -613,8 +646,8 @@ class Crawler {
              "); backends are found through project pages only");
         // Older servers and partial mirrors list no root: still try the discovery projects.
         for (const std::string& project : family_.discovery_projects) {
-          next.push_back(Request(PageTask{task.channel_path + project + "/", task.channel,
-                                          task.channel_path, PageKind::kDiscovery, "", project}));
+          Queue(next, PageTask{task.channel_path + project + "/", task.channel, task.channel_path,
+                               PageKind::kDiscovery, "", project});
         }
         break;
       case PageKind::kBackendList:
@@ -655,8 +688,8 @@ class Crawler {
     b.state = wanted ? "ok" : (b.legacy ? "skipped (legacy)" : "skipped");
     channel.backends[name] = b;
     if (wanted) {
-      next.push_back(Request(PageTask{task.channel_path + name + "/", task.channel, task.channel_path,
-                                      PageKind::kBackendList, name, ""}));
+      Queue(next, PageTask{task.channel_path + name + "/", task.channel, task.channel_path,
+                           PageKind::kBackendList, name, ""});
     }
   }
 
@@ -664,23 +697,33 @@ class Crawler {
                      std::vector<index::FetchRequest>& next) {
     channels_[task.channel].root_seen = true;
     std::set<std::string> discovery(family_.discovery_projects.begin(), family_.discovery_projects.end());
+    std::vector<std::string> backends, discovered;
+    std::set<std::string> seen;
     for (const AnchorRow& row : rows) {
       if (!row.host.empty() || !row.url.starts_with(task.path) || !row.url.ends_with('/')) continue;
       const std::string rest = row.url.substr(task.path.size());
       if (rest.size() < 2 || rest.find('/') != rest.size() - 1) continue;  // only direct children
       const std::string name(Dirname(rest));
+      if (!seen.insert(name).second) continue;
       if (family_.IsBackendName(name) || family_.LegacyReason(name)) {
-        NoteBackend(task, name, "root index", next);
+        backends.push_back(name);
       } else if (discovery.count(core::NormalizeName(name)) != 0) {
-        next.push_back(Request(PageTask{task.channel_path + name + "/", task.channel,
-                                        task.channel_path, PageKind::kDiscovery, "", name}));
+        discovered.push_back(name);
       }
+    }
+    if (!WithinFollowBound(task, backends.size() + discovered.size(), "backends")) return;
+    for (const std::string& name : backends) NoteBackend(task, name, "root index", next);
+    for (const std::string& name : discovered) {
+      Queue(next, PageTask{task.channel_path + name + "/", task.channel, task.channel_path,
+                           PageKind::kDiscovery, "", name});
     }
   }
 
   void OnDiscovery(const PageTask& task, const std::vector<AnchorRow>& rows,
                    std::vector<index::FetchRequest>& next) {
     // "/whl/torch/" links into every backend directory: "/whl/cu128/torch-...".
+    std::vector<std::string> dirs;
+    std::set<std::string> seen;
     for (const AnchorRow& row : rows) {
       if (!row.host.empty() && !row.url.starts_with("http")) continue;
       std::optional<std::string> rel = row.host.empty()
@@ -691,24 +734,37 @@ class Crawler {
       const std::size_t slash = in_channel.find('/');
       if (slash == std::string::npos) continue;
       const std::string dir = in_channel.substr(0, slash);
-      if (family_.IsBackendName(dir) || family_.LegacyReason(dir)) {
-        NoteBackend(task, dir, "links of " + task.project + "/", next);
+      if ((family_.IsBackendName(dir) || family_.LegacyReason(dir)) && seen.insert(dir).second) {
+        dirs.push_back(dir);
       }
     }
+    if (!WithinFollowBound(task, dirs.size(), "backends")) return;
+    for (const std::string& dir : dirs) NoteBackend(task, dir, "links of " + task.project + "/", next);
   }
 
   void OnBackendList(const PageTask& task, const std::vector<AnchorRow>& rows,
                      std::vector<index::FetchRequest>& next) {
     std::set<std::string> not_projects(family_.not_projects.begin(), family_.not_projects.end());
-    std::int64_t projects = 0;
+    std::vector<std::string> projects;
+    std::set<std::string> seen;
     for (const AnchorRow& row : rows) {
       if (row.project.empty()) continue;
       if (not_projects.count(row.project) != 0 || family_.IsBackendName(row.project)) continue;
-      ++projects;
-      next.push_back(Request(PageTask{task.path + row.project + "/", task.channel, task.channel_path,
-                                      PageKind::kProject, task.backend, row.project}));
+      if (!core::IsValidName(row.project)) {
+        // Not a name (a JSON list's "../x" arrives percent-encoded): no page to ask for.
+        Warn(base_url_ + task.path + " lists \"" + row.project + "\", which is not a project "
+             "name; skipped");
+        continue;
+      }
+      if (seen.insert(row.project).second) projects.push_back(row.project);
     }
-    channels_[task.channel].backends[task.backend].projects = projects;
+    if (!WithinFollowBound(task, projects.size(), "projects")) return;
+    for (const std::string& project : projects) {
+      Queue(next, PageTask{task.path + project + "/", task.channel, task.channel_path,
+                           PageKind::kProject, task.backend, project});
+    }
+    channels_[task.channel].backends[task.backend].projects =
+        static_cast<std::int64_t>(projects.size());
   }
 
   void FetchDefaultIndex() {
@@ -740,8 +796,9 @@ class Crawler {
         }
         return std::vector<index::FetchRequest>();
       }
-      auto page = index::ParsePage(r.body, r.content_type, PageUrl(r));
+      auto page = index::ParsePage(r.body, r.content_type, PageUrl(r), options_.max_links);
       if (!page) return std::vector<index::FetchRequest>();
+      if (page->more_anchors) report_.warnings.push_back("default index: " + TooManyLinks(r));
       std::vector<std::string> versions;
       const std::string& project = names[r.request.cookie];
       for (const index::Anchor& a : page->anchors) {
@@ -837,6 +894,7 @@ class Crawler {
   // ~80 MB of a full crawl), and pages are independent: two threads share it.
   std::array<Worker, 2> parsers_;
   std::size_t next_parser_ = 0;
+  bool pages_exceeded_ = false;  // --max-pages was reached (said once)
   CrawlReport report_;
 };
 

@@ -3,6 +3,7 @@
 #ifndef TORCHDEX_CRAWLER_CRAWL_H_
 #define TORCHDEX_CRAWLER_CRAWL_H_
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <optional>
@@ -24,6 +25,12 @@ struct CrawlOptions {
   std::vector<std::string> backends;  // empty: every backend discovered (legacy ones excepted)
   bool include_legacy = false;        // also crawl *-full, *-pypi-*, cpu-cxx11-abi
   std::string default_index;          // PyPI-style simple index to find stale projects
+  // Bounds (issue 13 item 24), each several times what the real index needs (2026-03-15: at
+  // most 8,145 links on a page, 336 entries in a listing, 15,235 pages in a full crawl). Going
+  // past one fails the crawl: a page cut short or a listing left unfollowed is no catalogue.
+  std::size_t max_links = 50000;    // links read from one page; also bounds a page's memory
+  std::size_t max_follow = 5000;    // pages one listing (root, backend list) may lead to
+  std::size_t max_pages = 100000;   // requests of the whole crawl
 };
 
 struct CrawlReport {

@@ -97,6 +97,7 @@ void SetUrlAndHash(Anchor& anchor, std::string_view page_url, std::string_view h
 // SAX state: libxml2 calls these while it reads, so no tree of 300,000 nodes is built.
 struct SaxState {
   std::string_view page_url;
+  std::size_t max_anchors = kAnyNumberOfAnchors;
   IndexPage page;
   bool in_anchor = false;
   bool in_h1 = false;
@@ -122,6 +123,10 @@ void OnStartElement(void* ctx, const xmlChar* raw_name, const xmlChar** attrs) {
   if (std::strcmp(name, "a") == 0) {
     const char* href = Attr(attrs, "href");
     if (href == nullptr) return;  // an anchor without href is not a link
+    if (state->page.anchors.size() >= state->max_anchors) {
+      state->page.more_anchors = true;
+      return;
+    }
     Anchor anchor;
     SetUrlAndHash(anchor, state->page_url, href);
     const char* core = Attr(attrs, "data-core-metadata");
@@ -213,7 +218,8 @@ std::string_view PageShapeName(PageShape shape) {
   return "other";
 }
 
-core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url) {
+core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url,
+                                        std::size_t max_anchors) {
   if (LooksBinary(html)) {
     return core::MakeError("page " + std::string(page_url) +
                            " is not HTML: it holds binary data (NUL or other control bytes)");
@@ -223,6 +229,7 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
   }
   SaxState state;
   state.page_url = page_url;
+  state.max_anchors = max_anchors;
 
   htmlSAXHandler sax;
   std::memset(&sax, 0, sizeof(sax));
@@ -242,7 +249,9 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
                                HTML_PARSE_NONET | HTML_PARSE_NOBLANKS);
   // Feed in chunks: the push parser takes an int length.
   constexpr std::size_t kChunk = 1 << 20;
-  for (std::size_t offset = 0; offset < html.size(); offset += kChunk) {
+  // Past the anchor bound the rest of the page is not read.
+  for (std::size_t offset = 0; offset < html.size() && !state.page.more_anchors;
+       offset += kChunk) {
     const std::size_t n = std::min(kChunk, html.size() - offset);
     xml->parse_chunk(ctxt, html.data() + offset, static_cast<int>(n), 0);
   }
@@ -269,7 +278,8 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
   return page;
 }
 
-core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url) {
+core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url,
+                                        std::size_t max_anchors) {
   nlohmann::json doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return core::MakeError("page " + std::string(page_url) + " is not a PEP 691 JSON object");
@@ -291,6 +301,10 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
   if (auto files = doc.find("files"); files != doc.end()) {
     if (!files->is_array()) return core::MakeError("page " + std::string(page_url) + ": /files is not an array");
     for (std::size_t i = 0; i < files->size(); ++i) {
+      if (i >= max_anchors) {
+        page.more_anchors = true;
+        break;
+      }
       const nlohmann::json& f = (*files)[i];
       if (!f.is_object()) return error_at(i, "is not an object");
       auto url = f.find("url");
@@ -343,6 +357,10 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
     }
   } else if (auto projects = doc.find("projects"); projects != doc.end() && projects->is_array()) {
     for (const nlohmann::json& p : *projects) {
+      if (page.anchors.size() >= max_anchors) {
+        page.more_anchors = true;
+        break;
+      }
       if (!p.is_object()) continue;
       auto name = p.find("name");
       if (name == p.end() || !name->is_string()) continue;
@@ -356,9 +374,11 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
 }
 
 core::Expected<IndexPage> ParsePage(std::string_view body, std::string_view content_type,
-                                    std::string_view page_url) {
+                                    std::string_view page_url, std::size_t max_anchors) {
   const std::string media = MediaType(content_type);
-  if (media == "application/vnd.pypi.simple.v1+json") return ParseJsonPage(body, page_url);
+  if (media == "application/vnd.pypi.simple.v1+json") {
+    return ParseJsonPage(body, page_url, max_anchors);
+  }
   // What pip reads as an index page (pip's _get_simple_response), and XHTML; a server that
   // names no type is sniffed as HTML. Anything else (application/octet-stream, image/png,
   // application/json) is not a page, whatever its bytes parse as (issue 13 item 27).
@@ -368,7 +388,7 @@ core::Expected<IndexPage> ParsePage(std::string_view body, std::string_view cont
                            std::string(Trim(content_type)) +
                            " (pages are text/html or application/vnd.pypi.simple.v1+html or +json)");
   }
-  return ParseHtmlPage(body, page_url);
+  return ParseHtmlPage(body, page_url, max_anchors);
 }
 
 }  // namespace torchdex::index

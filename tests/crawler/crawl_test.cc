@@ -410,6 +410,52 @@ TEST_F(CrawlFaultTest, ANonAsciiVersionIsAWarningAndTheJsonStaysValid) {
   EXPECT_NE(ReadFile(exported).find("2.5.1+cu124"), std::string::npos);
 }
 
+// Issue 13 item 24: what a crawl follows is bounded: a root listing 20,000 backends is refused
+// before any of them is asked (it used to cost 20,001 requests), and so is a crawl that would
+// ask for more pages than --max-pages.
+TEST_F(CrawlFaultTest, WhatACrawlFollowsIsBounded) {
+  std::string root = "<html><body>";
+  for (int i = 0; i < 20000; ++i) root += "<a href=\"cu" + std::to_string(1000 + i) + "/\">x</a>";
+  server_.Script("/whl/", {testing::FaultResponse::Ok(root + "</body></html>")});
+  CliResult r = Crawl();
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("lists 20000 backends, more than --max-follow 5000"), std::string::npos)
+      << r.err.substr(0, 2000);
+  EXPECT_LT(server_.Requests().size(), 5u);
+
+  SetUp();  // the tiny index again: 3 pages
+  r = Crawl({"--max-pages", "2"});
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("more than --max-pages 2 pages"), std::string::npos) << r.err;
+  EXPECT_EQ(Crawl({"--max-pages", "3"}).code, kExitOk);
+}
+
+// Issue 13 item 24: a page's links are bounded (--max-links), and with them the memory a page
+// costs: a 63 MB page of 1,000,000 anchors took 954 MB; now the crawl stops reading it at
+// 50,001 and fails that page.
+TEST_F(CrawlFaultTest, APageWithAMillionLinksFailsWithinBoundedMemory) {
+  std::string page = "<html><body>\n";
+  page.reserve(64 << 20);
+  for (int i = 0; i < 1000000; ++i) {
+    page += "<a href=\"/whl/cu124/torch-2." + std::to_string(i) + ".0-cp312-none-any.whl\">t</a>\n";
+  }
+  ScriptTorch(testing::FaultResponse::Ok(page + "</body></html>"));
+  page = std::string();
+  CliResult r = Crawl({"--max-page-bytes", std::to_string(128 << 20)});
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err.substr(0, 2000);
+  EXPECT_NE(r.err.find("more than 50000 links (--max-links)"), std::string::npos)
+      << r.err.substr(0, 2000);
+
+  ScriptTorch(testing::FaultResponse::Ok(kTorchPage));
+  std::string hundred = "<html><body>";
+  for (int i = 0; i < 101; ++i) hundred += "<a href=\"x-" + std::to_string(i) + ".tar.gz\">x</a>";
+  ScriptTorch(testing::FaultResponse::Ok(hundred + "</body></html>"));
+  r = Crawl({"--max-links", "100"});
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("more than 100 links (--max-links)"), std::string::npos) << r.err;
+  EXPECT_EQ(Crawl({"--max-links", "101"}).code, kExitOk);
+}
+
 // Issue 13 item 22: the links of a redirected page are resolved against where it led, so a
 // page moved to another path lends it no wheels of the backend it was asked for.
 TEST_F(CrawlFaultTest, LinksOfARedirectedPageResolveAgainstWhereItLed) {
@@ -497,6 +543,24 @@ TEST(CrawlCliTest, ReportsBadUsageAndUnknownCommands) {
   r = RunCli({"--help"});
   EXPECT_EQ(r.code, kExitOk);
   EXPECT_NE(r.out.find("exit codes"), std::string::npos);
+}
+
+// Issue 13 item 24: every numeric flag is checked, so none can switch a limit off (NaN passed
+// "timeout > 0"; -1 wrapped to 2^64-1 as --max-page-bytes).
+TEST(CrawlCliTest, NumericFlagsAreChecked) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--timeout", "nan"},         {"--timeout", "inf"},         {"--timeout", "0"},
+      {"--timeout", "-1"},          {"--timeout", "1e9"},         {"--connect-timeout", "nan"},
+      {"--max-page-bytes", "-1"},   {"--max-page-bytes", "0"},    {"--max-page-bytes", "1GiB"},
+      {"--max-page-bytes", "99999999999999"},                     {"--jobs", "0"},
+      {"--jobs", "100000"},         {"--attempts", "-1"},         {"--attempts", "1.5"},
+      {"--max-links", "0"},         {"--max-follow", "-5"},       {"--max-pages", "x"},
+      {"--max-pages", "18446744073709551617"}};
+  for (const auto& [flag, value] : bad) {
+    const CliResult r = RunCli({"crawl", "--store", "/nonexistent/x.sqlite", flag, value});
+    EXPECT_EQ(r.code, kExitUsage) << flag << " " << value << ": " << r.err;
+    EXPECT_NE(r.err.find(flag + " " + value + ": expected"), std::string::npos) << r.err;
+  }
 }
 
 // A schema_version that only wraps to 1 as an int is still the wrong version.
