@@ -717,24 +717,27 @@ core::Expected<std::vector<ProjectRecord>> Store::Projects(std::string_view chan
   return out;
 }
 
-core::Expected<std::vector<ListedAnchor>> Store::ProjectAnchors(std::string_view channel) {
-  std::vector<ListedAnchor> out;
-  const std::string sql = std::string("SELECT pages.project, pages.backend, ") + kAnchorColumns +
-                          " FROM anchors JOIN pages ON pages.id = anchors.page_id "
-                          "WHERE pages.channel = ? AND pages.kind = 'project' "
-                          "ORDER BY pages.project, pages.path, anchors.position";
-  Statement s(impl_->db, sql.c_str());
-  if (!s.ok()) return SqlError(impl_->db, path_, "reading project anchors");
+core::Status Store::ForEachProjectWheel(std::string_view channel,
+                                        const std::function<void(const ListedWheel&)>& visit) {
+  Statement s(impl_->db,
+              "SELECT pages.project, pages.backend, anchors.backend, anchors.version, anchors.tags "
+              "FROM anchors JOIN pages ON pages.id = anchors.page_id "
+              "WHERE pages.channel = ? AND pages.kind = 'project' AND anchors.file_kind = 'wheel' "
+              "AND anchors.version != ''");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading project wheels");
   s.Bind(1, channel);
+  auto view = [&](int col) {
+    const unsigned char* text = sqlite3_column_text(s.get(), col);
+    return text == nullptr ? std::string_view()
+                           : std::string_view(reinterpret_cast<const char*>(text),
+                                              static_cast<std::size_t>(sqlite3_column_bytes(s.get(), col)));
+  };
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) {
-    ListedAnchor listed{s.Text(1), ReadAnchor(s, 2)};
-    // A file is listed under the page's project even when its filename spells it otherwise.
-    listed.row.project = s.Text(0);
-    out.push_back(std::move(listed));
+    visit(ListedWheel{view(0), view(1), view(2), view(3), view(4)});
   }
   if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
-  return out;
+  return {};
 }
 
 core::Expected<std::vector<FileGroup>> Store::ProjectFileGroups(std::string_view channel) {

@@ -6,6 +6,7 @@
 #define TORCHDEX_STORE_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,11 +60,14 @@ struct AnchorRow {
   std::string backend;  // the backend the file belongs to (href path or local label), or empty
 };
 
-/// An anchor of a project page with the backend of the page that listed it (root files are
-/// listed on every backend's page; `row.backend` is the backend the file itself belongs to).
-struct ListedAnchor {
-  std::string page_backend;
-  AnchorRow row;
+/// A wheel of a project page, as the export reads it: root files are listed on every backend's
+/// page; `backend` is the backend the file itself belongs to, `page_backend` the page's.
+struct ListedWheel {
+  std::string_view project;  // the page's project, even when the filename spells it otherwise
+  std::string_view page_backend;
+  std::string_view backend;
+  std::string_view version;
+  std::string_view tags;
 };
 
 /// Files of a channel's project pages, grouped by what classification looks at.
@@ -172,9 +176,11 @@ class Store {
   core::Expected<std::vector<AnchorRow>> AnchorsOf(std::string_view page_path);
   core::Expected<std::vector<BackendRecord>> Backends(std::string_view channel);
   core::Expected<std::vector<ProjectRecord>> Projects(std::string_view channel);
-  /// Every anchor of the channel's project pages, ordered by project, then page, then position;
-  /// `row.project` is the project of the page.
-  core::Expected<std::vector<ListedAnchor>> ProjectAnchors(std::string_view channel);
+  /// Calls `visit` for every wheel with a version on the channel's project pages, straight from
+  /// the query (no list of 300,000 anchors is built: an export holds only the catalogue). The
+  /// views live until `visit` returns.
+  core::Status ForEachProjectWheel(std::string_view channel,
+                                   const std::function<void(const ListedWheel&)>& visit);
   /// The channel's project files grouped by (project, backend, local label, host): a few
   /// thousand rows instead of 300,000 anchors.
   core::Expected<std::vector<FileGroup>> ProjectFileGroups(std::string_view channel);
