@@ -11,11 +11,12 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "catalogue/catalogue.h"
 #include "catalogue/diff.h"
+#include "crawler/report.h"
 #include "store/guard.h"
 #include "store/read_catalogue.h"
 #include "store/store.h"
@@ -53,6 +54,8 @@ constexpr const char* kUsage =
     "\n"
     "`torchdex-crawl <command> --help` describes each command's options.\n";
 
+constexpr std::chrono::milliseconds kProgressInterval{200};
+
 std::string HumanBytes(double bytes) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(1);
@@ -87,7 +90,8 @@ po::options_description CrawlOptionsDescription() {
     ("export", po::value<std::string>(), "after a good crawl, write the catalogue JSON here")
     ("export-channel", po::value<std::string>()->default_value("stable"), "the channel --export writes")
     ("note", po::value<std::string>()->default_value(""), "a note for the catalogue's provenance")
-    ("json", "print a JSON summary on stdout")
+    ("json", "print a JSON summary on stdout (every warning)")
+    ("verbose,v", "print every warning (without it: a few of each kind, and their count)")
     ("quiet,q", "no progress display");
   // clang-format on
   return d;
@@ -281,12 +285,18 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
 
   const bool json = vm.count("json") != 0;
   const bool progress = deps.stderr_is_terminal && !json && vm.count("quiet") == 0;
-  const auto started = std::chrono::steady_clock::now();
+  const auto now = [&] { return deps.steady_now ? deps.steady_now() : std::chrono::steady_clock::now(); };
+  const auto started = now();
   index::Fetcher::OnProgress on_progress;
+  std::optional<std::chrono::steady_clock::time_point> drawn;  // the last redraw
   if (progress) {
     on_progress = [&](const index::FetchProgress& p) {
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      // A redraw every kProgressInterval at most (and the last one): a full crawl has 15,000
+      // results, each redrawing the line was most of what stderr carried (issue 13 item 26).
+      const auto at = now();
+      if (drawn && at - *drawn < kProgressInterval && p.done != p.queued) return;
+      drawn = at;
+      const double seconds = std::chrono::duration<double>(at - started).count();
       err << "\rtorchdex-crawl: " << p.done << "/" << p.queued << " pages, "
           << HumanBytes(static_cast<double>(p.wire_bytes)) << ", "
           << HumanBytes(seconds > 0 ? static_cast<double>(p.wire_bytes) / seconds : 0) << "/s, "
@@ -295,48 +305,24 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   std::unique_ptr<index::Fetcher> fetcher = deps.make_fetcher(fetch);
   const CrawlReport report = Crawl(*family, *policy, options, *fetcher, **store, deps.clock, on_progress);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds = std::chrono::duration<double>(now() - started).count();
   if (progress) err << "\n";
 
   std::size_t backend_count = 0;
   for (const auto& [channel, backends] : report.backends) backend_count += backends.size();
   const catalogue::RunStats& st = report.stats;
   const std::int64_t pages = st.pages_fetched + st.pages_not_modified + st.pages_absent + st.pages_failed;
-  for (const std::string& w : report.warnings) err << "torchdex-crawl: warning: " << w << "\n";
+  err << WarningsText(report.warnings, vm.count("verbose") != 0);
   for (const std::string& f : report.failures) err << "torchdex-crawl: error: " << f << "\n";
   err << "torchdex-crawl: " << (report.ok ? "done" : "FAILED, nothing stored") << ": " << pages
       << " pages (" << st.pages_fetched << " fetched, " << st.pages_changed << " changed, "
       << st.pages_not_modified << " not modified, " << st.pages_absent << " absent, "
       << st.pages_failed << " failed), " << st.anchors << " anchors, " << backend_count
-      << " backends, " << HumanBytes(static_cast<double>(st.wire_bytes)) << ", " << std::fixed
+      << " backends, " << report.warnings.size() << " warnings, "
+      << HumanBytes(static_cast<double>(st.wire_bytes)) << ", " << std::fixed
       << std::setprecision(2) << seconds << " s\n";
 
-  if (json) {
-    nlohmann::json summary = {{"ok", report.ok},
-                              {"seconds", seconds},
-                              {"pages", {{"fetched", st.pages_fetched},
-                                         {"changed", st.pages_changed},
-                                         {"not_modified", st.pages_not_modified},
-                                         {"absent", st.pages_absent},
-                                         {"failed", st.pages_failed}}},
-                              {"anchors", st.anchors},
-                              {"wire_bytes", st.wire_bytes},
-                              {"warnings", report.warnings},
-                              {"failures", report.failures}};
-    nlohmann::json backends = nlohmann::json::object();
-    for (const auto& [channel, list] : report.backends) {
-      for (const catalogue::BackendRecord& b : list) {
-        backends[channel][b.name] = {{"kind", b.kind}, {"toolkit", b.toolkit}, {"legacy", b.legacy},
-                                     {"state", b.state}, {"projects", b.projects},
-                                     {"discovered_from", b.discovered_from}};
-      }
-    }
-    summary["backends"] = backends;
-    summary["classes"] = report.classes;
-    summary["phases_s"] = report.phases;
-    out << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  }
+  if (json) out << CrawlSummaryJson(report, seconds);
   if (!report.ok) return kExitCrawlFailed;
   if (vm.count("export")) {
     return WriteExport(**store, family->name, vm["export-channel"].as<std::string>(),

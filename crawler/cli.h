@@ -2,6 +2,7 @@
 #ifndef TORCHDEX_CRAWLER_CLI_H_
 #define TORCHDEX_CRAWLER_CLI_H_
 
+#include <chrono>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -28,6 +29,8 @@ struct CliDeps {
   Clock clock;
   std::string data_dir;          // where indexes.json and routing-policy.json live
   bool stderr_is_terminal = false;
+  /// The monotonic clock of the progress display and the durations; unset: steady_clock.
+  std::function<std::chrono::steady_clock::time_point()> steady_now;
 };
 
 CliDeps DefaultCliDeps();

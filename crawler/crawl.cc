@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "core/name.h"
 #include "core/version.h"
@@ -197,14 +198,16 @@ std::string FileBackend(const catalogue::IndexFamily& family, std::string_view r
   return {};
 }
 
-void FillFromFilename(AnchorRow& row, std::string_view project, std::vector<std::string>* warnings,
-                      std::string_view url) {
+void FillFromFilename(AnchorRow& row, std::string_view project,
+                      std::vector<CrawlWarning>* warnings, std::string_view url) {
   const std::string_view name = row.filename;
   if (name.ends_with(".whl")) {
     auto wheel = core::ParseWheelFilename(name);
     if (!wheel) {
       row.file_kind = "other";
-      if (warnings != nullptr) warnings->push_back(std::string(url) + ": " + wheel.error().message);
+      if (warnings != nullptr) {
+        warnings->push_back({"unreadable wheel name", std::string(url) + ": " + wheel.error().message});
+      }
       return;
     }
     row.file_kind = "wheel";
@@ -275,7 +278,7 @@ std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
                                          std::string_view base_url, std::string_view channel_path,
                                          std::string_view project,
                                          const std::vector<index::Anchor>& anchors,
-                                         std::vector<std::string>* warnings) {
+                                         std::vector<CrawlWarning>* warnings) {
   std::vector<AnchorRow> rows;
   rows.reserve(anchors.size());
   const std::string_view base_origin = index::UrlOrigin(base_url);
@@ -296,8 +299,8 @@ std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
     row.upload_time = a.upload_time;
     FillFromFilename(row, project, warnings, a.url);
     if (a.hash_malformed && warnings != nullptr) {
-      warnings->push_back(a.url + ": the link's hash \"" + a.hash +
-                          "\" is not hex of that algorithm's length (not stored)");
+      warnings->push_back({"malformed hash", a.url + ": the link's hash \"" + a.hash +
+                                                 "\" is not hex of that algorithm's length (not stored)"});
     }
     if (rel && rel->starts_with(channel_path)) {
       row.backend = FileBackend(family, std::string_view(*rel).substr(channel_path.size()), row.local);
@@ -448,9 +451,9 @@ class Crawler {
     std::lock_guard<std::mutex> lock(report_mutex_);
     return store_error_.has_value();
   }
-  void Warn(std::string warning) {
+  void Warn(std::string kind, std::string warning) {
     std::lock_guard<std::mutex> lock(report_mutex_);
-    report_.warnings.push_back(std::move(warning));
+    report_.warnings.push_back({std::move(kind), std::move(warning)});
   }
   void Failure(std::string failure) {
     std::lock_guard<std::mutex> lock(report_mutex_);
@@ -491,10 +494,10 @@ class Crawler {
               Failure(page ? TooManyLinks(result) : page.error().message);
               return;
             }
-            std::vector<std::string> warnings;
+            std::vector<CrawlWarning> warnings;
             std::vector<AnchorRow> project_rows = ProjectAnchorRows(
                 family_, base_url_, task.channel_path, task.project, page->anchors, &warnings);
-            for (std::string& w : warnings) Warn(std::move(w));
+            for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
             const std::size_t row_bytes = project_rows.size() * 256;  // a rough size of a row
             const index::PageShape shape = page->shape;
             worker_.Post([this, task, now, shape, result = std::move(result),
@@ -642,7 +645,7 @@ class Crawler {
     }, 0);
     switch (task.kind) {
       case PageKind::kChannelRoot:
-        Warn("channel " + task.channel + ": no root index (" + what +
+        Warn("no root index", "channel " + task.channel + ": no root index (" + what +
              "); backends are found through project pages only");
         // Older servers and partial mirrors list no root: still try the discovery projects.
         for (const std::string& project : family_.discovery_projects) {
@@ -652,14 +655,14 @@ class Crawler {
         break;
       case PageKind::kBackendList:
         channels_[task.channel].backends[task.backend].state = "empty";
-        Warn("backend " + task.backend + " (" + task.channel +
+        Warn("backend page missing", "backend " + task.backend + " (" + task.channel +
              ") is listed but its page is missing (" + what + "); recorded as empty");
         break;
       case PageKind::kDiscovery:
-        Warn("discovery page missing: " + what);
+        Warn("discovery page missing", "discovery page missing: " + what);
         break;
       case PageKind::kProject:
-        Warn("project page missing: " + what);
+        Warn("project page missing", "project page missing: " + what);
         break;
     }
   }
@@ -752,7 +755,7 @@ class Crawler {
       if (not_projects.count(row.project) != 0 || family_.IsBackendName(row.project)) continue;
       if (!core::IsValidName(row.project)) {
         // Not a name (a JSON list's "../x" arrives percent-encoded): no page to ask for.
-        Warn(base_url_ + task.path + " lists \"" + row.project + "\", which is not a project "
+        Warn("not a project name", base_url_ + task.path + " lists \"" + row.project + "\", which is not a project "
              "name; skipped");
         continue;
       }
@@ -792,13 +795,13 @@ class Crawler {
     fetcher_.Run(std::move(requests), [&](index::FetchResult&& r) {
       if (r.outcome != index::FetchOutcome::kOk) {
         if (r.outcome == index::FetchOutcome::kFailed) {
-          report_.warnings.push_back("default index: " + r.error);
+          report_.warnings.push_back({"default index", "default index: " + r.error});
         }
         return std::vector<index::FetchRequest>();
       }
       auto page = index::ParsePage(r.body, r.content_type, PageUrl(r), options_.max_links);
       if (!page) return std::vector<index::FetchRequest>();
-      if (page->more_anchors) report_.warnings.push_back("default index: " + TooManyLinks(r));
+      if (page->more_anchors) report_.warnings.push_back({"default index", "default index: " + TooManyLinks(r)});
       std::vector<std::string> versions;
       const std::string& project = names[r.request.cookie];
       for (const index::Anchor& a : page->anchors) {
@@ -904,7 +907,13 @@ CrawlReport Crawl(const catalogue::IndexFamily& family, const catalogue::Routing
                   const CrawlOptions& options, index::Fetcher& fetcher, catalogue::Store& store,
                   const Clock& clock, const index::Fetcher::OnProgress& on_progress) {
   Crawler crawler(family, policy, options, fetcher, store, clock);
-  return crawler.Run(on_progress);
+  CrawlReport report = crawler.Run(on_progress);
+  // Pages answer in any order: the report does not depend on it.
+  std::sort(report.warnings.begin(), report.warnings.end(),
+            [](const CrawlWarning& a, const CrawlWarning& b) {
+              return std::tie(a.kind, a.message) < std::tie(b.kind, b.message);
+            });
+  return report;
 }
 
 }  // namespace torchdex::crawler

@@ -33,10 +33,17 @@ struct CrawlOptions {
   std::size_t max_pages = 100000;   // requests of the whole crawl
 };
 
+/// A warning of a crawl, with its kind: the summary on stderr counts warnings by kind and shows
+/// a few of each; --verbose and --json give every one.
+struct CrawlWarning {
+  std::string kind;     // "project page missing", "unreadable wheel name", ...
+  std::string message;  // the whole warning, naming the URL
+};
+
 struct CrawlReport {
   bool ok = false;
   catalogue::RunStats stats;
-  std::vector<std::string> warnings;  // absent pages, empty backends, unparsable files
+  std::vector<CrawlWarning> warnings;  // absent pages, empty backends, unparsable files; sorted
   std::vector<std::string> failures;  // what made the crawl fail (nothing was stored)
   std::map<std::string, std::vector<catalogue::BackendRecord>> backends;  // by channel
   std::map<std::string, std::map<std::string, int>> classes;  // channel -> class -> count
@@ -64,7 +71,7 @@ std::vector<catalogue::AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily
                                                     std::string_view channel_path,
                                                     std::string_view project,
                                                     const std::vector<index::Anchor>& anchors,
-                                                    std::vector<std::string>* warnings);
+                                                    std::vector<CrawlWarning>* warnings);
 
 }  // namespace torchdex::crawler
 

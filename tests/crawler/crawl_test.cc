@@ -7,7 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -56,12 +60,13 @@ struct CliResult {
   std::string err;
 };
 
-CliResult RunCli(std::vector<std::string> args) {
+CliResult RunCli(std::vector<std::string> args, const std::function<void(CliDeps&)>& adjust = {}) {
   CliDeps deps = DefaultCliDeps();
   deps.data_dir = kData.string();
   deps.stderr_is_terminal = false;
   // A fixed clock: what a run records must not depend on when the test runs.
   deps.clock = [] { return std::string("2026-03-15T00:00:00Z"); };
+  if (adjust) adjust(deps);
   std::ostringstream out, err;
   const int code = RunCrawlCli(args, out, err, deps);
   return {code, out.str(), err.str()};
@@ -138,7 +143,8 @@ TEST_F(CrawlTest, CrawlsTheRealPagesAndKnowsTheirFacts) {
   EXPECT_EQ(cat.backends.at("cu121-full").state, "skipped (legacy)");
   // Listed in the root, but this partial copy has no page for it: empty, with a warning.
   EXPECT_EQ(cat.backends.at("cu129").state, "empty");
-  EXPECT_NE(r.err.find("backend cu129 (stable) is listed but its page is missing"), std::string::npos);
+  EXPECT_NE(summary["warnings"].dump().find("backend cu129 (stable) is listed but its page is missing"),
+            std::string::npos);
   EXPECT_FALSE(cat.backends.count("nightly"));
   EXPECT_FALSE(cat.backends.count("test"));
 
@@ -165,6 +171,65 @@ TEST_F(CrawlTest, CrawlsTheRealPagesAndKnowsTheirFacts) {
   EXPECT_FALSE(cat.projects.at("triton").builds.empty());
   EXPECT_NE(cat.projects.at("torch").reason.find("builds differ by backend"), std::string::npos);
   EXPECT_NE(cat.projects.at("filelock").reason.find("files.pythonhosted.org"), std::string::npos);
+}
+
+std::size_t CountLines(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+
+// Issue 13 item 26: stderr summarises warnings (a few of each kind and their count); -v and
+// --json give every one. The partial fixture has 764 absent pages, 700 of them project pages.
+TEST_F(CrawlTest, WarningsAreSummarisedByKind) {
+  const CliResult quiet = RunCli({"crawl", "--store", StorePath(), "--base-url", BaseUrl(), "-q"});
+  ASSERT_EQ(quiet.code, kExitOk) << quiet.err.substr(0, 2000);
+  EXPECT_EQ(CountLines(quiet.err, "warning: project page missing"), 3u) << quiet.err.substr(0, 2000);
+  EXPECT_EQ(CountLines(quiet.err, "warning: backend "), 3u);
+  EXPECT_LT(CountLines(quiet.err, "warning:"), 20u);
+  EXPECT_NE(quiet.err.find("more \"project page missing\""), std::string::npos)
+      << quiet.err.substr(0, 2000);
+
+  const CliResult json = Crawl();
+  const nlohmann::json summary = nlohmann::json::parse(json.out);
+  const std::size_t missing = summary["warning_counts"]["project page missing"].get<std::size_t>();
+  EXPECT_GT(missing, 100u);
+  std::size_t listed = 0;
+  for (const auto& w : summary["warnings"]) {
+    listed += w.get<std::string>().starts_with("project page missing");
+  }
+  EXPECT_EQ(listed, missing);
+  EXPECT_NE(quiet.err.find("(" + std::to_string(missing) + " in all"), std::string::npos);
+
+  const CliResult verbose =
+      RunCli({"crawl", "--store", StorePath(), "--base-url", BaseUrl(), "-q", "-v"});
+  EXPECT_EQ(CountLines(verbose.err, "warning: project page missing"), missing);
+}
+
+// Issue 13 item 26: the progress line is redrawn at most every 200 ms (the clock here moves 1 ms
+// each time it is read, about once a result), not once for each of the crawl's results.
+TEST_F(CrawlTest, TheProgressDisplayIsThrottled) {
+  auto fake_now = std::make_shared<std::chrono::steady_clock::time_point>();
+  const CliResult r = RunCli({"crawl", "--store", StorePath(), "--base-url", BaseUrl()},
+                             [&](CliDeps& deps) {
+                               deps.stderr_is_terminal = true;
+                               deps.steady_now = [fake_now] {
+                                 *fake_now += std::chrono::milliseconds(1);
+                                 return *fake_now;
+                               };
+                             });
+  ASSERT_EQ(r.code, kExitOk) << r.err.substr(0, 2000);
+  const std::size_t redraws = std::count(r.err.begin(), r.err.end(), '\r');
+  const std::size_t done = r.err.find(": done: ");
+  ASSERT_NE(done, std::string::npos) << r.err.substr(0, 2000);
+  const std::size_t pages = std::stoul(r.err.substr(done + 8));
+  EXPECT_GT(pages, 1000u);
+  EXPECT_GE(redraws, 2u);
+  EXPECT_LE(redraws, pages / 200 + 3) << redraws << " redraws for " << pages << " pages";
+  // The last state is always drawn.
+  const std::string last = std::to_string(pages) + "/" + std::to_string(pages) + " pages";
+  EXPECT_NE(r.err.find(last), std::string::npos) << r.err.substr(0, 2000);
 }
 
 TEST_F(CrawlTest, StoresEveryAnchorOfTheManifest) {
