@@ -108,7 +108,8 @@ std::string WriteCatalogueJson(const Catalogue& cat) {
 
 core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_view origin) {
   auto fail = [&](const std::string& pointer, const std::string& what) {
-    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what);
+    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what,
+                           core::ErrorCode::kBadInputFile);
   };
   json doc = json::parse(text, nullptr, false, /*ignore_comments=*/true);
   if (doc.is_discarded()) return fail("", "not valid JSON");
@@ -199,7 +200,7 @@ core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_
 
 core::Expected<Catalogue> LoadCatalogueJson(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return core::MakeError(path + ": cannot be read");
+  if (!in) return core::MakeError(path + ": cannot be read", core::ErrorCode::kBadInputFile);
   std::ostringstream text;
   text << in.rdbuf();
   return ParseCatalogueJson(text.str(), path);

@@ -48,13 +48,16 @@ constexpr const char* kUsage =
     "  export   write one channel of the store as canonical catalogue JSON\n"
     "  diff     compare two catalogue JSON files (backends, classes, versions)\n"
     "\n"
-    "exit codes: 0 ok; 1 the crawl had failures (the store is as it was); 2 bad usage or input;\n"
-    "            3 the store is locked by another crawl, or cannot be used;\n"
-    "            diff --guard: 0 no change, 10 changed (allowed), 20 refused\n"
-    "\n"
-    "`torchdex-crawl <command> --help` describes each command's options.\n";
+    "`torchdex-crawl <command> --help` describes each command's options.\n"
+    "\n";
 
 constexpr std::chrono::milliseconds kProgressInterval{200};
+
+// Prints `error` and returns the status its code maps to (exit_codes.h: the one table).
+int Report(std::ostream& err, const core::Error& error) {
+  err << "torchdex-crawl: " << error.message << "\n";
+  return ExitStatus(error.code);
+}
 
 std::string HumanBytes(double bytes) {
   std::ostringstream s;
@@ -186,14 +189,11 @@ int WriteExport(catalogue::Store& store, const std::string& family, const std::s
                 const std::string& note, const std::string& output, std::ostream& out,
                 std::ostream& err) {
   auto cat = catalogue::ReadCatalogue(store, family, channel, note);
-  if (!cat) {
-    err << "torchdex-crawl: " << cat.error().message << "\n";
-    return kExitStore;
-  }
+  if (!cat) return Report(err, cat.error());
   if (cat->backends.empty()) {
-    err << "torchdex-crawl: the store " << store.path() << " holds no backend of channel '"
-        << channel << "': crawl it first\n";
-    return kExitUsage;
+    return Report(err, core::MakeError("the store " + store.path() + " holds no backend of channel '" +
+                                           channel + "': crawl it first",
+                                       core::ErrorCode::kUsage));
   }
   const std::string json = catalogue::WriteCatalogueJson(*cat);
   if (output.empty()) {
@@ -202,8 +202,7 @@ int WriteExport(catalogue::Store& store, const std::string& family, const std::s
   }
   bool changed = false;
   if (auto s = catalogue::WriteFileAtomically(output, json, &changed); !s) {
-    err << "torchdex-crawl: " << s.error().message << "\n";
-    return kExitStore;
+    return Report(err, s.error());
   }
   err << "torchdex-crawl: " << output << (changed ? " written" : " unchanged") << " ("
       << json.size() << " bytes, " << cat->backends.size() << " backends, " << cat->projects.size()
@@ -225,23 +224,17 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const std::string policy_path =
       vm.count("policy") ? vm["policy"].as<std::string>() : deps.data_dir + "/routing-policy.json";
   auto config = catalogue::LoadIndexConfig(indexes_path);
-  if (!config) {
-    err << "torchdex-crawl: " << config.error().message << "\n";
-    return kExitUsage;
-  }
+  if (!config) return Report(err, config.error());
   auto policy = catalogue::LoadRoutingPolicy(policy_path);
-  if (!policy) {
-    err << "torchdex-crawl: " << policy.error().message << "\n";
-    return kExitUsage;
-  }
+  if (!policy) return Report(err, policy.error());
   const std::string family_name = vm["family"].as<std::string>();
   const catalogue::IndexFamily* family = nullptr;
   for (const catalogue::IndexFamily& f : config->families) {
     if (f.name == family_name) family = &f;
   }
   if (family == nullptr) {
-    err << "torchdex-crawl: " << indexes_path << " has no family '" << family_name << "'\n";
-    return kExitUsage;
+    return Report(err, core::MakeError(indexes_path + " has no family '" + family_name + "'",
+                                       core::ErrorCode::kUsage));
   }
 
   CrawlOptions options;
@@ -254,8 +247,8 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (family->FindChannel(c) == nullptr) {
       std::string known;
       for (const catalogue::Channel& ch : family->channels) known += " " + ch.name;
-      err << "torchdex-crawl: unknown channel '" << c << "'; known:" << known << "\n";
-      return kExitUsage;
+      return Report(err, core::MakeError("unknown channel '" + c + "'; known:" + known,
+                                         core::ErrorCode::kUsage));
     }
   }
 
@@ -269,19 +262,13 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   options.max_links = numbers.Count("max-links", 10'000'000);
   options.max_follow = numbers.Count("max-follow", 1'000'000);
   options.max_pages = numbers.Count("max-pages", 10'000'000);
-  if (!numbers.error.empty()) {
-    err << "torchdex-crawl: " << numbers.error << "\n";
-    return kExitUsage;
-  }
+  if (!numbers.error.empty()) return Report(err, core::MakeError(numbers.error, core::ErrorCode::kUsage));
   fetch.user_agent = std::string("torchdex/") + TORCHDEX_VERSION;
   fetch.check_redirect = RefuseCrossOriginRedirect;
 
   const std::string store_path = vm["store"].as<std::string>();
   auto store = catalogue::Store::Open(store_path, catalogue::StoreAccess::kCrawl);
-  if (!store) {
-    err << "torchdex-crawl: " << store.error().message << "\n";
-    return kExitStore;
-  }
+  if (!store) return Report(err, store.error());
 
   const bool json = vm.count("json") != 0;
   const bool progress = deps.stderr_is_terminal && !json && vm.count("quiet") == 0;
@@ -323,7 +310,7 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
       << std::setprecision(2) << seconds << " s\n";
 
   if (json) out << CrawlSummaryJson(report, seconds);
-  if (!report.ok) return kExitCrawlFailed;
+  if (!report.ok) return ExitStatus(report.error_code);
   if (vm.count("export")) {
     return WriteExport(**store, family->name, vm["export-channel"].as<std::string>(),
                        vm["note"].as<std::string>(), vm["export"].as<std::string>(), out, err);
@@ -341,14 +328,11 @@ int RunExport(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   const std::string store_path = vm["store"].as<std::string>();
   if (access(store_path.c_str(), R_OK) != 0) {
-    err << "torchdex-crawl: store " << store_path << " does not exist: crawl first\n";
-    return kExitUsage;
+    return Report(err, core::MakeError("store " + store_path + " does not exist: crawl first",
+                                       core::ErrorCode::kUsage));
   }
   auto store = catalogue::Store::Open(store_path, catalogue::StoreAccess::kRead);
-  if (!store) {
-    err << "torchdex-crawl: " << store.error().message << "\n";
-    return kExitStore;
-  }
+  if (!store) return Report(err, store.error());
   return WriteExport(**store, vm["family"].as<std::string>(), vm["channel"].as<std::string>(),
                      vm["note"].as<std::string>(),
                      vm.count("output") ? vm["output"].as<std::string>() : "", out, err);
@@ -369,15 +353,9 @@ int RunDiff(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitUsage;
   }
   auto before = catalogue::LoadCatalogueJson(vm["old"].as<std::string>());
-  if (!before) {
-    err << "torchdex-crawl: " << before.error().message << "\n";
-    return kExitUsage;
-  }
+  if (!before) return Report(err, before.error());
   auto after = catalogue::LoadCatalogueJson(vm["new"].as<std::string>());
-  if (!after) {
-    err << "torchdex-crawl: " << after.error().message << "\n";
-    return kExitUsage;
-  }
+  if (!after) return Report(err, after.error());
   const catalogue::CatalogueDiff diff = catalogue::DiffCatalogues(*before, *after);
   if (vm.count("guard") == 0) {
     out << (vm.count("json") ? catalogue::DiffToJson(diff) : catalogue::DiffToText(diff));
@@ -437,13 +415,13 @@ CliDeps DefaultCliDeps() {
 int RunCrawlCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
                 const CliDeps& deps) {
   if (args.empty()) {
-    err << kUsage;
+    err << kUsage << kExitCodesHelp;
     return kExitUsage;
   }
   const std::string& command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
-    out << kUsage;
+    out << kUsage << kExitCodesHelp;
     return kExitOk;
   }
   if (command == "--version") {
@@ -454,7 +432,7 @@ int RunCrawlCli(const std::vector<std::string>& args, std::ostream& out, std::os
   if (command == "export") return RunExport(rest, out, err);
   if (command == "diff") return RunDiff(rest, out, err);
   err << "torchdex-crawl: unknown command '" << command << "'"
-      << core::DidYouMean(command, {"crawl", "export", "diff"}) << "\n" << kUsage;
+      << core::DidYouMean(command, {"crawl", "export", "diff"}) << "\n" << kUsage << kExitCodesHelp;
   return kExitUsage;
 }
 

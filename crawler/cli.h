@@ -10,19 +10,10 @@
 #include <vector>
 
 #include "crawler/crawl.h"
+#include "crawler/exit_codes.h"
 #include "index/fetcher.h"
 
 namespace torchdex::crawler {
-
-// Exit codes (also in `torchdex-crawl --help` and docs/crawler.md).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitCrawlFailed = 1;  // pages failed; the store is as it was
-inline constexpr int kExitUsage = 2;        // bad command line or input file
-inline constexpr int kExitStore = 3;        // the store is locked by another crawl, or broken
-// `diff --guard` (the sync job's publish decision; scripts/sync uses the same numbers):
-inline constexpr int kExitNoChange = 0;  // the catalogues hold the same content
-inline constexpr int kExitChanged = 10;  // changed, and the guard lets the change through
-inline constexpr int kExitRefused = 20;  // the change removes too much: do not publish it
 
 struct CliDeps {
   std::function<std::unique_ptr<index::Fetcher>(const index::FetchOptions&)> make_fetcher;

@@ -334,6 +334,7 @@ class Crawler {
     for (const std::string& wanted : options_.channels) {
       if (family_.FindChannel(wanted) == nullptr) {
         report_.failures.push_back("unknown channel '" + wanted + "'");
+        report_.error_code = core::ErrorCode::kUsage;
       }
     }
     if (!report_.failures.empty()) return report_;
@@ -341,7 +342,7 @@ class Crawler {
     // What the store holds, read once: validators for conditional requests, and each page's
     // digest and anchor count, consulted for every answer instead of a query each.
     auto pages = store_.LoadPages();
-    if (!pages) return Fail(pages.error().message);
+    if (!pages) return Fail(pages.error());
     stored_ = std::move(pages).value();
     for (const auto& [path, page] : stored_) {
       if (page.status == 200 || page.status == 304) {
@@ -352,7 +353,7 @@ class Crawler {
     std::string channel_names;
     for (const auto& [name, state] : channels_) channel_names += (channel_names.empty() ? "" : ",") + name;
     auto run = store_.BeginRun(clock_(), base_url_, channel_names);
-    if (!run) return Fail(run.error().message);
+    if (!run) return Fail(run.error());
 
     std::vector<index::FetchRequest> initial;
     for (const auto& [name, state] : channels_) {
@@ -372,12 +373,13 @@ class Crawler {
     worker_.Drain();
     report_.phases["drain"] = seconds_since(drained);
 
-    if (store_error_) return Abort(*store_error_);
-    if (!report_.failures.empty()) return Abort("");
+    if (store_error_) return Abort(core::MakeError(*store_error_));
+    if (!report_.failures.empty()) return Abort({});
     if (!options_.default_index.empty()) FetchDefaultIndex();
-    if (!report_.failures.empty()) return Abort("");
+    if (store_error_) return Abort(core::MakeError(*store_error_));
+    if (!report_.failures.empty()) return Abort({});
     const auto finishing = std::chrono::steady_clock::now();
-    if (auto s = Finish(); !s) return Abort(s.error().message);
+    if (auto s = Finish(); !s) return Abort(s.error());
     report_.phases["classify_and_commit"] = seconds_since(finishing);
     report_.ok = true;
     return report_;
@@ -427,13 +429,19 @@ class Crawler {
            " links (--max-links); the rest was not read";
   }
 
-  CrawlReport Fail(const std::string& message) {
-    report_.failures.push_back(message);
+  // The store failed before the run began: nothing to roll back.
+  CrawlReport Fail(const core::Error& error) {
+    report_.failures.push_back(error.message);
+    report_.error_code = error.code;
     return report_;
   }
 
-  CrawlReport Abort(const std::string& message) {
-    if (!message.empty()) report_.failures.push_back(message);
+  // Rolls the run back: for `error` (the store's) when given, else for the pages that failed.
+  CrawlReport Abort(const std::optional<core::Error>& error) {
+    if (error) {
+      report_.failures.push_back(error->message);
+      report_.error_code = error->code;
+    }
     std::string summary = std::to_string(report_.failures.size()) + " failure(s); first: " +
                           report_.failures.front();
     store_.AbortRun(clock_(), report_.stats, summary);

@@ -45,6 +45,9 @@ struct CrawlReport {
   catalogue::RunStats stats;
   std::vector<CrawlWarning> warnings;  // absent pages, empty backends, unparsable files; sorted
   std::vector<std::string> failures;  // what made the crawl fail (nothing was stored)
+  /// What kind of failure, when !ok: kNetwork when pages failed (the index), kFailure when the
+  /// store did (it wins: the index may be fine), kUsage for an unknown channel.
+  core::ErrorCode error_code = core::ErrorCode::kNetwork;
   std::map<std::string, std::vector<catalogue::BackendRecord>> backends;  // by channel
   std::map<std::string, std::map<std::string, int>> classes;  // channel -> class -> count
   std::map<std::string, double> phases;  // seconds: fetch, drain, classify_and_commit

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -361,6 +362,38 @@ TEST_F(CrawlTest, ExportAndASecondCrawlDuringACrawl) {
   EXPECT_EQ(second.err.find("database is locked"), std::string::npos) << second.err;
 }
 
+// Overwrites the first b-tree page of `table` in the SQLite file at `path` with garbage, as a
+// failing disk would: SQLite then reads "database disk image is malformed" there.
+void DamageTable(const std::string& path, const std::string& table) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  const std::string sql = "SELECT rootpage, (SELECT page_size FROM pragma_page_size()) "
+                          "FROM sqlite_master WHERE type = 'table' AND name = '" + table + "'";
+  ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  const std::int64_t root = sqlite3_column_int64(stmt, 0);
+  const std::int64_t page_size = sqlite3_column_int64(stmt, 1);
+  sqlite3_finalize(stmt);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekp((root - 1) * page_size);
+  const std::string garbage(static_cast<std::size_t>(page_size), '\x5a');
+  file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  ASSERT_TRUE(file.good());
+}
+
+// Issue 13, exits item 15: a store the crawl cannot read is the store's failure (exit 3, which
+// scripts/sync reports as an error), not the index's (exit 1, which it reports as "refused").
+TEST_F(CrawlTest, AMalformedStorePageIsAStoreErrorNotACrawlFailure) {
+  ASSERT_EQ(Crawl().code, kExitOk);
+  DamageTable(StorePath(), "pages");
+  const CliResult r = Crawl();
+  EXPECT_EQ(r.code, kExitStore) << r.err.substr(0, 2000);
+  EXPECT_NE(r.err.find("malformed"), std::string::npos) << r.err.substr(0, 2000);
+}
+
 // --- faults: a tiny index on the in-process server, one page misbehaving at a time ---
 
 class CrawlFaultTest : public ::testing::Test {
@@ -626,6 +659,27 @@ TEST(CrawlCliTest, NumericFlagsAreChecked) {
     EXPECT_EQ(r.code, kExitUsage) << flag << " " << value << ": " << r.err;
     EXPECT_NE(r.err.find(flag + " " + value + ": expected"), std::string::npos) << r.err;
   }
+}
+
+// Issue 13, exits item 15: one table from error codes to statuses; a bad data file is a bad
+// input file (2), named with its JSON pointer.
+TEST(CrawlCliTest, OneTableMapsErrorCodesToExitStatuses) {
+  EXPECT_EQ(ExitStatus(core::ErrorCode::kNetwork), kExitCrawlFailed);
+  EXPECT_EQ(ExitStatus(core::ErrorCode::kUsage), kExitUsage);
+  EXPECT_EQ(ExitStatus(core::ErrorCode::kBadInputFile), kExitUsage);
+  EXPECT_EQ(ExitStatus(core::ErrorCode::kFailure), kExitStore);
+  TempDir dir;
+  const fs::path indexes = dir.path() / "indexes.json";
+  std::ofstream(indexes) << "{\"families\": 3}";
+  CliResult r = RunCli({"crawl", "--indexes", indexes.string(), "--store",
+                        (dir.path() / "s.sqlite").string()});
+  EXPECT_EQ(r.code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find(indexes.string() + ": /families: expected an array"), std::string::npos)
+      << r.err;
+  r = RunCli({"--help"});
+  EXPECT_NE(r.out.find("3 the store is locked by another crawl or\n            cannot be used"),
+            std::string::npos)
+      << r.out;
 }
 
 // A schema_version that only wraps to 1 as an int is still the wrong version.
