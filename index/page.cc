@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <utility>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "index/lazy_libs.h"
 #include "index/url.h"
@@ -250,8 +250,7 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
   // Feed in chunks: the push parser takes an int length.
   constexpr std::size_t kChunk = 1 << 20;
   // Past the anchor bound the rest of the page is not read.
-  for (std::size_t offset = 0; offset < html.size() && !state.page.more_anchors;
-       offset += kChunk) {
+  for (std::size_t offset = 0; offset < html.size() && !state.page.more_anchors; offset += kChunk) {
     const std::size_t n = std::min(kChunk, html.size() - offset);
     xml->parse_chunk(ctxt, html.data() + offset, static_cast<int>(n), 0);
   }
@@ -280,11 +279,33 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
 
 core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url,
                                         std::size_t max_anchors) {
-  nlohmann::json doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  // Past max_anchors entries of "files" or "projects", each entry is dropped as soon as it is
+  // read, so a page of a million files costs max_anchors of them in memory, not the whole
+  // document (issue 13 item 24).
+  bool in_list = false, more = false;
+  std::string key;
+  std::size_t entries = 0;
+  const auto bound = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (depth == 1 && event == Event::key) key = parsed.get<std::string>();
+    if (depth == 1 && event == Event::array_start) in_list = key == "files" || key == "projects";
+    if (depth == 1 && event == Event::array_end) in_list = false;
+    const bool entry_read =
+        event == Event::object_end || event == Event::array_end || event == Event::value;
+    if (in_list && depth == 2 && entry_read && ++entries > max_anchors) {
+      more = true;
+      return false;
+    }
+    return true;
+  };
+  nlohmann::json doc = max_anchors == kAnyNumberOfAnchors
+                           ? nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false)
+                           : nlohmann::json::parse(json, bound, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return core::MakeError("page " + std::string(page_url) + " is not a PEP 691 JSON object");
   }
   IndexPage page;
+  page.more_anchors = more;
   page.shape = PageShape::kJson;
   if (auto meta = doc.find("meta"); meta != doc.end() && meta->is_object()) {
     if (auto v = meta->find("api-version"); v != meta->end() && v->is_string()) {
@@ -384,9 +405,10 @@ core::Expected<IndexPage> ParsePage(std::string_view body, std::string_view cont
   // application/json) is not a page, whatever its bytes parse as (issue 13 item 27).
   if (!media.empty() && media != "text/html" && media != "application/vnd.pypi.simple.v1+html" &&
       media != "application/xhtml+xml") {
-    return core::MakeError("page " + std::string(page_url) + " is not an index page: Content-Type " +
-                           std::string(Trim(content_type)) +
-                           " (pages are text/html or application/vnd.pypi.simple.v1+html or +json)");
+    return core::MakeError(
+        "page " + std::string(page_url) + " is not an index page: Content-Type " +
+        std::string(Trim(content_type)) +
+        " (pages are text/html or application/vnd.pypi.simple.v1+html or +json)");
   }
   return ParseHtmlPage(body, page_url, max_anchors);
 }

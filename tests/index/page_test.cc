@@ -118,7 +118,8 @@ TEST(PageTest, TheCloudflareScriptAddsNoLinks) {
 TEST(PageTest, DecodesEntitiesAndKeepsYankedReasons) {
   const std::string html =
       "<html><body><h1>Links for networkx</h1>\n"
-      "<a href=\"/whl/networkx-3.4.2-py3-none-any.whl#sha256=ABCDEF01234567890123456789012345678901234567890123456789abcdefab\" "
+      "<a href=\"/whl/networkx-3.4.2-py3-none-any.whl#sha256="
+      "ABCDEF01234567890123456789012345678901234567890123456789abcdefab\" "
       "data-requires-python=\"&gt;=3.10\">networkx-3.4.2-py3-none-any.whl</a><br>\n"
       "<a href=\"x-1.0.tar.gz\" data-yanked=\"broken &amp; bad\">x-1.0.tar.gz</a><br />\n"
       "<a href=\"y-1.0.tar.gz\" data-yanked>y-1.0.tar.gz</a>\n"
@@ -129,7 +130,8 @@ TEST(PageTest, DecodesEntitiesAndKeepsYankedReasons) {
   ASSERT_TRUE(page.ok());
   ASSERT_EQ(page->anchors.size(), 3u);
   EXPECT_EQ(page->anchors[0].requires_python, ">=3.10");
-  EXPECT_EQ(page->anchors[0].sha256, "abcdef01234567890123456789012345678901234567890123456789abcdefab");  // lower case
+  EXPECT_EQ(page->anchors[0].sha256,  // lower case
+            "abcdef01234567890123456789012345678901234567890123456789abcdefab");
   EXPECT_EQ(page->anchors[0].url, "https://h/whl/networkx-3.4.2-py3-none-any.whl");
   EXPECT_EQ(page->anchors[1].url, "https://h/whl/networkx/x-1.0.tar.gz");
   EXPECT_EQ(page->anchors[1].yanked, std::optional<std::string>("broken & bad"));
@@ -169,6 +171,35 @@ TEST(PageTest, WhatIsNotAPageIsAnError) {
     EXPECT_NE(page.error().message.find("binary data"), std::string::npos);
   }
   EXPECT_TRUE(ParseHtmlPage("<a href=x>\t\n\f\r</a>", "https://h/x/").ok());
+}
+
+// Issue 13 item 24: a page read with a bound keeps that many anchors and says there were more
+// (the crawler fails such a page); the rest is not kept, in HTML or in JSON.
+TEST(PageTest, AnAnchorBoundKeepsThatManyAndSaysSo) {
+  const std::string html = "<a href=\"a/\">a</a><a href=\"b/\">b</a><a href=\"c/\">c</a>";
+  auto page = ParseHtmlPage(html, "https://h/x/", 2);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->anchors.size(), 2u);
+  EXPECT_TRUE(page->more_anchors);
+  page = ParseHtmlPage(html, "https://h/x/", 3);
+  EXPECT_EQ(page->anchors.size(), 3u);
+  EXPECT_FALSE(page->more_anchors);
+
+  const std::string json = R"({"meta": {"api-version": "1.1", "x": [1, 2, 3]}, "files": [
+      {"url": "a.whl"}, {"url": "b.whl"}, {"url": "c.whl"}], "name": "t"})";
+  auto files = ParseJsonPage(json, "https://h/simple/t/", 2);
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  EXPECT_EQ(files->anchors.size(), 2u);
+  EXPECT_TRUE(files->more_anchors);
+  EXPECT_EQ(files->heading, "t");
+  files = ParseJsonPage(json, "https://h/simple/t/", 3);
+  EXPECT_EQ(files->anchors.size(), 3u);
+  EXPECT_FALSE(files->more_anchors);
+  auto projects =
+      ParseJsonPage(R"({"projects": [{"name": "a"}, {"name": "b"}]})", "https://h/simple/", 1);
+  ASSERT_TRUE(projects.ok());
+  EXPECT_EQ(projects->anchors.size(), 1u);
+  EXPECT_TRUE(projects->more_anchors);
 }
 
 TEST(PageTest, EmptyAndNonsensePagesHaveNoAnchors) {
@@ -323,7 +354,8 @@ TEST(UrlTest, ABackslashEndsTheAuthorityAsPipReadsIt) {
   EXPECT_TRUE(HasAmbiguousAuthority(url));
   EXPECT_EQ(UrlHost("HTTPS://evil.example\\@download.pytorch.org/"), "evil.example");
   EXPECT_EQ(UrlHost("http://a@b@127.0.0.1:1/x"), "127.0.0.1:1");  // the last '@', as both read it
-  EXPECT_FALSE(HasAmbiguousAuthority("http://user:pw@127.0.0.1:1/a\\b?c\\d"));  // only the authority
+  EXPECT_FALSE(
+      HasAmbiguousAuthority("http://user:pw@127.0.0.1:1/a\\b?c\\d"));  // only the authority
   EXPECT_FALSE(HasAmbiguousAuthority("https://download.pytorch.org/whl/"));
   // Not a special scheme: the backslash is part of the authority, as WHATWG keeps it.
   EXPECT_EQ(UrlHost("git+ssh://h\\@x/y"), "x");
