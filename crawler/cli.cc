@@ -191,9 +191,10 @@ int WriteExport(catalogue::Store& store, const std::string& family, const std::s
   auto cat = catalogue::ReadCatalogue(store, family, channel, note);
   if (!cat) return Report(err, cat.error());
   if (cat->backends.empty()) {
-    return Report(err, core::MakeError("the store " + store.path() + " holds no backend of channel '" +
-                                           channel + "': crawl it first",
-                                       core::ErrorCode::kUsage));
+    return Report(err,
+                  core::MakeError("the store " + store.path() + " holds no backend of channel '" +
+                                      channel + "': crawl it first",
+                                  core::ErrorCode::kUsage));
   }
   const std::string json = catalogue::WriteCatalogueJson(*cat);
   if (output.empty()) {
@@ -262,7 +263,9 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   options.max_links = numbers.Count("max-links", 10'000'000);
   options.max_follow = numbers.Count("max-follow", 1'000'000);
   options.max_pages = numbers.Count("max-pages", 10'000'000);
-  if (!numbers.error.empty()) return Report(err, core::MakeError(numbers.error, core::ErrorCode::kUsage));
+  if (!numbers.error.empty()) {
+    return Report(err, core::MakeError(numbers.error, core::ErrorCode::kUsage));
+  }
   fetch.user_agent = std::string("torchdex/") + TORCHDEX_VERSION;
   fetch.check_redirect = RefuseCrossOriginRedirect;
 
@@ -272,7 +275,9 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
 
   const bool json = vm.count("json") != 0;
   const bool progress = deps.stderr_is_terminal && !json && vm.count("quiet") == 0;
-  const auto now = [&] { return deps.steady_now ? deps.steady_now() : std::chrono::steady_clock::now(); };
+  const auto now = [&] {
+    return deps.steady_now ? deps.steady_now() : std::chrono::steady_clock::now();
+  };
   const auto started = now();
   index::Fetcher::OnProgress on_progress;
   std::optional<std::chrono::steady_clock::time_point> drawn;  // the last redraw

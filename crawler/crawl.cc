@@ -206,7 +206,8 @@ void FillFromFilename(AnchorRow& row, std::string_view project,
     if (!wheel) {
       row.file_kind = "other";
       if (warnings != nullptr) {
-        warnings->push_back({"unreadable wheel name", std::string(url) + ": " + wheel.error().message});
+        warnings->push_back(
+            {"unreadable wheel name", std::string(url) + ": " + wheel.error().message});
       }
       return;
     }
@@ -299,8 +300,9 @@ std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
     row.upload_time = a.upload_time;
     FillFromFilename(row, project, warnings, a.url);
     if (a.hash_malformed && warnings != nullptr) {
-      warnings->push_back({"malformed hash", a.url + ": the link's hash \"" + a.hash +
-                                                 "\" is not hex of that algorithm's length (not stored)"});
+      warnings->push_back(
+          {"malformed hash", a.url + ": the link's hash \"" + a.hash +
+                                 "\" is not hex of that algorithm's length (not stored)"});
     }
     if (rel && rel->starts_with(channel_path)) {
       row.backend = FileBackend(family, std::string_view(*rel).substr(channel_path.size()), row.local);
@@ -750,7 +752,9 @@ class Crawler {
       }
     }
     if (!WithinFollowBound(task, dirs.size(), "backends")) return;
-    for (const std::string& dir : dirs) NoteBackend(task, dir, "links of " + task.project + "/", next);
+    for (const std::string& dir : dirs) {
+      NoteBackend(task, dir, "links of " + task.project + "/", next);
+    }
   }
 
   void OnBackendList(const PageTask& task, const std::vector<AnchorRow>& rows,
@@ -763,8 +767,8 @@ class Crawler {
       if (not_projects.count(row.project) != 0 || family_.IsBackendName(row.project)) continue;
       if (!core::IsValidName(row.project)) {
         // Not a name (a JSON list's "../x" arrives percent-encoded): no page to ask for.
-        Warn("not a project name", base_url_ + task.path + " lists \"" + row.project + "\", which is not a project "
-             "name; skipped");
+        Warn("not a project name", base_url_ + task.path + " lists \"" + row.project +
+                                       "\", which is not a project name; skipped");
         continue;
       }
       if (seen.insert(row.project).second) projects.push_back(row.project);
@@ -809,7 +813,9 @@ class Crawler {
       }
       auto page = index::ParsePage(r.body, r.content_type, PageUrl(r), options_.max_links);
       if (!page) return std::vector<index::FetchRequest>();
-      if (page->more_anchors) report_.warnings.push_back({"default index", "default index: " + TooManyLinks(r)});
+      if (page->more_anchors) {
+        report_.warnings.push_back({"default index", "default index: " + TooManyLinks(r)});
+      }
       std::vector<std::string> versions;
       const std::string& project = names[r.request.cookie];
       for (const index::Anchor& a : page->anchors) {

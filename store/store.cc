@@ -728,9 +728,10 @@ core::Status Store::ForEachProjectWheel(std::string_view channel,
   s.Bind(1, channel);
   auto view = [&](int col) {
     const unsigned char* text = sqlite3_column_text(s.get(), col);
-    return text == nullptr ? std::string_view()
-                           : std::string_view(reinterpret_cast<const char*>(text),
-                                              static_cast<std::size_t>(sqlite3_column_bytes(s.get(), col)));
+    return text == nullptr
+               ? std::string_view()
+               : std::string_view(reinterpret_cast<const char*>(text),
+                                  static_cast<std::size_t>(sqlite3_column_bytes(s.get(), col)));
   };
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) {

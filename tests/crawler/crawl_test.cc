@@ -144,8 +144,9 @@ TEST_F(CrawlTest, CrawlsTheRealPagesAndKnowsTheirFacts) {
   EXPECT_EQ(cat.backends.at("cu121-full").state, "skipped (legacy)");
   // Listed in the root, but this partial copy has no page for it: empty, with a warning.
   EXPECT_EQ(cat.backends.at("cu129").state, "empty");
-  EXPECT_NE(summary["warnings"].dump().find("backend cu129 (stable) is listed but its page is missing"),
-            std::string::npos);
+  EXPECT_NE(
+      summary["warnings"].dump().find("backend cu129 (stable) is listed but its page is missing"),
+      std::string::npos);
   EXPECT_FALSE(cat.backends.count("nightly"));
   EXPECT_FALSE(cat.backends.count("test"));
 
@@ -186,7 +187,8 @@ std::size_t CountLines(const std::string& text, const std::string& needle) {
 TEST_F(CrawlTest, WarningsAreSummarisedByKind) {
   const CliResult quiet = RunCli({"crawl", "--store", StorePath(), "--base-url", BaseUrl(), "-q"});
   ASSERT_EQ(quiet.code, kExitOk) << quiet.err.substr(0, 2000);
-  EXPECT_EQ(CountLines(quiet.err, "warning: project page missing"), 3u) << quiet.err.substr(0, 2000);
+  EXPECT_EQ(CountLines(quiet.err, "warning: project page missing"), 3u)
+      << quiet.err.substr(0, 2000);
   EXPECT_EQ(CountLines(quiet.err, "warning: backend "), 3u);
   EXPECT_LT(CountLines(quiet.err, "warning:"), 20u);
   EXPECT_NE(quiet.err.find("more \"project page missing\""), std::string::npos)
@@ -375,7 +377,8 @@ void DamageTable(const std::string& path, const std::string& table) {
   const std::int64_t root = sqlite3_column_int64(stmt, 0);
   const std::int64_t page_size = sqlite3_column_int64(stmt, 1);
   sqlite3_finalize(stmt);
-  ASSERT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
+            SQLITE_OK);
   sqlite3_close(db);
   std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
   file.seekp((root - 1) * page_size);
@@ -475,7 +478,8 @@ TEST_F(CrawlFaultTest, EveryFaultFailsTheCrawlAndKeepsTheCatalogue) {
     EXPECT_EQ(Exported(), good);
   }
   // The failed runs are recorded as such.
-  auto store = catalogue::Store::Open((dir_.path() / "s.sqlite").string(), catalogue::StoreAccess::kRead);
+  auto store =
+      catalogue::Store::Open((dir_.path() / "s.sqlite").string(), catalogue::StoreAccess::kRead);
   ASSERT_TRUE(store.ok());
   auto runs = (*store)->Runs();
   ASSERT_TRUE(runs.ok());
@@ -486,7 +490,8 @@ TEST_F(CrawlFaultTest, EveryFaultFailsTheCrawlAndKeepsTheCatalogue) {
 }
 
 // Issue 13 item 19: a version that is not ASCII (and a percent-encoded byte that is not UTF-8)
-// in an href make a warning, and the --json summary and the export are still written, as valid UTF-8.
+// in an href make a warning, and the --json summary and the export are still written, as valid
+// UTF-8.
 TEST_F(CrawlFaultTest, ANonAsciiVersionIsAWarningAndTheJsonStaysValid) {
   ScriptTorch(testing::FaultResponse::Ok(
       "<html><body>"
@@ -558,10 +563,11 @@ TEST_F(CrawlFaultTest, APageWithAMillionLinksFailsWithinBoundedMemory) {
 // page moved to another path lends it no wheels of the backend it was asked for.
 TEST_F(CrawlFaultTest, LinksOfARedirectedPageResolveAgainstWhereItLed) {
   ScriptTorch(testing::FaultResponse::Redirect("/elsewhere/torch/"));
-  server_.Script("/elsewhere/torch/",
-                 {testing::FaultResponse::Ok(
-                     "<a href=\"torch-9.9.9%2Bcu124-cp312-cp312-linux_x86_64.whl\">x</a><br/>"
-                     "<a href=\"/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl\">y</a>")});
+  server_.Script(
+      "/elsewhere/torch/",
+      {testing::FaultResponse::Ok(
+          "<a href=\"torch-9.9.9%2Bcu124-cp312-cp312-linux_x86_64.whl\">x</a><br/>"
+          "<a href=\"/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl\">y</a>")});
   const CliResult r = Crawl();
   ASSERT_EQ(r.code, kExitOk) << r.err;
   const std::string exported = Exported();
