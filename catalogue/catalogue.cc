@@ -40,7 +40,7 @@ void WriteCanonical(const json& value, int depth, std::string& out) {
       if (!first) out += ",\n";
       first = false;
       out += inner;
-      out += json(it.key()).dump();
+      out += json(it.key()).dump(-1, ' ', false, json::error_handler_t::replace);
       out += ": ";
       WriteCanonical(it.value(), depth + 1, out);
     }
@@ -50,7 +50,7 @@ void WriteCanonical(const json& value, int depth, std::string& out) {
       out += "[";
       for (std::size_t i = 0; i < value.size(); ++i) {
         if (i != 0) out += ", ";
-        out += value[i].dump();
+        out += value[i].dump(-1, ' ', false, json::error_handler_t::replace);
       }
       out += "]";
       return;
@@ -63,7 +63,7 @@ void WriteCanonical(const json& value, int depth, std::string& out) {
     }
     out += "\n" + indent + "]";
   } else {
-    out += value.dump();
+    out += value.dump(-1, ' ', false, json::error_handler_t::replace);
   }
 }
 
@@ -113,7 +113,8 @@ std::string WriteCatalogueJson(const Catalogue& cat) {
 
 core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_view origin) {
   auto fail = [&](const std::string& pointer, const std::string& what) {
-    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what);
+    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what,
+                           core::ErrorCode::kBadInputFile);
   };
   json doc = json::parse(text, nullptr, false, /*ignore_comments=*/true);
   if (doc.is_discarded()) return fail("", "not valid JSON");
@@ -220,7 +221,7 @@ core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_
 
 core::Expected<Catalogue> LoadCatalogueJson(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return core::MakeError(path + ": cannot be read");
+  if (!in) return core::MakeError(path + ": cannot be read", core::ErrorCode::kBadInputFile);
   std::ostringstream text;
   text << in.rdbuf();
   return ParseCatalogueJson(text.str(), path);

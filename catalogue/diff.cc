@@ -149,7 +149,7 @@ std::string DiffToJson(const CatalogueDiff& d) {
   }
   doc["wheels"] = {{"before", d.wheels_before}, {"after", d.wheels_after}, {"removed", d.wheels_removed}};
   doc["changed"] = !d.empty();
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace torchdex::catalogue

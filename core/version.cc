@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "core/utf8.h"
+
 namespace torchdex::core {
 namespace {
 
@@ -255,7 +257,7 @@ Expected<Version> Version::Parse(std::string_view text) {
 
   if (!in.AtEnd()) {
     return InvalidAt(text, begin + in.pos(),
-                     "unexpected '" + std::string(1, in.Peek()) + "'");
+                     "unexpected '" + CharacterAt(in.text(), in.pos()) + "'");
   }
   return v;
 }

@@ -5,17 +5,20 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cctype>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "catalogue/catalogue.h"
 #include "catalogue/diff.h"
+#include "crawler/report.h"
 #include "store/guard.h"
 #include "store/read_catalogue.h"
 #include "store/store.h"
@@ -47,11 +50,16 @@ constexpr const char* kUsage =
     "  export   write one channel of the store as canonical catalogue JSON\n"
     "  diff     compare two catalogue JSON files (backends, classes, versions)\n"
     "\n"
-    "exit codes: 0 ok; 1 the crawl had failures (the store is as it was); 2 bad usage or input;\n"
-    "            3 the store is locked by another crawl, or cannot be used;\n"
-    "            diff --guard: 0 no change, 10 changed (allowed), 20 refused\n"
-    "\n"
-    "`torchdex-crawl <command> --help` describes each command's options.\n";
+    "`torchdex-crawl <command> --help` describes each command's options.\n"
+    "\n";
+
+constexpr std::chrono::milliseconds kProgressInterval{200};
+
+// Prints `error` and returns the status its code maps to (exit_codes.h: the one table).
+int Report(std::ostream& err, const core::Error& error) {
+  err << "torchdex-crawl: " << error.message << "\n";
+  return ExitStatus(error.code);
+}
 
 std::string HumanBytes(double bytes) {
   std::ostringstream s;
@@ -76,18 +84,22 @@ po::options_description CrawlOptionsDescription() {
     ("backend", po::value<std::vector<std::string>>(), "crawl only this backend (cu128, ...); repeatable; legacy ones too")
     ("include-legacy", "also crawl legacy directories (*-full, *-pypi-*, cpu-cxx11-abi)")
     ("default-index", po::value<std::string>(), "a PyPI-style simple index: projects newer there are classified stale")
-    ("jobs,j", po::value<int>()->default_value(16), "requests in flight at once")
-    ("attempts", po::value<int>()->default_value(4), "tries per page for 5xx, 429 and timeouts")
-    ("timeout", po::value<double>()->default_value(60), "seconds per request")
-    ("connect-timeout", po::value<double>()->default_value(10), "seconds to connect")
-    ("max-page-bytes", po::value<std::uint64_t>()->default_value(64ull << 20), "a larger page is an error")
+    ("jobs,j", po::value<std::string>()->default_value("16"), "requests in flight at once (1 to 256)")
+    ("attempts", po::value<std::string>()->default_value("4"), "tries per page for 5xx, 429 and timeouts (1 to 100)")
+    ("timeout", po::value<std::string>()->default_value("60"), "seconds per request (above 0, at most 86400)")
+    ("connect-timeout", po::value<std::string>()->default_value("10"), "seconds to connect (above 0, at most 3600)")
+    ("max-page-bytes", po::value<std::string>()->default_value("67108864"), "a larger page is an error (at most 1 GiB)")
+    ("max-links", po::value<std::string>()->default_value("50000"), "a page with more links is an error")
+    ("max-follow", po::value<std::string>()->default_value("5000"), "a listing that leads to more pages is an error")
+    ("max-pages", po::value<std::string>()->default_value("100000"), "a crawl that would ask for more pages fails")
     ("export", po::value<std::string>(), "after a good crawl, write the catalogue JSON here")
     ("export-channel", po::value<std::string>()->default_value("stable"), "the channel --export writes")
     ("note", po::value<std::string>()->default_value(""), "a note for the catalogue's provenance")
     ("index-url", po::value<std::string>(), "the index the catalogue stands for (default: the family's)")
     ("snapshot", po::value<std::string>()->default_value(""), "the copy crawled, when not the live index")
     ("snapshot-date", po::value<std::string>()->default_value(""), "the day that copy was taken (YYYY-MM-DD)")
-    ("json", "print a JSON summary on stdout")
+    ("json", "print a JSON summary on stdout (every warning)")
+    ("verbose,v", "print every warning (without it: a few of each kind, and their count)")
     ("quiet,q", "no progress display");
   // clang-format on
   return d;
@@ -127,6 +139,43 @@ po::options_description DiffOptionsDescription() {
   // clang-format on
   return d;
 }
+
+// Numeric flags are read here, whole: a count is digits only (no sign: "-1" is not 2^64-1), a
+// number of seconds is finite ("nan" and "inf" switched the limits off). Issue 13 item 24.
+struct NumberFlags {
+  const po::variables_map& vm;
+  std::string error;  // the first bad flag, "" while all are good
+
+  std::uint64_t Count(const char* flag, std::uint64_t max) {
+    const std::string text = vm[flag].as<std::string>();
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty() || value < 1 ||
+        value > max) {
+      Bad(flag, text, "a whole number from 1 to " + std::to_string(max));
+      return 1;
+    }
+    return value;
+  }
+
+  double Seconds(const char* flag, double max) {
+    const std::string text = vm[flag].as<std::string>();
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty() ||
+        !std::isfinite(value) || value <= 0 || value > max) {
+      std::ostringstream limit;
+      limit << "seconds, a number above 0 and at most " << max;
+      Bad(flag, text, limit.str());
+      return 1;
+    }
+    return value;
+  }
+
+  void Bad(const char* flag, const std::string& text, const std::string& expected) {
+    if (error.empty()) error = std::string("--") + flag + " " + text + ": expected " + expected;
+  }
+};
 
 bool Parse(const std::vector<std::string>& args, const po::options_description& desc,
            const po::positional_options_description* positional, po::variables_map& vm,
@@ -174,17 +223,15 @@ int WriteExport(catalogue::Store& store, const std::string& family, const std::s
     return kExitUsage;
   }
   auto cat = catalogue::ReadCatalogue(store, family, channel, provenance.note);
-  if (!cat) {
-    err << "torchdex-crawl: " << cat.error().message << "\n";
-    return kExitStore;
-  }
+  if (!cat) return Report(err, cat.error());
   cat->index_url = provenance.index_url;
   cat->snapshot = provenance.snapshot;
   cat->snapshot_date = provenance.snapshot_date;
   if (cat->backends.empty()) {
-    err << "torchdex-crawl: the store " << store.path() << " holds no backend of channel '"
-        << channel << "': crawl it first\n";
-    return kExitUsage;
+    return Report(err,
+                  core::MakeError("the store " + store.path() + " holds no backend of channel '" +
+                                      channel + "': crawl it first",
+                                  core::ErrorCode::kUsage));
   }
   const std::string json = catalogue::WriteCatalogueJson(*cat);
   if (output.empty()) {
@@ -193,8 +240,7 @@ int WriteExport(catalogue::Store& store, const std::string& family, const std::s
   }
   bool changed = false;
   if (auto s = catalogue::WriteFileAtomically(output, json, &changed); !s) {
-    err << "torchdex-crawl: " << s.error().message << "\n";
-    return kExitStore;
+    return Report(err, s.error());
   }
   err << "torchdex-crawl: " << output << (changed ? " written" : " unchanged") << " ("
       << json.size() << " bytes, " << cat->backends.size() << " backends, " << cat->projects.size()
@@ -216,23 +262,17 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const std::string policy_path =
       vm.count("policy") ? vm["policy"].as<std::string>() : deps.data_dir + "/routing-policy.json";
   auto config = catalogue::LoadIndexConfig(indexes_path);
-  if (!config) {
-    err << "torchdex-crawl: " << config.error().message << "\n";
-    return kExitUsage;
-  }
+  if (!config) return Report(err, config.error());
   auto policy = catalogue::LoadRoutingPolicy(policy_path);
-  if (!policy) {
-    err << "torchdex-crawl: " << policy.error().message << "\n";
-    return kExitUsage;
-  }
+  if (!policy) return Report(err, policy.error());
   const std::string family_name = vm["family"].as<std::string>();
   const catalogue::IndexFamily* family = nullptr;
   for (const catalogue::IndexFamily& f : config->families) {
     if (f.name == family_name) family = &f;
   }
   if (family == nullptr) {
-    err << "torchdex-crawl: " << indexes_path << " has no family '" << family_name << "'\n";
-    return kExitUsage;
+    return Report(err, core::MakeError(indexes_path + " has no family '" + family_name + "'",
+                                       core::ErrorCode::kUsage));
   }
 
   CrawlOptions options;
@@ -245,42 +285,47 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (family->FindChannel(c) == nullptr) {
       std::string known;
       for (const catalogue::Channel& ch : family->channels) known += " " + ch.name;
-      err << "torchdex-crawl: unknown channel '" << c << "'; known:" << known << "\n";
-      return kExitUsage;
+      return Report(err, core::MakeError("unknown channel '" + c + "'; known:" + known,
+                                         core::ErrorCode::kUsage));
     }
   }
 
   index::FetchOptions fetch;
-  fetch.parallelism = vm["jobs"].as<int>();
-  fetch.max_attempts = vm["attempts"].as<int>();
-  fetch.total_timeout_s = vm["timeout"].as<double>();
-  fetch.connect_timeout_s = vm["connect-timeout"].as<double>();
-  fetch.max_body_bytes = vm["max-page-bytes"].as<std::uint64_t>();
-  fetch.user_agent = std::string("torchdex/") + TORCHDEX_VERSION;
-  if (fetch.parallelism < 1 || fetch.max_attempts < 1 || fetch.total_timeout_s <= 0) {
-    err << "torchdex-crawl: --jobs and --attempts must be at least 1, --timeout positive\n";
-    return kExitUsage;
+  NumberFlags numbers{vm, ""};
+  fetch.parallelism = static_cast<int>(numbers.Count("jobs", 256));
+  fetch.max_attempts = static_cast<int>(numbers.Count("attempts", 100));
+  fetch.total_timeout_s = numbers.Seconds("timeout", 86400);
+  fetch.connect_timeout_s = numbers.Seconds("connect-timeout", 3600);
+  fetch.max_body_bytes = numbers.Count("max-page-bytes", 1ull << 30);
+  options.max_links = numbers.Count("max-links", 10'000'000);
+  options.max_follow = numbers.Count("max-follow", 1'000'000);
+  options.max_pages = numbers.Count("max-pages", 10'000'000);
+  if (!numbers.error.empty()) {
+    return Report(err, core::MakeError(numbers.error, core::ErrorCode::kUsage));
   }
+  fetch.user_agent = std::string("torchdex/") + TORCHDEX_VERSION;
+  fetch.check_redirect = RefuseCrossOriginRedirect;
 
   const std::string store_path = vm["store"].as<std::string>();
-  auto store = catalogue::Store::Open(store_path);
-  if (!store) {
-    err << "torchdex-crawl: " << store.error().message << "\n";
-    return kExitStore;
-  }
-  if (auto s = (*store)->LockForCrawl(); !s) {
-    err << "torchdex-crawl: " << s.error().message << "\n";
-    return kExitStore;
-  }
+  auto store = catalogue::Store::Open(store_path, catalogue::StoreAccess::kCrawl);
+  if (!store) return Report(err, store.error());
 
   const bool json = vm.count("json") != 0;
   const bool progress = deps.stderr_is_terminal && !json && vm.count("quiet") == 0;
-  const auto started = std::chrono::steady_clock::now();
+  const auto now = [&] {
+    return deps.steady_now ? deps.steady_now() : std::chrono::steady_clock::now();
+  };
+  const auto started = now();
   index::Fetcher::OnProgress on_progress;
+  std::optional<std::chrono::steady_clock::time_point> drawn;  // the last redraw
   if (progress) {
     on_progress = [&](const index::FetchProgress& p) {
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      // A redraw every kProgressInterval at most (and the last one): a full crawl has 15,000
+      // results, each redrawing the line was most of what stderr carried (issue 13 item 26).
+      const auto at = now();
+      if (drawn && at - *drawn < kProgressInterval && p.done != p.queued) return;
+      drawn = at;
+      const double seconds = std::chrono::duration<double>(at - started).count();
       err << "\rtorchdex-crawl: " << p.done << "/" << p.queued << " pages, "
           << HumanBytes(static_cast<double>(p.wire_bytes)) << ", "
           << HumanBytes(seconds > 0 ? static_cast<double>(p.wire_bytes) / seconds : 0) << "/s, "
@@ -289,49 +334,25 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   std::unique_ptr<index::Fetcher> fetcher = deps.make_fetcher(fetch);
   const CrawlReport report = Crawl(*family, *policy, options, *fetcher, **store, deps.clock, on_progress);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double seconds = std::chrono::duration<double>(now() - started).count();
   if (progress) err << "\n";
 
   std::size_t backend_count = 0;
   for (const auto& [channel, backends] : report.backends) backend_count += backends.size();
   const catalogue::RunStats& st = report.stats;
   const std::int64_t pages = st.pages_fetched + st.pages_not_modified + st.pages_absent + st.pages_failed;
-  for (const std::string& w : report.warnings) err << "torchdex-crawl: warning: " << w << "\n";
+  err << WarningsText(report.warnings, vm.count("verbose") != 0);
   for (const std::string& f : report.failures) err << "torchdex-crawl: error: " << f << "\n";
   err << "torchdex-crawl: " << (report.ok ? "done" : "FAILED, nothing stored") << ": " << pages
       << " pages (" << st.pages_fetched << " fetched, " << st.pages_changed << " changed, "
       << st.pages_not_modified << " not modified, " << st.pages_absent << " absent, "
       << st.pages_failed << " failed), " << st.anchors << " anchors, " << backend_count
-      << " backends, " << HumanBytes(static_cast<double>(st.wire_bytes)) << ", " << std::fixed
+      << " backends, " << report.warnings.size() << " warnings, "
+      << HumanBytes(static_cast<double>(st.wire_bytes)) << ", " << std::fixed
       << std::setprecision(2) << seconds << " s\n";
 
-  if (json) {
-    nlohmann::json summary = {{"ok", report.ok},
-                              {"seconds", seconds},
-                              {"pages", {{"fetched", st.pages_fetched},
-                                         {"changed", st.pages_changed},
-                                         {"not_modified", st.pages_not_modified},
-                                         {"absent", st.pages_absent},
-                                         {"failed", st.pages_failed}}},
-                              {"anchors", st.anchors},
-                              {"wire_bytes", st.wire_bytes},
-                              {"warnings", report.warnings},
-                              {"failures", report.failures}};
-    nlohmann::json backends = nlohmann::json::object();
-    for (const auto& [channel, list] : report.backends) {
-      for (const catalogue::BackendRecord& b : list) {
-        backends[channel][b.name] = {{"kind", b.kind}, {"toolkit", b.toolkit}, {"legacy", b.legacy},
-                                     {"state", b.state}, {"projects", b.projects},
-                                     {"discovered_from", b.discovered_from}};
-      }
-    }
-    summary["backends"] = backends;
-    summary["classes"] = report.classes;
-    summary["phases_s"] = report.phases;
-    out << summary.dump(2) << "\n";
-  }
-  if (!report.ok) return kExitCrawlFailed;
+  if (json) out << CrawlSummaryJson(report, seconds);
+  if (!report.ok) return ExitStatus(report.error_code);
   if (vm.count("export")) {
     return WriteExport(**store, family->name, vm["export-channel"].as<std::string>(),
                        ProvenanceOf(vm, family->base_url), vm["export"].as<std::string>(), out,
@@ -350,14 +371,11 @@ int RunExport(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   const std::string store_path = vm["store"].as<std::string>();
   if (access(store_path.c_str(), R_OK) != 0) {
-    err << "torchdex-crawl: store " << store_path << " does not exist: crawl first\n";
-    return kExitUsage;
+    return Report(err, core::MakeError("store " + store_path + " does not exist: crawl first",
+                                       core::ErrorCode::kUsage));
   }
-  auto store = catalogue::Store::Open(store_path);
-  if (!store) {
-    err << "torchdex-crawl: " << store.error().message << "\n";
-    return kExitStore;
-  }
+  auto store = catalogue::Store::Open(store_path, catalogue::StoreAccess::kRead);
+  if (!store) return Report(err, store.error());
   return WriteExport(**store, vm["family"].as<std::string>(), vm["channel"].as<std::string>(),
                      ProvenanceOf(vm, ""), vm.count("output") ? vm["output"].as<std::string>() : "",
                      out, err);
@@ -378,15 +396,9 @@ int RunDiff(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitUsage;
   }
   auto before = catalogue::LoadCatalogueJson(vm["old"].as<std::string>());
-  if (!before) {
-    err << "torchdex-crawl: " << before.error().message << "\n";
-    return kExitUsage;
-  }
+  if (!before) return Report(err, before.error());
   auto after = catalogue::LoadCatalogueJson(vm["new"].as<std::string>());
-  if (!after) {
-    err << "torchdex-crawl: " << after.error().message << "\n";
-    return kExitUsage;
-  }
+  if (!after) return Report(err, after.error());
   const catalogue::CatalogueDiff diff = catalogue::DiffCatalogues(*before, *after);
   if (vm.count("guard") == 0) {
     out << (vm.count("json") ? catalogue::DiffToJson(diff) : catalogue::DiffToText(diff));
@@ -446,13 +458,13 @@ CliDeps DefaultCliDeps() {
 int RunCrawlCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
                 const CliDeps& deps) {
   if (args.empty()) {
-    err << kUsage;
+    err << kUsage << kExitCodesHelp;
     return kExitUsage;
   }
   const std::string& command = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
-    out << kUsage;
+    out << kUsage << kExitCodesHelp;
     return kExitOk;
   }
   if (command == "--version") {
@@ -463,7 +475,7 @@ int RunCrawlCli(const std::vector<std::string>& args, std::ostream& out, std::os
   if (command == "export") return RunExport(rest, out, err);
   if (command == "diff") return RunDiff(rest, out, err);
   err << "torchdex-crawl: unknown command '" << command << "'"
-      << core::DidYouMean(command, {"crawl", "export", "diff"}) << "\n" << kUsage;
+      << core::DidYouMean(command, {"crawl", "export", "diff"}) << "\n" << kUsage << kExitCodesHelp;
   return kExitUsage;
 }
 

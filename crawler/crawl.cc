@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "core/name.h"
 #include "core/version.h"
@@ -150,6 +152,12 @@ std::string DigestOf(const std::vector<AnchorRow>& rows) {
   return d.Hex();
 }
 
+// Where a page's relative links point from: the URL it was served from after redirects, not
+// the one asked (issue 13 item 22).
+const std::string& PageUrl(const index::FetchResult& result) {
+  return result.effective_url.empty() ? result.request.url : result.effective_url;
+}
+
 std::string_view Dirname(std::string_view path) {
   // "cu128/" -> "cu128"; "cu128/torch/" -> "torch"
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
@@ -190,14 +198,17 @@ std::string FileBackend(const catalogue::IndexFamily& family, std::string_view r
   return {};
 }
 
-void FillFromFilename(AnchorRow& row, std::string_view project, std::vector<std::string>* warnings,
-                      std::string_view url) {
+void FillFromFilename(AnchorRow& row, std::string_view project,
+                      std::vector<CrawlWarning>* warnings, std::string_view url) {
   const std::string_view name = row.filename;
   if (name.ends_with(".whl")) {
     auto wheel = core::ParseWheelFilename(name);
     if (!wheel) {
       row.file_kind = "other";
-      if (warnings != nullptr) warnings->push_back(std::string(url) + ": " + wheel.error().message);
+      if (warnings != nullptr) {
+        warnings->push_back(
+            {"unreadable wheel name", std::string(url) + ": " + wheel.error().message});
+      }
       return;
     }
     row.file_kind = "wheel";
@@ -251,11 +262,24 @@ std::string SystemClockRfc3339() {
   return out;
 }
 
+std::optional<std::string> RefuseCrossOriginRedirect(std::string_view from, std::string_view to) {
+  auto lower = [](std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string from_origin = lower(index::UrlOrigin(from));
+  const std::string to_origin = lower(index::UrlOrigin(to));
+  if (!from_origin.empty() && from_origin == to_origin) return std::nullopt;
+  return "it leaves " + std::string(index::UrlOrigin(from)) +
+         " (torchdex-crawl follows redirects within a page's origin only)";
+}
+
 std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
                                          std::string_view base_url, std::string_view channel_path,
                                          std::string_view project,
                                          const std::vector<index::Anchor>& anchors,
-                                         std::vector<std::string>* warnings) {
+                                         std::vector<CrawlWarning>* warnings) {
   std::vector<AnchorRow> rows;
   rows.reserve(anchors.size());
   const std::string_view base_origin = index::UrlOrigin(base_url);
@@ -275,6 +299,11 @@ std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
     row.yanked = a.yanked;
     row.upload_time = a.upload_time;
     FillFromFilename(row, project, warnings, a.url);
+    if (a.hash_malformed && warnings != nullptr) {
+      warnings->push_back(
+          {"malformed hash", a.url + ": the link's hash \"" + a.hash +
+                                 "\" is not hex of that algorithm's length (not stored)"});
+    }
     if (rel && rel->starts_with(channel_path)) {
       row.backend = FileBackend(family, std::string_view(*rel).substr(channel_path.size()), row.local);
     }
@@ -307,6 +336,7 @@ class Crawler {
     for (const std::string& wanted : options_.channels) {
       if (family_.FindChannel(wanted) == nullptr) {
         report_.failures.push_back("unknown channel '" + wanted + "'");
+        report_.error_code = core::ErrorCode::kUsage;
       }
     }
     if (!report_.failures.empty()) return report_;
@@ -314,7 +344,7 @@ class Crawler {
     // What the store holds, read once: validators for conditional requests, and each page's
     // digest and anchor count, consulted for every answer instead of a query each.
     auto pages = store_.LoadPages();
-    if (!pages) return Fail(pages.error().message);
+    if (!pages) return Fail(pages.error());
     stored_ = std::move(pages).value();
     for (const auto& [path, page] : stored_) {
       if (page.status == 200 || page.status == 304) {
@@ -325,11 +355,11 @@ class Crawler {
     std::string channel_names;
     for (const auto& [name, state] : channels_) channel_names += (channel_names.empty() ? "" : ",") + name;
     auto run = store_.BeginRun(clock_(), base_url_, channel_names);
-    if (!run) return Fail(run.error().message);
+    if (!run) return Fail(run.error());
 
     std::vector<index::FetchRequest> initial;
     for (const auto& [name, state] : channels_) {
-      initial.push_back(Request(PageTask{state.path, name, state.path, PageKind::kChannelRoot, "", ""}));
+      Queue(initial, PageTask{state.path, name, state.path, PageKind::kChannelRoot, "", ""});
     }
     const auto started = std::chrono::steady_clock::now();
     auto seconds_since = [](std::chrono::steady_clock::time_point t) {
@@ -345,18 +375,45 @@ class Crawler {
     worker_.Drain();
     report_.phases["drain"] = seconds_since(drained);
 
-    if (store_error_) return Abort(*store_error_);
-    if (!report_.failures.empty()) return Abort("");
+    if (store_error_) return Abort(core::MakeError(*store_error_));
+    if (!report_.failures.empty()) return Abort({});
     if (!options_.default_index.empty()) FetchDefaultIndex();
-    if (!report_.failures.empty()) return Abort("");
+    if (store_error_) return Abort(core::MakeError(*store_error_));
+    if (!report_.failures.empty()) return Abort({});
     const auto finishing = std::chrono::steady_clock::now();
-    if (auto s = Finish(); !s) return Abort(s.error().message);
+    if (auto s = Finish(); !s) return Abort(s.error());
     report_.phases["classify_and_commit"] = seconds_since(finishing);
     report_.ok = true;
     return report_;
   }
 
  private:
+  // Queues a page into `into`, unless the crawl already asked for --max-pages pages: then the
+  // crawl fails (once), and nothing more is queued.
+  void Queue(std::vector<index::FetchRequest>& into, PageTask task) {
+    if (tasks_.size() >= options_.max_pages) {
+      if (!pages_exceeded_) {
+        pages_exceeded_ = true;
+        Failure("the crawl would ask for more than --max-pages " +
+                std::to_string(options_.max_pages) + " pages (the next one: " + base_url_ +
+                task.path + ")");
+      }
+      return;
+    }
+    into.push_back(Request(std::move(task)));
+  }
+
+  // A listing that would lead to more than --max-follow pages fails instead (issue 13 item 24:
+  // a root of 20,000 links cost 20,001 requests).
+  bool WithinFollowBound(const PageTask& task, std::size_t count, std::string_view what) {
+    if (count <= options_.max_follow) return true;
+    Update([](CrawlReport& r) { ++r.stats.pages_failed; });
+    Failure(base_url_ + task.path + " lists " + std::to_string(count) + " " + std::string(what) +
+            ", more than --max-follow " + std::to_string(options_.max_follow) +
+            "; none of them was asked");
+    return false;
+  }
+
   index::FetchRequest Request(PageTask task) {
     index::FetchRequest request;
     request.url = base_url_ + task.path;
@@ -369,13 +426,24 @@ class Crawler {
     return request;
   }
 
-  CrawlReport Fail(const std::string& message) {
-    report_.failures.push_back(message);
+  std::string TooManyLinks(const index::FetchResult& result) const {
+    return "page " + PageUrl(result) + " has more than " + std::to_string(options_.max_links) +
+           " links (--max-links); the rest was not read";
+  }
+
+  // The store failed before the run began: nothing to roll back.
+  CrawlReport Fail(const core::Error& error) {
+    report_.failures.push_back(error.message);
+    report_.error_code = error.code;
     return report_;
   }
 
-  CrawlReport Abort(const std::string& message) {
-    if (!message.empty()) report_.failures.push_back(message);
+  // Rolls the run back: for `error` (the store's) when given, else for the pages that failed.
+  CrawlReport Abort(const std::optional<core::Error>& error) {
+    if (error) {
+      report_.failures.push_back(error->message);
+      report_.error_code = error->code;
+    }
     std::string summary = std::to_string(report_.failures.size()) + " failure(s); first: " +
                           report_.failures.front();
     store_.AbortRun(clock_(), report_.stats, summary);
@@ -393,9 +461,9 @@ class Crawler {
     std::lock_guard<std::mutex> lock(report_mutex_);
     return store_error_.has_value();
   }
-  void Warn(std::string warning) {
+  void Warn(std::string kind, std::string warning) {
     std::lock_guard<std::mutex> lock(report_mutex_);
-    report_.warnings.push_back(std::move(warning));
+    report_.warnings.push_back({std::move(kind), std::move(warning)});
   }
   void Failure(std::string failure) {
     std::lock_guard<std::mutex> lock(report_mutex_);
@@ -428,17 +496,18 @@ class Crawler {
           const std::size_t bytes = result.body.size();
           Worker& parser = parsers_[next_parser_++ % parsers_.size()];
           parser.Post([this, task, now, result = std::move(result)]() mutable {
-            auto page = index::ParsePage(result.body, result.content_type, result.request.url);
+            auto page = index::ParsePage(result.body, result.content_type, PageUrl(result),
+                                         options_.max_links);
             std::string().swap(result.body);
-            if (!page) {
+            if (!page || page->more_anchors) {
               Update([](CrawlReport& r) { ++r.stats.pages_failed; });
-              Failure(page.error().message);
+              Failure(page ? TooManyLinks(result) : page.error().message);
               return;
             }
-            std::vector<std::string> warnings;
+            std::vector<CrawlWarning> warnings;
             std::vector<AnchorRow> project_rows = ProjectAnchorRows(
                 family_, base_url_, task.channel_path, task.project, page->anchors, &warnings);
-            for (std::string& w : warnings) Warn(std::move(w));
+            for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
             const std::size_t row_bytes = project_rows.size() * 256;  // a rough size of a row
             const index::PageShape shape = page->shape;
             worker_.Post([this, task, now, shape, result = std::move(result),
@@ -448,17 +517,18 @@ class Crawler {
           }, bytes);
           return next;
         }
-        auto page = index::ParsePage(result.body, result.content_type, result.request.url);
-        if (!page) {
+        auto page = index::ParsePage(result.body, result.content_type, PageUrl(result),
+                                     options_.max_links);
+        if (!page || page->more_anchors) {
           Update([](CrawlReport& r) { ++r.stats.pages_failed; });
-          Failure(page.error().message);
+          Failure(page ? TooManyLinks(result) : page.error().message);
           return next;
         }
         if (task.kind == PageKind::kDiscovery) {
           // A flat project page ("torch/" at the channel root) links the files of every backend:
           // keep them as files (version, tags, hash, backend), for the backends whose own page
           // is missing (read_catalogue), and find backends through their links (OnDiscovery).
-          std::vector<std::string> warnings;
+          std::vector<CrawlWarning> warnings;  // already said for the project pages
           rows = ProjectAnchorRows(family_, base_url_, task.channel_path, task.project,
                                    page->anchors, &warnings);
         } else {
@@ -594,24 +664,24 @@ class Crawler {
     }, 0);
     switch (task.kind) {
       case PageKind::kChannelRoot:
-        Warn("channel " + task.channel + ": no root index (" + what +
+        Warn("no root index", "channel " + task.channel + ": no root index (" + what +
              "); backends are found through project pages only");
         // Older servers and partial mirrors list no root: still try the discovery projects.
         for (const std::string& project : family_.discovery_projects) {
-          next.push_back(Request(PageTask{task.channel_path + project + "/", task.channel,
-                                          task.channel_path, PageKind::kDiscovery, "", project}));
+          Queue(next, PageTask{task.channel_path + project + "/", task.channel, task.channel_path,
+                               PageKind::kDiscovery, "", project});
         }
         break;
       case PageKind::kBackendList:
         channels_[task.channel].backends[task.backend].state = "empty";
-        Warn("backend " + task.backend + " (" + task.channel +
+        Warn("backend page missing", "backend " + task.backend + " (" + task.channel +
              ") is listed but its page is missing (" + what + "); recorded as empty");
         break;
       case PageKind::kDiscovery:
-        Warn("discovery page missing: " + what);
+        Warn("discovery page missing", "discovery page missing: " + what);
         break;
       case PageKind::kProject:
-        Warn("project page missing: " + what);
+        Warn("project page missing", "project page missing: " + what);
         break;
     }
   }
@@ -640,8 +710,8 @@ class Crawler {
     b.state = wanted ? "ok" : (b.legacy ? "skipped (legacy)" : "skipped");
     channel.backends[name] = b;
     if (wanted) {
-      next.push_back(Request(PageTask{task.channel_path + name + "/", task.channel, task.channel_path,
-                                      PageKind::kBackendList, name, ""}));
+      Queue(next, PageTask{task.channel_path + name + "/", task.channel, task.channel_path,
+                           PageKind::kBackendList, name, ""});
     }
   }
 
@@ -649,23 +719,33 @@ class Crawler {
                      std::vector<index::FetchRequest>& next) {
     channels_[task.channel].root_seen = true;
     std::set<std::string> discovery(family_.discovery_projects.begin(), family_.discovery_projects.end());
+    std::vector<std::string> backends, discovered;
+    std::set<std::string> seen;
     for (const AnchorRow& row : rows) {
       if (!row.host.empty() || !row.url.starts_with(task.path) || !row.url.ends_with('/')) continue;
       const std::string rest = row.url.substr(task.path.size());
       if (rest.size() < 2 || rest.find('/') != rest.size() - 1) continue;  // only direct children
       const std::string name(Dirname(rest));
+      if (!seen.insert(name).second) continue;
       if (family_.IsBackendName(name) || family_.LegacyReason(name)) {
-        NoteBackend(task, name, "root index", next);
+        backends.push_back(name);
       } else if (discovery.count(core::NormalizeName(name)) != 0) {
-        next.push_back(Request(PageTask{task.channel_path + name + "/", task.channel,
-                                        task.channel_path, PageKind::kDiscovery, "", name}));
+        discovered.push_back(name);
       }
+    }
+    if (!WithinFollowBound(task, backends.size() + discovered.size(), "backends")) return;
+    for (const std::string& name : backends) NoteBackend(task, name, "root index", next);
+    for (const std::string& name : discovered) {
+      Queue(next, PageTask{task.channel_path + name + "/", task.channel, task.channel_path,
+                           PageKind::kDiscovery, "", name});
     }
   }
 
   void OnDiscovery(const PageTask& task, const std::vector<AnchorRow>& rows,
                    std::vector<index::FetchRequest>& next) {
     // "/whl/torch/" links into every backend directory: "/whl/cu128/torch-...".
+    std::vector<std::string> dirs;
+    std::set<std::string> seen;
     for (const AnchorRow& row : rows) {
       if (!row.host.empty() && !row.url.starts_with("http")) continue;
       std::optional<std::string> rel = row.host.empty()
@@ -676,24 +756,39 @@ class Crawler {
       const std::size_t slash = in_channel.find('/');
       if (slash == std::string::npos) continue;
       const std::string dir = in_channel.substr(0, slash);
-      if (family_.IsBackendName(dir) || family_.LegacyReason(dir)) {
-        NoteBackend(task, dir, "links of " + task.project + "/", next);
+      if ((family_.IsBackendName(dir) || family_.LegacyReason(dir)) && seen.insert(dir).second) {
+        dirs.push_back(dir);
       }
+    }
+    if (!WithinFollowBound(task, dirs.size(), "backends")) return;
+    for (const std::string& dir : dirs) {
+      NoteBackend(task, dir, "links of " + task.project + "/", next);
     }
   }
 
   void OnBackendList(const PageTask& task, const std::vector<AnchorRow>& rows,
                      std::vector<index::FetchRequest>& next) {
     std::set<std::string> not_projects(family_.not_projects.begin(), family_.not_projects.end());
-    std::int64_t projects = 0;
+    std::vector<std::string> projects;
+    std::set<std::string> seen;
     for (const AnchorRow& row : rows) {
       if (row.project.empty()) continue;
       if (not_projects.count(row.project) != 0 || family_.IsBackendName(row.project)) continue;
-      ++projects;
-      next.push_back(Request(PageTask{task.path + row.project + "/", task.channel, task.channel_path,
-                                      PageKind::kProject, task.backend, row.project}));
+      if (!core::IsValidName(row.project)) {
+        // Not a name (a JSON list's "../x" arrives percent-encoded): no page to ask for.
+        Warn("not a project name", base_url_ + task.path + " lists \"" + row.project +
+                                       "\", which is not a project name; skipped");
+        continue;
+      }
+      if (seen.insert(row.project).second) projects.push_back(row.project);
     }
-    channels_[task.channel].backends[task.backend].projects = projects;
+    if (!WithinFollowBound(task, projects.size(), "projects")) return;
+    for (const std::string& project : projects) {
+      Queue(next, PageTask{task.path + project + "/", task.channel, task.channel_path,
+                           PageKind::kProject, task.backend, project});
+    }
+    channels_[task.channel].backends[task.backend].projects =
+        static_cast<std::int64_t>(projects.size());
   }
 
   void FetchDefaultIndex() {
@@ -721,12 +816,15 @@ class Crawler {
     fetcher_.Run(std::move(requests), [&](index::FetchResult&& r) {
       if (r.outcome != index::FetchOutcome::kOk) {
         if (r.outcome == index::FetchOutcome::kFailed) {
-          report_.warnings.push_back("default index: " + r.error);
+          report_.warnings.push_back({"default index", "default index: " + r.error});
         }
         return std::vector<index::FetchRequest>();
       }
-      auto page = index::ParsePage(r.body, r.content_type, r.request.url);
+      auto page = index::ParsePage(r.body, r.content_type, PageUrl(r), options_.max_links);
       if (!page) return std::vector<index::FetchRequest>();
+      if (page->more_anchors) {
+        report_.warnings.push_back({"default index", "default index: " + TooManyLinks(r)});
+      }
       std::vector<std::string> versions;
       const std::string& project = names[r.request.cookie];
       for (const index::Anchor& a : page->anchors) {
@@ -822,6 +920,7 @@ class Crawler {
   // ~80 MB of a full crawl), and pages are independent: two threads share it.
   std::array<Worker, 2> parsers_;
   std::size_t next_parser_ = 0;
+  bool pages_exceeded_ = false;  // --max-pages was reached (said once)
   CrawlReport report_;
 };
 
@@ -831,7 +930,13 @@ CrawlReport Crawl(const catalogue::IndexFamily& family, const catalogue::Routing
                   const CrawlOptions& options, index::Fetcher& fetcher, catalogue::Store& store,
                   const Clock& clock, const index::Fetcher::OnProgress& on_progress) {
   Crawler crawler(family, policy, options, fetcher, store, clock);
-  return crawler.Run(on_progress);
+  CrawlReport report = crawler.Run(on_progress);
+  // Pages answer in any order: the report does not depend on it.
+  std::sort(report.warnings.begin(), report.warnings.end(),
+            [](const CrawlWarning& a, const CrawlWarning& b) {
+              return std::tie(a.kind, a.message) < std::tie(b.kind, b.message);
+            });
+  return report;
 }
 
 }  // namespace torchdex::crawler

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -66,6 +68,8 @@ struct Transfer {
   FetchResult result;
   EasyHandle easy;  // set while an attempt is in flight
   HeaderList headers;
+  std::string url;         // what this hop asks: the request's URL, or where a redirect led
+  bool following = false;  // the next Start follows a redirect: the same attempt, a new hop
   std::uint64_t max_body = 0;
   bool too_large = false;  // the write callback refused the body
   char error_buffer[CURL_ERROR_SIZE] = {};
@@ -169,9 +173,6 @@ Verdict Classify(Transfer& transfer, CURLcode code, const FetchOptions& options)
       transfer.error_buffer[0] ? transfer.error_buffer : Lib().easy_strerror(code);
   if (transfer.too_large || code == CURLE_FILESIZE_EXCEEDED) {
     verdict.cause = "page larger than " + std::to_string(options.max_body_bytes) + " bytes";
-  } else if (code == CURLE_TOO_MANY_REDIRECTS) {
-    verdict.cause = "more than " + std::to_string(options.max_redirects) +
-                    " redirects (a redirect loop?): " + detail;
   } else if (code == CURLE_OPERATION_TIMEDOUT) {
     verdict.cause = "timed out (connect " + FormatSeconds(options.connect_timeout_s) + ", total " +
                     FormatSeconds(options.total_timeout_s) + "): " + detail;
@@ -184,6 +185,16 @@ Verdict Classify(Transfer& transfer, CURLcode code, const FetchOptions& options)
     verdict.retry = IsTransientCurlError(code);
   }
   return verdict;
+}
+
+bool IsRedirectStatus(long status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+bool IsHttpUrl(std::string_view url) {
+  std::string scheme(url.substr(0, url.find(':')));
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return scheme == "http" || scheme == "https";
 }
 
 class CurlFetcher final : public Fetcher {
@@ -242,7 +253,13 @@ class CurlFetcher final : public Fetcher {
 
 void CurlFetcher::Start(Transfer& transfer) {
   FetchResult& result = transfer.result;
-  ++result.attempts;
+  if (!transfer.following) {
+    // A new attempt starts from the request's URL again.
+    ++result.attempts;
+    transfer.url = result.request.url;
+    result.redirects.clear();
+  }
+  transfer.following = false;
   result.status = 0;
   std::string().swap(result.body);  // a failed attempt's bytes are gone, not just cleared
   result.etag.clear();
@@ -256,16 +273,16 @@ void CurlFetcher::Start(Transfer& transfer) {
   transfer.easy = TakeEasy();
   CURL* easy = transfer.easy.get();
   const FetchRequest& request = result.request;
-  Lib().easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+  Lib().easy_setopt(easy, CURLOPT_URL, transfer.url.c_str());
   Lib().easy_setopt(easy, CURLOPT_PRIVATE, &transfer);
   Lib().easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
   Lib().easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
   Lib().easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error_buffer);
   Lib().easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   Lib().easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  Lib().easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  Lib().easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-  Lib().easy_setopt(easy, CURLOPT_MAXREDIRS, long{options_.max_redirects});
+  // Redirects are followed here, hop by hop (FollowRedirect), so that every hop is checked
+  // before it is asked, not only where the chain ends (issue 13 item 21).
+  Lib().easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
   Lib().easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // every encoding this libcurl decodes
   Lib().easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
   Lib().easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
@@ -283,7 +300,7 @@ void CurlFetcher::Start(Transfer& transfer) {
     // Over TLS, wait for a connection that may multiplex (HTTP/2) rather than open another.
     // Not for plain http: that is HTTP/1.1 here, and waiting would serialise every transfer
     // onto one connection.
-    if (request.url.rfind("https://", 0) == 0) Lib().easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+    if (transfer.url.rfind("https://", 0) == 0) Lib().easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
   } else {
     Lib().easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_1_1});
   }
@@ -384,7 +401,35 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
         result.effective_url = effective_url;
       }
 
-      const Verdict verdict = Classify(*transfer, code, options_);
+      Verdict verdict = Classify(*transfer, code, options_);
+      const char* location = nullptr;
+      if (code == CURLE_OK && IsRedirectStatus(status) &&
+          Lib().easy_getinfo(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK &&
+          location != nullptr) {
+        // A redirect: follow it as the next hop of this attempt, unless it is refused.
+        const std::string to = location;
+        std::string refused;
+        if (static_cast<int>(result.redirects.size()) >= options_.max_redirects) {
+          refused = "more than " + std::to_string(options_.max_redirects) +
+                    " redirects (a redirect loop?), the last to " + to;
+        } else if (!IsHttpUrl(to)) {
+          refused = "redirect to " + to + " refused: not http or https";
+        } else if (options_.check_redirect) {
+          if (std::optional<std::string> why = options_.check_redirect(transfer->url, to)) {
+            refused = "redirect to " + to + " refused: " + *why;
+          }
+        }
+        if (refused.empty()) {
+          result.redirects.push_back(to);
+          transfer->url = to;
+          transfer->following = true;
+          GiveBackEasy(*transfer);
+          ready.push_front(std::move(transfer));
+          continue;
+        }
+        verdict = Verdict{};
+        verdict.cause = refused;
+      }
       if (verdict.retry && result.attempts < options_.max_attempts) {
         GiveBackEasy(*transfer);
         std::string().swap(result.body);  // a waiting retry holds no partial page

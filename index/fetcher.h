@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace torchdex::index {
@@ -34,6 +36,7 @@ struct FetchResult {
   std::string last_modified;
   std::string content_type;
   std::string effective_url;  // after redirects
+  std::vector<std::string> redirects;  // every URL a redirect led to, in order (the last attempt)
   std::string error;          // kFailed (and kAbsent): names the URL and the cause
   int attempts = 0;
   std::uint64_t wire_bytes = 0;  // bytes received before decompression, all attempts
@@ -48,6 +51,11 @@ struct FetchOptions {
   double backoff_max_s = 30;
   std::uint64_t max_body_bytes = 64ull << 20;  // a larger body is a kFailed result
   int max_redirects = 5;
+  /// Asked before each redirect is followed, with the URL that answered it and the URL it leads
+  /// to: a reason refuses the hop (the result is kFailed, not retried, and `to` is never asked),
+  /// nullopt follows it. Unset: every http or https hop is followed.
+  std::function<std::optional<std::string>(std::string_view from, std::string_view to)>
+      check_redirect;
   bool http2 = true;
   std::string user_agent;  // "torchdex/<version> (+https://github.com/...)" by default
 };

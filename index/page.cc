@@ -4,8 +4,10 @@
 #include <libxml/parser.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "index/lazy_libs.h"
 #include "index/url.h"
@@ -58,15 +60,44 @@ std::string EscapePathSegment(std::string_view name) {
   return out;
 }
 
+// pip's supported link hashes (pip/_internal/models/link.py, _SUPPORTED_HASHES) and the length
+// of each in hex digits.
+constexpr std::pair<std::string_view, std::size_t> kLinkHashes[] = {
+    {"sha512", 128}, {"sha384", 96}, {"sha256", 64}, {"sha224", 56}, {"sha1", 40}, {"md5", 32}};
+
+bool IsHex(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return std::isxdigit(c) != 0; });
+}
+
+// The first "[#&]<name>=<value up to '&'>" in `url` as pip's regex finds it: names are matched
+// as written (lowercase), the leftmost match wins, and the value may be anything.
+void ReadLinkHash(std::string_view url, Anchor& anchor) {
+  for (std::size_t at = url.find_first_of("#&"); at != std::string_view::npos;
+       at = url.find_first_of("#&", at + 1)) {
+    const std::string_view rest = url.substr(at + 1);
+    for (const auto& [name, length] : kLinkHashes) {
+      if (!rest.starts_with(name) || rest.substr(name.size(), 1) != "=") continue;
+      const std::string_view value_and_more = rest.substr(name.size() + 1);
+      const std::string value = Lowercase(value_and_more.substr(0, value_and_more.find('&')));
+      anchor.hash = std::string(name) + "=" + value;
+      anchor.hash_malformed = value.size() != length || !IsHex(value);
+      if (name == "sha256" && !anchor.hash_malformed) anchor.sha256 = value;
+      return;
+    }
+  }
+}
+
 void SetUrlAndHash(Anchor& anchor, std::string_view page_url, std::string_view href) {
   const std::string resolved = ResolveUrl(page_url, Trim(href));
   anchor.url = std::string(StripFragment(resolved));
-  anchor.sha256 = Sha256FromHashSpec(UrlFragment(resolved));
+  ReadLinkHash(resolved, anchor);
 }
 
 // SAX state: libxml2 calls these while it reads, so no tree of 300,000 nodes is built.
 struct SaxState {
   std::string_view page_url;
+  std::size_t max_anchors = kAnyNumberOfAnchors;
   IndexPage page;
   bool in_anchor = false;
   bool in_h1 = false;
@@ -92,6 +123,10 @@ void OnStartElement(void* ctx, const xmlChar* raw_name, const xmlChar** attrs) {
   if (std::strcmp(name, "a") == 0) {
     const char* href = Attr(attrs, "href");
     if (href == nullptr) return;  // an anchor without href is not a link
+    if (state->page.anchors.size() >= state->max_anchors) {
+      state->page.more_anchors = true;
+      return;
+    }
     Anchor anchor;
     SetUrlAndHash(anchor, state->page_url, href);
     const char* core = Attr(attrs, "data-core-metadata");
@@ -151,9 +186,18 @@ void OnCharacters(void* ctx, const xmlChar* text, int length) {
 void IgnoreMessage(void*, const char*, ...) {}
 
 bool LooksBinary(std::string_view body) {
-  // HTML never holds NUL bytes; a page that does is not a page (a wheel served by mistake,
-  // garbage from a broken proxy).
-  return body.find('\0') != std::string_view::npos;
+  // HTML never holds NUL or other C0 control bytes but tab, newline, form feed and carriage
+  // return (HTML: "control characters" are parse errors); a page that does is not a page (a
+  // wheel served by mistake, garbage from a broken proxy). Random bytes hold one in 8.
+  return std::any_of(body.begin(), body.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return (b < 0x20 && b != '\t' && b != '\n' && b != '\f' && b != '\r') || b == 0x7f;
+  });
+}
+
+// The media type of a Content-Type header, lower case: "text/html; charset=utf-8" -> "text/html".
+std::string MediaType(std::string_view content_type) {
+  return Lowercase(Trim(content_type.substr(0, content_type.find(';'))));
 }
 
 }  // namespace
@@ -174,16 +218,18 @@ std::string_view PageShapeName(PageShape shape) {
   return "other";
 }
 
-core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url) {
+core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url,
+                                        std::size_t max_anchors) {
   if (LooksBinary(html)) {
     return core::MakeError("page " + std::string(page_url) +
-                           " is not HTML: it holds binary data (NUL bytes)");
+                           " is not HTML: it holds binary data (NUL or other control bytes)");
   }
   if (html.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     return core::MakeError("page " + std::string(page_url) + " is too large to parse");
   }
   SaxState state;
   state.page_url = page_url;
+  state.max_anchors = max_anchors;
 
   htmlSAXHandler sax;
   std::memset(&sax, 0, sizeof(sax));
@@ -203,7 +249,8 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
                                HTML_PARSE_NONET | HTML_PARSE_NOBLANKS);
   // Feed in chunks: the push parser takes an int length.
   constexpr std::size_t kChunk = 1 << 20;
-  for (std::size_t offset = 0; offset < html.size(); offset += kChunk) {
+  // Past the anchor bound the rest of the page is not read.
+  for (std::size_t offset = 0; offset < html.size() && !state.page.more_anchors; offset += kChunk) {
     const std::size_t n = std::min(kChunk, html.size() - offset);
     xml->parse_chunk(ctxt, html.data() + offset, static_cast<int>(n), 0);
   }
@@ -230,12 +277,35 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
   return page;
 }
 
-core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url) {
-  nlohmann::json doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url,
+                                        std::size_t max_anchors) {
+  // Past max_anchors entries of "files" or "projects", each entry is dropped as soon as it is
+  // read, so a page of a million files costs max_anchors of them in memory, not the whole
+  // document (issue 13 item 24).
+  bool in_list = false, more = false;
+  std::string key;
+  std::size_t entries = 0;
+  const auto bound = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (depth == 1 && event == Event::key) key = parsed.get<std::string>();
+    if (depth == 1 && event == Event::array_start) in_list = key == "files" || key == "projects";
+    if (depth == 1 && event == Event::array_end) in_list = false;
+    const bool entry_read =
+        event == Event::object_end || event == Event::array_end || event == Event::value;
+    if (in_list && depth == 2 && entry_read && ++entries > max_anchors) {
+      more = true;
+      return false;
+    }
+    return true;
+  };
+  nlohmann::json doc = max_anchors == kAnyNumberOfAnchors
+                           ? nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false)
+                           : nlohmann::json::parse(json, bound, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return core::MakeError("page " + std::string(page_url) + " is not a PEP 691 JSON object");
   }
   IndexPage page;
+  page.more_anchors = more;
   page.shape = PageShape::kJson;
   if (auto meta = doc.find("meta"); meta != doc.end() && meta->is_object()) {
     if (auto v = meta->find("api-version"); v != meta->end() && v->is_string()) {
@@ -252,6 +322,10 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
   if (auto files = doc.find("files"); files != doc.end()) {
     if (!files->is_array()) return core::MakeError("page " + std::string(page_url) + ": /files is not an array");
     for (std::size_t i = 0; i < files->size(); ++i) {
+      if (i >= max_anchors) {
+        page.more_anchors = true;
+        break;
+      }
       const nlohmann::json& f = (*files)[i];
       if (!f.is_object()) return error_at(i, "is not an object");
       auto url = f.find("url");
@@ -261,8 +335,21 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
       SetUrlAndHash(anchor, page_url, url->get<std::string>());
       if (filename != f.end() && filename->is_string()) anchor.text = filename->get<std::string>();
       if (auto hashes = f.find("hashes"); hashes != f.end() && hashes->is_object()) {
-        if (auto sha = hashes->find("sha256"); sha != hashes->end() && sha->is_string()) {
-          anchor.sha256 = Lowercase(sha->get<std::string>());
+        // pip's link hashes are {**hashes, **fragment}: the dictionary's name comes first, with
+        // the fragment's value when it names the same one. The dictionary's order is lost here,
+        // so sha256 is preferred, then the strongest.
+        for (const auto& [name, length] : kLinkHashes) {
+          auto h = hashes->find(std::string(name));
+          if (name != "sha256" && hashes->contains("sha256")) continue;
+          if (h == hashes->end() || !h->is_string()) continue;
+          std::string value = Lowercase(h->get<std::string>());
+          if (anchor.hash.starts_with(std::string(name) + "=")) {
+            value = anchor.hash.substr(name.size() + 1);
+          }
+          anchor.hash = std::string(name) + "=" + value;
+          anchor.hash_malformed = value.size() != length || !IsHex(value);
+          anchor.sha256 = name == "sha256" && !anchor.hash_malformed ? value : "";
+          break;
         }
       }
       for (const char* key : {"core-metadata", "dist-info-metadata"}) {
@@ -291,6 +378,10 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
     }
   } else if (auto projects = doc.find("projects"); projects != doc.end() && projects->is_array()) {
     for (const nlohmann::json& p : *projects) {
+      if (page.anchors.size() >= max_anchors) {
+        page.more_anchors = true;
+        break;
+      }
       if (!p.is_object()) continue;
       auto name = p.find("name");
       if (name == p.end() || !name->is_string()) continue;
@@ -304,11 +395,22 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
 }
 
 core::Expected<IndexPage> ParsePage(std::string_view body, std::string_view content_type,
-                                    std::string_view page_url) {
-  if (content_type.find("application/vnd.pypi.simple.v1+json") != std::string_view::npos) {
-    return ParseJsonPage(body, page_url);
+                                    std::string_view page_url, std::size_t max_anchors) {
+  const std::string media = MediaType(content_type);
+  if (media == "application/vnd.pypi.simple.v1+json") {
+    return ParseJsonPage(body, page_url, max_anchors);
   }
-  return ParseHtmlPage(body, page_url);
+  // What pip reads as an index page (pip's _get_simple_response), and XHTML; a server that
+  // names no type is sniffed as HTML. Anything else (application/octet-stream, image/png,
+  // application/json) is not a page, whatever its bytes parse as (issue 13 item 27).
+  if (!media.empty() && media != "text/html" && media != "application/vnd.pypi.simple.v1+html" &&
+      media != "application/xhtml+xml") {
+    return core::MakeError(
+        "page " + std::string(page_url) + " is not an index page: Content-Type " +
+        std::string(Trim(content_type)) +
+        " (pages are text/html or application/vnd.pypi.simple.v1+html or +json)");
+  }
+  return ParseHtmlPage(body, page_url, max_anchors);
 }
 
 }  // namespace torchdex::index

@@ -4,6 +4,7 @@
 #ifndef TORCHDEX_INDEX_PAGE_H_
 #define TORCHDEX_INDEX_PAGE_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,7 +17,12 @@ namespace torchdex::index {
 struct Anchor {
   std::string url;   // resolved against the page, without the fragment
   std::string text;  // the anchor text, whitespace-trimmed
-  std::string sha256;           // from "#sha256=<hex>", lowercase; empty when absent
+  std::string sha256;  // from a well-formed sha256 in the link (64 hex digits), lowercase; or ""
+  /// The link's hash as pip reads it (pip's LinkHash: the first "[#&](sha512|sha384|sha256|
+  /// sha224|sha1|md5)=([^&]*)" in the URL), as "name=value" with the value lowercase: what pip
+  /// would check a download against when it installs from this page; "" when none.
+  std::string hash;
+  bool hash_malformed = false;  // `hash`'s value is not hex of its algorithm's length
   std::string metadata_sha256;  // PEP 658/714 "sha256=<hex>"; empty when absent
   bool has_metadata = false;    // data-core-metadata / data-dist-info-metadata present
   std::string requires_python;  // entities decoded ("&gt;=3.10" -> ">=3.10")
@@ -38,19 +44,32 @@ struct IndexPage {
   std::string heading;             // the name in "<h1>Links for x</h1>", empty when none
   std::string repository_version;  // pypi:repository-version / meta.api-version
   std::vector<Anchor> anchors;     // in page order
+  /// The page holds more anchors than the `max_anchors` it was parsed with; `anchors` holds
+  /// the first max_anchors, and the rest was not read (so a page of a million links costs
+  /// max_anchors of memory, not a million).
+  bool more_anchors = false;
 };
+
+/// No bound on the anchors of a page.
+inline constexpr std::size_t kAnyNumberOfAnchors = static_cast<std::size_t>(-1);
 
 /// Parses an HTML simple-index page. Lenient with markup (<br>, <br/>, <br />, scripts,
 /// comments, missing <h1>), exact with what it extracts; anchors inside <script> are text,
-/// not links. Fails only on input that is not HTML at all (binary data).
-core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url);
+/// not links. Fails only on input that is not HTML at all: binary data (NUL or other C0 control
+/// bytes than tab, newline, form feed and carriage return).
+core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url,
+                                        std::size_t max_anchors = kAnyNumberOfAnchors);
 
 /// Parses a PEP 691 JSON page (application/vnd.pypi.simple.v1+json), project or list page.
-core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url);
+core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url,
+                                        std::size_t max_anchors = kAnyNumberOfAnchors);
 
-/// Picks the parser by content type ("application/vnd.pypi.simple.v1+json" is JSON).
+/// Picks the parser by content type ("application/vnd.pypi.simple.v1+json" is JSON; text/html,
+/// application/vnd.pypi.simple.v1+html, application/xhtml+xml and none at all are HTML); any
+/// other type is an error naming it, as pip skips such pages.
 core::Expected<IndexPage> ParsePage(std::string_view body, std::string_view content_type,
-                                    std::string_view page_url);
+                                    std::string_view page_url,
+                                    std::size_t max_anchors = kAnyNumberOfAnchors);
 
 }  // namespace torchdex::index
 

@@ -2,6 +2,8 @@
 
 #include "core/url.h"
 
+#include <cctype>
+#include <string>
 #include <vector>
 
 namespace torchdex::index {
@@ -23,6 +25,14 @@ std::size_t SchemeLength(std::string_view s) {
     if (!IsSchemeChar(s[i])) return 0;
   }
   return colon + 1;
+}
+
+// WHATWG URL "special schemes": their authority also ends at a backslash.
+bool IsSpecialScheme(std::string_view scheme) {
+  std::string lower(scheme);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "http" || lower == "https" || lower == "ws" || lower == "wss" ||
+         lower == "ftp" || lower == "file";
 }
 
 // RFC 3986 §5.2.4: removes "." and ".." segments.
@@ -62,8 +72,17 @@ std::string RemoveDotSegments(std::string_view path) {
 std::string_view UrlOrigin(std::string_view url) {
   const std::size_t scheme = SchemeLength(url);
   if (scheme == 0 || url.substr(scheme, 2) != "//") return {};
-  const std::size_t end = url.find_first_of("/?#", scheme + 2);
+  const std::size_t end =
+      url.find_first_of(IsSpecialScheme(url.substr(0, scheme - 1)) ? "/\\?#" : "/?#", scheme + 2);
   return url.substr(0, end);
+}
+
+bool HasAmbiguousAuthority(std::string_view url) {
+  const std::size_t scheme = SchemeLength(url);
+  if (scheme == 0 || url.substr(scheme, 2) != "//") return false;
+  const std::size_t end = url.find_first_of("/?#", scheme + 2);
+  return url.substr(scheme + 2, end == std::string_view::npos ? end : end - scheme - 2)
+             .find('\\') != std::string_view::npos;
 }
 
 std::string_view UrlHost(std::string_view url) {

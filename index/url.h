@@ -14,9 +14,16 @@ namespace torchdex::index {
 std::string ResolveUrl(std::string_view base, std::string_view href);
 
 /// "https://host:1/a/b?q#f" -> "https://host:1"; empty for a reference without a scheme.
+/// For http, https and the other special schemes of the WHATWG URL standard the authority ends
+/// at the first '/', '\\', '?' or '#', as browsers and urllib3 (so pip) read it:
+/// "http://0.0.0.0:1\\@127.0.0.1:1/" is on 0.0.0.0, not 127.0.0.1.
 std::string_view UrlOrigin(std::string_view url);
-/// "https://host:1/a/b?q#f" -> "host:1".
+/// "https://user@host:1/a/b?q#f" -> "host:1": the authority after its last '@'.
 std::string_view UrlHost(std::string_view url);
+/// True when parsers disagree on the host of `url`: a '\\' inside the authority as RFC 3986
+/// reads it (up to the first '/', '?' or '#'). libcurl and Python's urlsplit take the host after
+/// the '@' of "http://0.0.0.0:1\\@127.0.0.1:1/", WHATWG and urllib3 the one before the '\\'.
+bool HasAmbiguousAuthority(std::string_view url);
 /// "https://host/a/b?q#f" -> "/a/b" (no query, no fragment).
 std::string_view UrlPath(std::string_view url);
 /// The fragment without '#', empty when none.

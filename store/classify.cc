@@ -82,7 +82,8 @@ std::string NewestFinalVersion(const std::vector<std::string>& versions) {
 
 core::Expected<RoutingPolicy> ParseRoutingPolicy(std::string_view text, std::string_view origin) {
   auto fail = [&](const std::string& pointer, const std::string& what) {
-    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what);
+    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what,
+                           core::ErrorCode::kBadInputFile);
   };
   nlohmann::json doc = nlohmann::json::parse(text, nullptr, false, /*ignore_comments=*/true);
   if (doc.is_discarded()) return fail("", "not valid JSON");
@@ -115,7 +116,7 @@ core::Expected<RoutingPolicy> ParseRoutingPolicy(std::string_view text, std::str
 
 core::Expected<RoutingPolicy> LoadRoutingPolicy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return core::MakeError(path + ": cannot be read");
+  if (!in) return core::MakeError(path + ": cannot be read", core::ErrorCode::kBadInputFile);
   std::ostringstream text;
   text << in.rdbuf();
   return ParseRoutingPolicy(text.str(), path);

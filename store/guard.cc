@@ -352,7 +352,7 @@ std::string GuardReportToJson(const GuardReport& r, const CatalogueDiff& diff) {
                        {"share", r.wheel_loss},
                        {"limit", r.max_wheel_loss}};
   doc["diff"] = nlohmann::json::parse(DiffToJson(diff));
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace torchdex::catalogue

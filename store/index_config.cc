@@ -29,7 +29,8 @@ using nlohmann::json;
 struct Reader {
   std::string_view origin;
   core::Error Fail(const std::string& pointer, const std::string& what) const {
-    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what);
+    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what,
+                           core::ErrorCode::kBadInputFile);
   }
 };
 
@@ -175,7 +176,7 @@ core::Expected<IndexConfig> ParseIndexConfig(std::string_view text, std::string_
 
 core::Expected<IndexConfig> LoadIndexConfig(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return core::MakeError(path + ": cannot be read");
+  if (!in) return core::MakeError(path + ": cannot be read", core::ErrorCode::kBadInputFile);
   std::ostringstream text;
   text << in.rdbuf();
   return ParseIndexConfig(text.str(), path);

@@ -46,21 +46,23 @@ core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
     auto it = cat.projects.find(project);
     if (it != cat.projects.end()) it->second.listed_in.push_back(backend);
   }
-  auto anchors = store.ProjectAnchors(channel);
-  if (!anchors) return anchors.error();
-  for (const ListedAnchor& a : *anchors) {
-    if (a.row.file_kind != "wheel" || a.row.version.empty()) continue;
-    auto it = cat.projects.find(a.row.project);
-    if (it == cat.projects.end()) continue;
+  // Wheels are visited as the store reads them, never held as a list (the export's peak
+  // memory was that list: 236 MB for an 800 KB catalogue).
+  core::Status wheels = store.ForEachProjectWheel(channel, [&](const ListedWheel& w) {
+    auto it = cat.projects.find(std::string(w.project));
+    if (it == cat.projects.end()) return;
     CatalogueProject& p = it->second;
     // Routed builds belong to the backend of their own path or label; companions (root files
     // such as triton's) to every backend whose page lists them.
-    std::string backend;
-    if (p.cls == "routed") backend = a.row.backend;
-    else if (p.cls == "companion") backend = a.row.backend.empty() ? a.page_backend : a.row.backend;
-    if (backend.empty()) continue;
-    p.builds[backend][a.row.version].push_back(a.row.tags);
-  }
+    std::string_view backend;
+    if (p.cls == "routed") backend = w.backend;
+    else if (p.cls == "companion") backend = w.backend.empty() ? w.page_backend : w.backend;
+    if (backend.empty()) return;
+    std::vector<std::string>& tags = p.builds[std::string(backend)][std::string(w.version)];
+    // Root files are listed by every backend: keep each tag set once as it arrives.
+    if (std::find(tags.begin(), tags.end(), w.tags) == tags.end()) tags.emplace_back(w.tags);
+  });
+  if (!wheels) return wheels.error();
   auto absent = store.AbsentProjectPages(channel);
   if (!absent) return absent.error();
   auto flat = store.DiscoveryAnchors(channel);

@@ -268,15 +268,48 @@ constexpr const char* kAnchorColumns =
 Store::Store(std::string path) : path_(std::move(path)), impl_(std::make_unique<Impl>()) {}
 Store::~Store() = default;
 
-core::Expected<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+core::Expected<std::unique_ptr<Store>> Store::Open(const std::string& path, StoreAccess access) {
   std::unique_ptr<Store> store(new Store(path));
-  if (sqlite3_open_v2(path.c_str(), &store->impl_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                      nullptr) != SQLITE_OK) {
+  // The lock first: a second crawl must learn who holds the store, not meet a locked database
+  // while it writes the schema (issue 13 item 23).
+  if (access == StoreAccess::kCrawl) {
+    if (auto s = store->LockForCrawl(); !s) return s.error();
+  }
+  const int flags = access == StoreAccess::kRead ? SQLITE_OPEN_READONLY
+                                                 : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (sqlite3_open_v2(path.c_str(), &store->impl_->db, flags, nullptr) != SQLITE_OK) {
     return core::MakeError("store " + path + ": cannot open: " +
                            (store->impl_->db ? sqlite3_errmsg(store->impl_->db) : "out of memory"));
   }
   sqlite3* db = store->impl_->db;
+  // A WAL reader never waits for the writer; a reader of a store still in its first crawl
+  // (rollback journal) may wait out a commit.
   sqlite3_busy_timeout(db, 2000);
+  if (access == StoreAccess::kCrawl) {
+    if (auto s = store->PrepareForCrawl(); !s) return s.error();
+    return store;
+  }
+  // Sorting in memory, as a crawl does: a temporary file would count against the disk (and
+  // RLIMIT_FSIZE) like a write.
+  if (auto s = Exec(db, path, "PRAGMA temp_store=MEMORY;", "setting up the reader"); !s) {
+    return s.error();
+  }
+  Statement version(db, "SELECT value FROM meta WHERE key='schema_version'");
+  if (!version.ok()) {
+    return core::MakeError("store " + path + " is not a torchdex store: " + sqlite3_errmsg(db));
+  }
+  if (version.Step() != SQLITE_ROW) {
+    return core::MakeError("store " + path + " is not a torchdex store (no schema version)");
+  }
+  if (version.Text(0) != "1") {
+    return core::MakeError("store " + path + ": schema version " + version.Text(0) +
+                           " is not the one this torchdex reads (1)");
+  }
+  return store;
+}
+
+core::Status Store::PrepareForCrawl() {
+  sqlite3* db = impl_->db;
   // The journal: a store that holds pages uses WAL, so readers (an export) never wait for a
   // crawl and a re-crawl's small changes cost one sequential append. An empty store (a first
   // crawl, a sync job without its cache) uses a rollback journal instead: pages added to a new
@@ -291,10 +324,10 @@ core::Expected<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   const char* pragmas = has_pages
                             ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;"
                             : "PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;";
-  if (auto s = Exec(db, path, pragmas, "choosing the journal"); !s) return s.error();
+  if (auto s = Exec(db, path_, pragmas, "choosing the journal"); !s) return s;
   Statement version(db, "SELECT value FROM meta WHERE key='schema_version'");
   if (version.ok() && version.Step() == SQLITE_ROW && version.Text(0) != "1") {
-    return core::MakeError("store " + path + ": schema version " + version.Text(0) +
+    return core::MakeError("store " + path_ + ": schema version " + version.Text(0) +
                            " is not the one this torchdex reads (1)");
   }
   bool had_groups = false;
@@ -302,18 +335,22 @@ core::Expected<std::unique_ptr<Store>> Store::Open(const std::string& path) {
     Statement probe(db, "SELECT 1 FROM sqlite_master WHERE name = 'page_groups'");
     had_groups = probe.ok() && probe.Step() == SQLITE_ROW;
   }
-  if (auto s = Exec(db, path, kSchema, "creating the schema"); !s) return s.error();
+  if (auto s = Exec(db, path_, kSchema, "creating the schema"); !s) return s;
   if (!had_groups && has_pages) {
     // A store from before page_groups: derive them from the anchors once.
-    if (auto s = Exec(db, path,
+    if (auto s = Exec(db, path_,
                       "INSERT INTO page_groups SELECT page_id, backend, local, host, COUNT(*), "
                       "MIN(version) FROM anchors GROUP BY page_id, backend, local, host",
                       "deriving page groups");
         !s) {
-      return s.error();
+      return s;
     }
   }
-  return store;
+  // Holding the lock, no other crawl runs: a run still marked running was killed.
+  return Exec(db, path_,
+              "UPDATE runs SET status = 'interrupted', message = 'the crawl process died before "
+              "it finished; nothing it wrote was kept' WHERE status = 'running'",
+              "marking interrupted runs");
 }
 
 core::Status Store::LockForCrawl() {
@@ -337,11 +374,7 @@ core::Status Store::LockForCrawl() {
     [[maybe_unused]] ssize_t written = pwrite(fd, pid.data(), pid.size(), 0);
   }
   impl_->lock_fd = fd;
-  // Holding the lock, no other crawl runs: a run still marked running was killed.
-  return Exec(impl_->db, path_,
-              "UPDATE runs SET status = 'interrupted', message = 'the crawl process died before "
-              "it finished; nothing it wrote was kept' WHERE status = 'running'",
-              "marking interrupted runs");
+  return {};
 }
 
 core::Expected<std::int64_t> Store::BeginRun(std::string_view started_at,
@@ -684,24 +717,28 @@ core::Expected<std::vector<ProjectRecord>> Store::Projects(std::string_view chan
   return out;
 }
 
-core::Expected<std::vector<ListedAnchor>> Store::ProjectAnchors(std::string_view channel) {
-  std::vector<ListedAnchor> out;
-  const std::string sql = std::string("SELECT pages.project, pages.backend, ") + kAnchorColumns +
-                          " FROM anchors JOIN pages ON pages.id = anchors.page_id "
-                          "WHERE pages.channel = ? AND pages.kind = 'project' "
-                          "ORDER BY pages.project, pages.path, anchors.position";
-  Statement s(impl_->db, sql.c_str());
-  if (!s.ok()) return SqlError(impl_->db, path_, "reading project anchors");
+core::Status Store::ForEachProjectWheel(std::string_view channel,
+                                        const std::function<void(const ListedWheel&)>& visit) {
+  Statement s(impl_->db,
+              "SELECT pages.project, pages.backend, anchors.backend, anchors.version, anchors.tags "
+              "FROM anchors JOIN pages ON pages.id = anchors.page_id "
+              "WHERE pages.channel = ? AND pages.kind = 'project' AND anchors.file_kind = 'wheel' "
+              "AND anchors.version != ''");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading project wheels");
   s.Bind(1, channel);
+  auto view = [&](int col) {
+    const unsigned char* text = sqlite3_column_text(s.get(), col);
+    return text == nullptr
+               ? std::string_view()
+               : std::string_view(reinterpret_cast<const char*>(text),
+                                  static_cast<std::size_t>(sqlite3_column_bytes(s.get(), col)));
+  };
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) {
-    ListedAnchor listed{s.Text(1), ReadAnchor(s, 2)};
-    // A file is listed under the page's project even when its filename spells it otherwise.
-    listed.row.project = s.Text(0);
-    out.push_back(std::move(listed));
+    visit(ListedWheel{view(0), view(1), view(2), view(3), view(4)});
   }
   if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
-  return out;
+  return {};
 }
 
 core::Expected<std::vector<ListedAnchor>> Store::DiscoveryAnchors(std::string_view channel) {

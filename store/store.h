@@ -6,6 +6,7 @@
 #define TORCHDEX_STORE_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,8 +60,17 @@ struct AnchorRow {
   std::string backend;  // the backend the file belongs to (href path or local label), or empty
 };
 
-/// An anchor of a project page with the backend of the page that listed it (root files are
-/// listed on every backend's page; `row.backend` is the backend the file itself belongs to).
+/// A wheel of a project page, as the export reads it: root files are listed on every backend's
+/// page; `backend` is the backend the file itself belongs to, `page_backend` the page's.
+struct ListedWheel {
+  std::string_view project;  // the page's project, even when the filename spells it otherwise
+  std::string_view page_backend;
+  std::string_view backend;
+  std::string_view version;
+  std::string_view tags;
+};
+
+/// An anchor of a flat discovery page ("torch/" at the channel root) with its page's backend.
 struct ListedAnchor {
   std::string page_backend;
   AnchorRow row;
@@ -121,19 +131,26 @@ struct Validators {
   std::string last_modified;
 };
 
+/// How a store is opened: by a crawl (the only writer) or by a reader (an export, a test).
+enum class StoreAccess : std::uint8_t {
+  /// Read-only: writes nothing (no schema, no journal change), so it never waits for a crawl in
+  /// progress (a WAL reader sees the last committed state). The store must exist.
+  kRead,
+  /// Takes the crawl lock before touching the database (an flock on "<store>.lock", released by
+  /// the kernel if the process dies; fails naming the holder's pid), then creates the store when
+  /// missing, chooses the journal, creates the schema, and marks runs of a killed crawl
+  /// interrupted.
+  kCrawl,
+};
+
 class Store {
  public:
-  /// Opens (creating when missing) the store at `path`, in WAL mode.
-  static core::Expected<std::unique_ptr<Store>> Open(const std::string& path);
+  static core::Expected<std::unique_ptr<Store>> Open(const std::string& path, StoreAccess access);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
   const std::string& path() const { return path_; }
-
-  /// Takes the crawl lock (an flock on "<store>.lock", released by the kernel if the process
-  /// dies). Fails, naming the holder's pid, when another crawl holds it.
-  core::Status LockForCrawl();
 
   // --- a crawl run: Begin, then writes, then Commit or Abort ---
   core::Expected<std::int64_t> BeginRun(std::string_view started_at, std::string_view base_url,
@@ -165,9 +182,11 @@ class Store {
   core::Expected<std::vector<AnchorRow>> AnchorsOf(std::string_view page_path);
   core::Expected<std::vector<BackendRecord>> Backends(std::string_view channel);
   core::Expected<std::vector<ProjectRecord>> Projects(std::string_view channel);
-  /// Every anchor of the channel's project pages, ordered by project, then page, then position;
-  /// `row.project` is the project of the page.
-  core::Expected<std::vector<ListedAnchor>> ProjectAnchors(std::string_view channel);
+  /// Calls `visit` for every wheel with a version on the channel's project pages, straight from
+  /// the query (no list of 300,000 anchors is built: an export holds only the catalogue). The
+  /// views live until `visit` returns.
+  core::Status ForEachProjectWheel(std::string_view channel,
+                                   const std::function<void(const ListedWheel&)>& visit);
   /// Every anchor of the channel's flat discovery pages ("torch/" at the channel root, which
   /// links the wheels of every backend); `row.project` is the page's project.
   core::Expected<std::vector<ListedAnchor>> DiscoveryAnchors(std::string_view channel);
@@ -194,6 +213,10 @@ class Store {
 
  private:
   explicit Store(std::string path);
+  /// The flock of StoreAccess::kCrawl; fails, naming the holder's pid, when another crawl holds it.
+  core::Status LockForCrawl();
+  /// kCrawl's work once locked: journal, schema, page groups of older stores, interrupted runs.
+  core::Status PrepareForCrawl();
   std::string path_;
   std::unique_ptr<Impl> impl_;
 };

@@ -116,7 +116,7 @@ int RunCatalogue(const Options& options, Deps& deps, std::ostream& out, std::ost
     doc["pins"].push_back({{"project", project}, {"backend", s.value}, {"from", s.origin}});
   }
   if (o.json) {
-    out << doc.dump(2) << "\n";
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitOk;
   }
   out << "catalogue: " << source->description << "\n";

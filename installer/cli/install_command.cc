@@ -73,6 +73,7 @@ core::Status ReadRequirementFile(const std::string& path, std::vector<std::strin
   if (!in) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
+    if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 BOM, as pip
     if (const size_t hash = line.find('#');
         hash != std::string::npos &&
         (hash == 0 || std::isspace(static_cast<unsigned char>(line[hash - 1])))) {

@@ -164,7 +164,7 @@ std::string DecisionToJson(const Decision& o, const DecisionInputs& inputs) {
   doc["catalogue"] = o.catalogue_description;
   doc["warnings"] = o.warnings;
   doc["facts"] = inputs.detected ? nlohmann::json(HostFactsJson(inputs.facts)) : nlohmann::json(nullptr);
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 int RunSelect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {

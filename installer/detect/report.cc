@@ -107,7 +107,9 @@ Json HostFactsJson(const HostFacts& facts) {
   return root;
 }
 
-std::string HostFactsToJson(const HostFacts& facts) { return HostFactsJson(facts).dump(2) + "\n"; }
+std::string HostFactsToJson(const HostFacts& facts) {
+  return HostFactsJson(facts).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
 
 std::string HostFactsToText(const HostFacts& facts) {
   std::string out = "host: " + std::string(core::TargetOsWord(facts.os)) + " " + facts.arch;

@@ -89,7 +89,9 @@ std::string Requirements(const InstallPlan& plan, const ExportContext& context) 
   if (!plan.default_index_url.empty()) out << "--index-url " << plan.default_index_url << "\n";
   for (const std::string& host : plan.trusted_hosts) out << "--trusted-host " << host << "\n";
   for (const PlannedWheel& wheel : plan.routed) {
-    if (wheel.sha256.empty()) out << "# no sha256 on " << wheel.page_url << ": not verified\n";
+    if (wheel.sha256.empty() && wheel.hash.empty()) {
+      out << "# no sha256 on " << wheel.page_url << ": not verified\n";
+    }
     out << DirectReference(wheel) << "\n";
   }
   if (!plan.other.empty()) out << "# other requirements, as given\n";

@@ -82,7 +82,9 @@ std::string DirectReference(const PlannedWheel& wheel) {
     reference += "]";
   }
   reference += " @ " + wheel.url;
-  if (!wheel.sha256.empty()) reference += "#sha256=" + wheel.sha256;
+  // The page's hash as pip itself would have read and checked it (md5 too).
+  if (!wheel.hash.empty()) reference += "#" + wheel.hash;
+  else if (!wheel.sha256.empty()) reference += "#sha256=" + wheel.sha256;
   // PEP 508: a marker after a URL needs a space before the ';'.
   if (!wheel.marker.empty()) reference += " ; " + wheel.marker;
   return reference;

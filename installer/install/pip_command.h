@@ -49,7 +49,8 @@ std::string InstallerDefaultIndex(const InstallCommandOptions& options, ProcessR
 /// The index URL of `pip config list` output, by pip's precedence; "" when none is set.
 std::string PipConfigIndexUrl(std::string_view config_list);
 
-/// "torch @ https://.../torch-2.5.1%2Bcu124-...whl#sha256=HEX"; without a fragment when the
+/// "torch @ https://.../torch-2.5.1%2Bcu124-...whl#sha256=HEX", with the page's hash as pip
+/// reads the link ("#md5=HEX" when that is all the page gives); without a fragment when the
 /// page gave no hash.
 std::string DirectReference(const PlannedWheel& wheel);
 

@@ -40,6 +40,8 @@ struct WheelCandidate {
   std::string filename;
   std::string url;  // without fragment; "" offline
   std::string sha256;
+  std::string hash;  // the link's hash as pip reads it ("md5=..."), "" when none
+  bool hash_malformed = false;
   bool has_metadata = false;
   std::string metadata_sha256;
   std::size_t rank = 0;  // tag rank, 0 = best
@@ -181,6 +183,13 @@ class Planner {
   std::map<std::string, index::FetchResult> FetchAll(const std::vector<std::string>& urls);
   core::Status EnsurePages(const Demands& demands);
   core::Status ReadPage(const std::string& project, const index::FetchResult& result);
+  /// Every URL a redirect of `result` led to keeps to the HTTPS rule.
+  core::Status CheckRedirects(const index::FetchResult& result, const std::string& what) const {
+    for (const std::string& hop : result.redirects) {
+      if (core::Status ok = CheckTransport(hop, request_.trusted_hosts, what); !ok) return ok;
+    }
+    return {};
+  }
   void ReadOfflinePage(const std::string& project);
   core::Status EnsureMetadata(const std::map<std::string, const WheelCandidate*>& picks);
   const WheelCandidate* Pick(const std::string& project, const Demand& demand,
@@ -255,7 +264,9 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
                              core::ErrorCode::kNetwork);
   }
   const std::string base = result.effective_url.empty() ? url : result.effective_url;
-  // A redirect must not lead off HTTPS either.
+  // A redirect must not lead off HTTPS either: not at any hop, so a plain-HTTP detour that
+  // comes back is refused too (issue 13 item 21).
+  if (core::Status ok = CheckRedirects(result, "the page of " + project); !ok) return ok;
   if (core::Status ok = CheckTransport(base, request_.trusted_hosts, "the page of " + project);
       !ok) {
     return ok;
@@ -290,6 +301,8 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
     candidate.filename = filename;
     candidate.url = OnMirror(anchor.url);
     candidate.sha256 = anchor.sha256;
+    candidate.hash = anchor.hash;
+    candidate.hash_malformed = anchor.hash_malformed;
     candidate.has_metadata = anchor.has_metadata;
     candidate.metadata_sha256 = anchor.metadata_sha256;
     candidate.rank = *rank;
@@ -469,6 +482,7 @@ core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCand
                                  (result.error.empty() ? url : result.error),
                              core::ErrorCode::kNetwork);
     }
+    if (core::Status ok = CheckRedirects(result, "metadata of " + project); !ok) return ok;
     if (!wheel->metadata_sha256.empty()) {
       const std::string actual = core::Sha256Hex(result.body);
       if (actual != wheel->metadata_sha256) {
@@ -624,6 +638,7 @@ core::Expected<InstallPlan> Planner::Run() {
     planned.filename = wheel->filename;
     planned.url = wheel->url;
     planned.sha256 = wheel->sha256;
+    planned.hash = wheel->hash;
     planned.page_url = PageUrl(project);
     for (const Constraint& c : demands.at(project).constraints) {
       planned.required_by.push_back(c.Describe());
@@ -646,10 +661,21 @@ core::Expected<InstallPlan> Planner::Run() {
       if (core::Status ok = CheckOnMirror(wheel->url, "the wheel of " + project + " " + planned.version); !ok) {
         return ok.error();
       }
-      if (wheel->sha256.empty()) {
+      if (wheel->hash_malformed) {
+        // pip, installing from this page, would check the download against it and refuse.
+        return core::MakeError("the page " + planned.page_url + " gives " + wheel->filename +
+                               " the hash \"" + wheel->hash +
+                               "\", which is not hex of that algorithm's length: pip would "
+                               "refuse the download, so torchdex does not plan it");
+      }
+      if (wheel->hash.empty()) {
         Warn(wheel->filename + ": the page " + planned.page_url +
              " gives no sha256, so the download cannot be verified (nightly pages never have "
              "one; stable pages sometimes lack it)");
+      } else if (wheel->sha256.empty()) {
+        const std::string name = wheel->hash.substr(0, wheel->hash.find('='));
+        Warn(wheel->filename + ": the page " + planned.page_url + " gives " + name +
+             " only, no sha256; the download is verified against that " + name);
       }
     }
     plan_.routed.push_back(std::move(planned));
@@ -675,8 +701,13 @@ std::string FormatPlan(const InstallPlan& plan) {
     out << "  " << wheel.name << " " << wheel.version << "\n";
     if (!wheel.url.empty()) out << "    url:    " << wheel.url << "\n";
     if (!plan.offline) {
-      out << "    sha256: "
-          << (wheel.sha256.empty() ? "none on the page (not verified)" : wheel.sha256) << "\n";
+      if (!wheel.sha256.empty()) {
+        out << "    sha256: " << wheel.sha256 << "\n";
+      } else if (!wheel.hash.empty()) {
+        out << "    hash:   " << wheel.hash << " (no sha256 on the page)\n";
+      } else {
+        out << "    sha256: none on the page (not verified)\n";
+      }
     }
     out << "    page:   " << wheel.page_url << "\n";
     std::string why;

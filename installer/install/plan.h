@@ -104,6 +104,9 @@ struct PlannedWheel {
   std::string filename;  // "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl"; "" offline
   std::string url;       // without fragment; "" offline
   std::string sha256;    // lower-case hex from the page; "" when the page gives none
+  /// What the direct reference carries: the link's hash as pip reads it ("sha256=HEX",
+  /// "md5=HEX"; index::Anchor::hash), "" when the page gives none.
+  std::string hash;
   std::string page_url;  // the backend page it came from
   /// Why it is in the plan: "you asked torch>=2.5", "torchvision 0.20.1+cu124 needs torch==2.5.1".
   std::vector<std::string> required_by;

@@ -62,8 +62,14 @@ bool IsLoopbackHost(std::string_view host_and_port) {
 core::Status CheckTransport(std::string_view url, const std::vector<std::string>& trusted_hosts,
                             std::string_view what) {
   const std::string lower = Lower(url.substr(0, std::min<size_t>(url.size(), 8)));
-  if (lower.rfind("https://", 0) == 0) return {};
   const std::string subject = what.empty() ? std::string() : std::string(what) + ": ";
+  // pip (urllib3) and libcurl would not agree on the host: refused whatever the scheme.
+  if (index::HasAmbiguousAuthority(url)) {
+    return core::MakeError(subject + "refusing " + std::string(url) +
+                           ": a backslash in its host part (pip would connect to " +
+                           std::string(index::UrlHost(url)) + ", other tools elsewhere)");
+  }
+  if (lower.rfind("https://", 0) == 0) return {};
   if (lower.rfind("http://", 0) != 0) {
     return core::MakeError(subject + "unsupported URL " + std::string(url) +
                            " (torchdex uses https://, or http:// on loopback or a trusted host)");

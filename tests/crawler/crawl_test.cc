@@ -4,12 +4,18 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -55,12 +61,13 @@ struct CliResult {
   std::string err;
 };
 
-CliResult RunCli(std::vector<std::string> args) {
+CliResult RunCli(std::vector<std::string> args, const std::function<void(CliDeps&)>& adjust = {}) {
   CliDeps deps = DefaultCliDeps();
   deps.data_dir = kData.string();
   deps.stderr_is_terminal = false;
   // A fixed clock: what a run records must not depend on when the test runs.
   deps.clock = [] { return std::string("2026-03-15T00:00:00Z"); };
+  if (adjust) adjust(deps);
   std::ostringstream out, err;
   const int code = RunCrawlCli(args, out, err, deps);
   return {code, out.str(), err.str()};
@@ -86,7 +93,7 @@ class CrawlTest : public ::testing::Test {
     return RunCli(args);
   }
   catalogue::Catalogue Export(const std::string& channel = "stable") {
-    auto store = catalogue::Store::Open(StorePath());
+    auto store = catalogue::Store::Open(StorePath(), catalogue::StoreAccess::kRead);
     EXPECT_TRUE(store.ok());
     auto cat = catalogue::ReadCatalogue(**store, "pytorch", channel, "");
     EXPECT_TRUE(cat.ok()) << (cat.ok() ? "" : cat.error().message);
@@ -138,7 +145,9 @@ TEST_F(CrawlTest, CrawlsTheRealPagesAndKnowsTheirFacts) {
   // Listed in the root, but this partial copy has no page for it: a warning, and its wheels
   // come from the flat torch/ page, which links them.
   EXPECT_EQ(cat.backends.at("cu129").state, "ok (flat page only)");
-  EXPECT_NE(r.err.find("backend cu129 (stable) is listed but its page is missing"), std::string::npos);
+  EXPECT_NE(
+      summary["warnings"].dump().find("backend cu129 (stable) is listed but its page is missing"),
+      std::string::npos);
   EXPECT_TRUE(cat.projects.at("torch").builds.contains("cu129"));
   EXPECT_NE(std::find(cat.projects.at("torch").from_flat_page.begin(),
                       cat.projects.at("torch").from_flat_page.end(), "cu129"),
@@ -171,13 +180,73 @@ TEST_F(CrawlTest, CrawlsTheRealPagesAndKnowsTheirFacts) {
   EXPECT_NE(cat.projects.at("filelock").reason.find("files.pythonhosted.org"), std::string::npos);
 }
 
+std::size_t CountLines(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+
+// Issue 13 item 26: stderr summarises warnings (a few of each kind and their count); -v and
+// --json give every one. The partial fixture has 764 absent pages, 700 of them project pages.
+TEST_F(CrawlTest, WarningsAreSummarisedByKind) {
+  const CliResult quiet = RunCli({"crawl", "--store", StorePath(), "--base-url", BaseUrl(), "-q"});
+  ASSERT_EQ(quiet.code, kExitOk) << quiet.err.substr(0, 2000);
+  EXPECT_EQ(CountLines(quiet.err, "warning: project page missing"), 3u)
+      << quiet.err.substr(0, 2000);
+  EXPECT_EQ(CountLines(quiet.err, "warning: backend "), 3u);
+  EXPECT_LT(CountLines(quiet.err, "warning:"), 20u);
+  EXPECT_NE(quiet.err.find("more \"project page missing\""), std::string::npos)
+      << quiet.err.substr(0, 2000);
+
+  const CliResult json = Crawl();
+  const nlohmann::json summary = nlohmann::json::parse(json.out);
+  const std::size_t missing = summary["warning_counts"]["project page missing"].get<std::size_t>();
+  EXPECT_GT(missing, 100u);
+  std::size_t listed = 0;
+  for (const auto& w : summary["warnings"]) {
+    listed += w.get<std::string>().starts_with("project page missing");
+  }
+  EXPECT_EQ(listed, missing);
+  EXPECT_NE(quiet.err.find("(" + std::to_string(missing) + " in all"), std::string::npos);
+
+  const CliResult verbose =
+      RunCli({"crawl", "--store", StorePath(), "--base-url", BaseUrl(), "-q", "-v"});
+  EXPECT_EQ(CountLines(verbose.err, "warning: project page missing"), missing);
+}
+
+// Issue 13 item 26: the progress line is redrawn at most every 200 ms (the clock here moves 1 ms
+// each time it is read, about once a result), not once for each of the crawl's results.
+TEST_F(CrawlTest, TheProgressDisplayIsThrottled) {
+  auto fake_now = std::make_shared<std::chrono::steady_clock::time_point>();
+  const CliResult r = RunCli({"crawl", "--store", StorePath(), "--base-url", BaseUrl()},
+                             [&](CliDeps& deps) {
+                               deps.stderr_is_terminal = true;
+                               deps.steady_now = [fake_now] {
+                                 *fake_now += std::chrono::milliseconds(1);
+                                 return *fake_now;
+                               };
+                             });
+  ASSERT_EQ(r.code, kExitOk) << r.err.substr(0, 2000);
+  const std::size_t redraws = std::count(r.err.begin(), r.err.end(), '\r');
+  const std::size_t done = r.err.find(": done: ");
+  ASSERT_NE(done, std::string::npos) << r.err.substr(0, 2000);
+  const std::size_t pages = std::stoul(r.err.substr(done + 8));
+  EXPECT_GT(pages, 1000u);
+  EXPECT_GE(redraws, 2u);
+  EXPECT_LE(redraws, pages / 200 + 3) << redraws << " redraws for " << pages << " pages";
+  // The last state is always drawn.
+  const std::string last = std::to_string(pages) + "/" + std::to_string(pages) + " pages";
+  EXPECT_NE(r.err.find(last), std::string::npos) << r.err.substr(0, 2000);
+}
+
 TEST_F(CrawlTest, StoresEveryAnchorOfTheManifest) {
   ASSERT_EQ(Crawl().code, kExitOk);
   // Every page the crawl reaches is in the manifest with its anchor count. Not reached: the
   // nightly root's own project page (not a discovery project) and the test channel, which has
   // no root index in this copy.
   const nlohmann::json manifest = nlohmann::json::parse(ReadFile(kFixtures / "manifest.json"));
-  auto store = catalogue::Store::Open(StorePath());
+  auto store = catalogue::Store::Open(StorePath(), catalogue::StoreAccess::kRead);
   ASSERT_TRUE(store.ok());
   int checked = 0;
   for (const nlohmann::json& entry : manifest["files"]) {
@@ -264,14 +333,73 @@ TEST_F(CrawlTest, NightlyChannelFindsItsBackends) {
 
 TEST_F(CrawlTest, ASecondCrawlOnTheSameStoreIsRefused) {
   ASSERT_EQ(Crawl().code, kExitOk);
-  auto holder = catalogue::Store::Open(StorePath());
+  auto holder = catalogue::Store::Open(StorePath(), catalogue::StoreAccess::kCrawl);
   ASSERT_TRUE(holder.ok());
-  ASSERT_TRUE((*holder)->LockForCrawl().ok());
   const CliResult r = Crawl();
   EXPECT_EQ(r.code, kExitStore);
   EXPECT_NE(r.err.find("is being crawled by another torchdex-crawl (pid " + std::to_string(getpid())),
             std::string::npos)
       << r.err;
+}
+
+// Issue 13 item 23: while a crawl writes (its transaction open), an export reads the last
+// complete catalogue without waiting, and a second crawl is told who holds the store.
+TEST_F(CrawlTest, ExportAndASecondCrawlDuringACrawl) {
+  ASSERT_EQ(Crawl().code, kExitOk);
+  const std::string before = RunCli({"export", "--store", StorePath()}).out;
+  ASSERT_FALSE(before.empty());
+  auto crawling = catalogue::Store::Open(StorePath(), catalogue::StoreAccess::kCrawl);
+  ASSERT_TRUE(crawling.ok());
+  ASSERT_TRUE((*crawling)->BeginRun("2026-03-16T00:00:00Z", BaseUrl(), "stable").ok());
+  catalogue::PageRecord page;
+  page.path = "cu128/torch/";
+  page.channel = "stable";
+  page.status = 404;
+  ASSERT_TRUE((*crawling)->PutPage(page).ok());  // the crawl has written, not committed
+
+  const CliResult exported = RunCli({"export", "--store", StorePath()});
+  EXPECT_EQ(exported.code, kExitOk) << exported.err;
+  EXPECT_TRUE(exported.out == before);  // the last complete catalogue (too long to print)
+  const CliResult second = Crawl();
+  EXPECT_EQ(second.code, kExitStore);
+  EXPECT_NE(second.err.find("is being crawled by another torchdex-crawl (pid " +
+                            std::to_string(getpid()) + ")"),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(second.err.find("database is locked"), std::string::npos) << second.err;
+}
+
+// Overwrites the first b-tree page of `table` in the SQLite file at `path` with garbage, as a
+// failing disk would: SQLite then reads "database disk image is malformed" there.
+void DamageTable(const std::string& path, const std::string& table) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  const std::string sql = "SELECT rootpage, (SELECT page_size FROM pragma_page_size()) "
+                          "FROM sqlite_master WHERE type = 'table' AND name = '" + table + "'";
+  ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  const std::int64_t root = sqlite3_column_int64(stmt, 0);
+  const std::int64_t page_size = sqlite3_column_int64(stmt, 1);
+  sqlite3_finalize(stmt);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekp((root - 1) * page_size);
+  const std::string garbage(static_cast<std::size_t>(page_size), '\x5a');
+  file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  ASSERT_TRUE(file.good());
+}
+
+// Issue 13, exits item 15: a store the crawl cannot read is the store's failure (exit 3, which
+// scripts/sync reports as an error), not the index's (exit 1, which it reports as "refused").
+TEST_F(CrawlTest, AMalformedStorePageIsAStoreErrorNotACrawlFailure) {
+  ASSERT_EQ(Crawl().code, kExitOk);
+  DamageTable(StorePath(), "pages");
+  const CliResult r = Crawl();
+  EXPECT_EQ(r.code, kExitStore) << r.err.substr(0, 2000);
+  EXPECT_NE(r.err.find("malformed"), std::string::npos) << r.err.substr(0, 2000);
 }
 
 // --- faults: a tiny index on the in-process server, one page misbehaving at a time ---
@@ -314,6 +442,15 @@ class CrawlFaultTest : public ::testing::Test {
   TempDir dir_;
 };
 
+// Bytes 1..255 from a fixed seed: garbage without the NUL that would give it away at once.
+std::string RandomBytes(std::size_t n) {
+  std::mt19937 random(27);
+  std::uniform_int_distribution<int> byte(1, 255);
+  std::string out(n, '\0');
+  for (char& c : out) c = static_cast<char>(byte(random));
+  return out;
+}
+
 struct Fault {
   const char* name;
   testing::FaultResponse response;
@@ -329,6 +466,10 @@ TEST_F(CrawlFaultTest, EveryFaultFailsTheCrawlAndKeepsTheCatalogue) {
       {"garbage", testing::FaultResponse::Garbage(std::string("\x00\x01\x02 not http\r\n\r\n", 16)), "torch"},
       {"binary page", testing::FaultResponse::Ok(std::string("\x89PNG\0\0\0", 7)), "binary data"},
       {"100 MB page", testing::FaultResponse::Generated(100ull << 20, true), "larger than"},
+      // Issue 13 item 27: random bytes (no NUL among them) are not an empty page.
+      {"random bytes", testing::FaultResponse::Ok(RandomBytes(4096), "application/octet-stream"),
+       "Content-Type application/octet-stream"},
+      {"random bytes as HTML", testing::FaultResponse::Ok(RandomBytes(4096)), "binary data"},
   };
   const std::string good = CrawlGood();
   ASSERT_NE(good.find("2.5.1+cu124"), std::string::npos);
@@ -342,7 +483,8 @@ TEST_F(CrawlFaultTest, EveryFaultFailsTheCrawlAndKeepsTheCatalogue) {
     EXPECT_EQ(Exported(), good);
   }
   // The failed runs are recorded as such.
-  auto store = catalogue::Store::Open((dir_.path() / "s.sqlite").string());
+  auto store =
+      catalogue::Store::Open((dir_.path() / "s.sqlite").string(), catalogue::StoreAccess::kRead);
   ASSERT_TRUE(store.ok());
   auto runs = (*store)->Runs();
   ASSERT_TRUE(runs.ok());
@@ -350,6 +492,110 @@ TEST_F(CrawlFaultTest, EveryFaultFailsTheCrawlAndKeepsTheCatalogue) {
   EXPECT_EQ(runs->front().status, "complete");
   EXPECT_EQ(runs->back().status, "failed");
   EXPECT_NE(runs->back().message.find("failure"), std::string::npos);
+}
+
+// Issue 13 item 19: a version that is not ASCII (and a percent-encoded byte that is not UTF-8)
+// in an href make a warning, and the --json summary and the export are still written, as valid
+// UTF-8.
+TEST_F(CrawlFaultTest, ANonAsciiVersionIsAWarningAndTheJsonStaysValid) {
+  ScriptTorch(testing::FaultResponse::Ok(
+      "<html><body>"
+      "<a href=\"/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl\">t</a><br/>"
+      "<a href=\"/whl/cu124/torch-1.0\xe2\x82\xac-py3-none-any.whl\">torch-1.0\xe2\x82\xac</a><br/>"
+      "<a href=\"/whl/cu124/torch-1.0%FF-py3-none-any.whl\">torch-1.0%FF</a><br/>"
+      "</body></html>"));
+  const fs::path exported = dir_.path() / "catalogue.json";
+  const CliResult r = Crawl({"--json", "--export", exported.string()});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(summary.is_discarded()) << r.out;
+  std::string warnings;
+  for (const auto& w : summary["warnings"]) warnings += w.get<std::string>() + "\n";
+  // The whole character, not half of it; a percent-encoded byte that is no character is U+FFFD.
+  EXPECT_NE(warnings.find("unexpected '\xe2\x82\xac' at column 4"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("invalid wheel filename 'torch-1.0\xef\xbf\xbd-py3"), std::string::npos)
+      << warnings;
+  EXPECT_NE(ReadFile(exported).find("2.5.1+cu124"), std::string::npos);
+}
+
+// Issue 13 item 24: what a crawl follows is bounded: a root listing 20,000 backends is refused
+// before any of them is asked (it used to cost 20,001 requests), and so is a crawl that would
+// ask for more pages than --max-pages.
+TEST_F(CrawlFaultTest, WhatACrawlFollowsIsBounded) {
+  std::string root = "<html><body>";
+  for (int i = 0; i < 20000; ++i) root += "<a href=\"cu" + std::to_string(1000 + i) + "/\">x</a>";
+  server_.Script("/whl/", {testing::FaultResponse::Ok(root + "</body></html>")});
+  CliResult r = Crawl();
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("lists 20000 backends, more than --max-follow 5000"), std::string::npos)
+      << r.err.substr(0, 2000);
+  EXPECT_LT(server_.Requests().size(), 5u);
+
+  SetUp();  // the tiny index again: 3 pages
+  r = Crawl({"--max-pages", "2"});
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("more than --max-pages 2 pages"), std::string::npos) << r.err;
+  EXPECT_EQ(Crawl({"--max-pages", "3"}).code, kExitOk);
+}
+
+// Issue 13 item 24: a page's links are bounded (--max-links), and with them the memory a page
+// costs: a 63 MB page of 1,000,000 anchors took 954 MB; now the crawl stops reading it at
+// 50,001 and fails that page.
+TEST_F(CrawlFaultTest, APageWithAMillionLinksFailsWithinBoundedMemory) {
+  std::string page = "<html><body>\n";
+  page.reserve(64 << 20);
+  for (int i = 0; i < 1000000; ++i) {
+    page += "<a href=\"/whl/cu124/torch-2." + std::to_string(i) + ".0-cp312-none-any.whl\">t</a>\n";
+  }
+  ScriptTorch(testing::FaultResponse::Ok(page + "</body></html>"));
+  page = std::string();
+  CliResult r = Crawl({"--max-page-bytes", std::to_string(128 << 20)});
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err.substr(0, 2000);
+  EXPECT_NE(r.err.find("more than 50000 links (--max-links)"), std::string::npos)
+      << r.err.substr(0, 2000);
+
+  ScriptTorch(testing::FaultResponse::Ok(kTorchPage));
+  std::string hundred = "<html><body>";
+  for (int i = 0; i < 101; ++i) hundred += "<a href=\"x-" + std::to_string(i) + ".tar.gz\">x</a>";
+  ScriptTorch(testing::FaultResponse::Ok(hundred + "</body></html>"));
+  r = Crawl({"--max-links", "100"});
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("more than 100 links (--max-links)"), std::string::npos) << r.err;
+  EXPECT_EQ(Crawl({"--max-links", "101"}).code, kExitOk);
+}
+
+// Issue 13 item 22: the links of a redirected page are resolved against where it led, so a
+// page moved to another path lends it no wheels of the backend it was asked for.
+TEST_F(CrawlFaultTest, LinksOfARedirectedPageResolveAgainstWhereItLed) {
+  ScriptTorch(testing::FaultResponse::Redirect("/elsewhere/torch/"));
+  server_.Script(
+      "/elsewhere/torch/",
+      {testing::FaultResponse::Ok(
+          "<a href=\"torch-9.9.9%2Bcu124-cp312-cp312-linux_x86_64.whl\">x</a><br/>"
+          "<a href=\"/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl\">y</a>")});
+  const CliResult r = Crawl();
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const std::string exported = Exported();
+  EXPECT_NE(exported.find("2.5.1+cu124"), std::string::npos) << exported;
+  EXPECT_EQ(exported.find("9.9.9"), std::string::npos) << exported;
+}
+
+// Issue 13 item 22: a backend page that redirects to another origin fails the crawl (nothing
+// is stored), and the other origin is never asked.
+TEST_F(CrawlFaultTest, ARedirectToAnotherOriginFailsTheCrawl) {
+  const std::string good = CrawlGood();
+  testing::FaultServer other;
+  other.Script("/whl/cu124/torch/",
+               {testing::FaultResponse::Ok(
+                   "<a href=\"torch-9.9.9%2Bcu124-cp312-cp312-linux_x86_64.whl\">x</a>")});
+  ScriptTorch(testing::FaultResponse::Redirect(other.Url("/whl/cu124/torch/")), 4);
+  const CliResult r = Crawl();
+  EXPECT_EQ(r.code, kExitCrawlFailed) << r.err;
+  EXPECT_NE(r.err.find("redirect to " + other.Url("/whl/cu124/torch/") + " refused"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(other.Requests().empty());
+  EXPECT_EQ(Exported(), good);
 }
 
 TEST_F(CrawlFaultTest, TransientErrorsAreRetried) {
@@ -487,6 +733,45 @@ TEST(CrawlCliTest, ReportsBadUsageAndUnknownCommands) {
   EXPECT_NE(r.out.find("exit codes"), std::string::npos);
 }
 
+// Issue 13 item 24: every numeric flag is checked, so none can switch a limit off (NaN passed
+// "timeout > 0"; -1 wrapped to 2^64-1 as --max-page-bytes).
+TEST(CrawlCliTest, NumericFlagsAreChecked) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--timeout", "nan"},         {"--timeout", "inf"},         {"--timeout", "0"},
+      {"--timeout", "-1"},          {"--timeout", "1e9"},         {"--connect-timeout", "nan"},
+      {"--max-page-bytes", "-1"},   {"--max-page-bytes", "0"},    {"--max-page-bytes", "1GiB"},
+      {"--max-page-bytes", "99999999999999"},                     {"--jobs", "0"},
+      {"--jobs", "100000"},         {"--attempts", "-1"},         {"--attempts", "1.5"},
+      {"--max-links", "0"},         {"--max-follow", "-5"},       {"--max-pages", "x"},
+      {"--max-pages", "18446744073709551617"}};
+  for (const auto& [flag, value] : bad) {
+    const CliResult r = RunCli({"crawl", "--store", "/nonexistent/x.sqlite", flag, value});
+    EXPECT_EQ(r.code, kExitUsage) << flag << " " << value << ": " << r.err;
+    EXPECT_NE(r.err.find(flag + " " + value + ": expected"), std::string::npos) << r.err;
+  }
+}
+
+// Issue 13, exits item 15: one table from error codes to statuses; a bad data file is a bad
+// input file (2), named with its JSON pointer.
+TEST(CrawlCliTest, OneTableMapsErrorCodesToExitStatuses) {
+  EXPECT_EQ(ExitStatus(core::ErrorCode::kNetwork), kExitCrawlFailed);
+  EXPECT_EQ(ExitStatus(core::ErrorCode::kUsage), kExitUsage);
+  EXPECT_EQ(ExitStatus(core::ErrorCode::kBadInputFile), kExitUsage);
+  EXPECT_EQ(ExitStatus(core::ErrorCode::kFailure), kExitStore);
+  TempDir dir;
+  const fs::path indexes = dir.path() / "indexes.json";
+  std::ofstream(indexes) << "{\"families\": 3}";
+  CliResult r = RunCli({"crawl", "--indexes", indexes.string(), "--store",
+                        (dir.path() / "s.sqlite").string()});
+  EXPECT_EQ(r.code, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find(indexes.string() + ": /families: expected an array"), std::string::npos)
+      << r.err;
+  r = RunCli({"--help"});
+  EXPECT_NE(r.out.find("3 the store is locked by another crawl or\n            cannot be used"),
+            std::string::npos)
+      << r.out;
+}
+
 // A schema_version that only wraps to 1 as an int is still the wrong version.
 TEST(CatalogueJsonTest, RejectsASchemaVersionThatWrapsToOne) {
   const std::string rest = R"(, "provenance": {"family": "pytorch", "channel": "stable",
@@ -585,7 +870,7 @@ TEST_F(CrawlFaultTest, ACrawlKilledMidwayLeavesTheLastCatalogueAndTheNextOneSucc
   ScriptTorch(testing::FaultResponse::Ok(kTorchPage));
   const CliResult r = Crawl();
   EXPECT_EQ(r.code, kExitOk) << r.err;
-  auto opened = catalogue::Store::Open(store);
+  auto opened = catalogue::Store::Open(store, catalogue::StoreAccess::kRead);
   ASSERT_TRUE(opened.ok());
   auto runs = (*opened)->Runs();
   ASSERT_TRUE(runs.ok());

@@ -447,6 +447,55 @@ TEST(FaultFetchTest, RedirectIsFollowed) {
   EXPECT_EQ(result.outcome, FetchOutcome::kOk) << result.error;
   EXPECT_EQ(result.body, "moved here");
   EXPECT_EQ(result.effective_url, server.Url("/new/"));
+  EXPECT_EQ(result.redirects, std::vector<std::string>{server.Url("/new/")});
+}
+
+// Issue 13 item 21: each hop is put to check_redirect before it is asked, not only the last.
+TEST(FaultFetchTest, EveryRedirectHopIsCheckedBeforeItIsAsked) {
+  FaultServer server;
+  server.Script("/a/", {FaultResponse::Redirect("/b/")});
+  server.Script("/b/", {FaultResponse::Redirect(server.Url("/c/"), 307)});
+  server.Script("/c/", {FaultResponse::Redirect("/d/", 308)});
+  server.Script("/d/", {FaultResponse::Ok("the end")});
+  std::vector<std::pair<std::string, std::string>> hops;
+  FetchOptions options = QuickOptions();
+  options.check_redirect = [&](std::string_view from, std::string_view to) {
+    hops.emplace_back(from, to);
+    return std::optional<std::string>();
+  };
+  FetchResult result = FetchOne(options, Get(server.Url("/a/")));
+  EXPECT_EQ(result.outcome, FetchOutcome::kOk) << result.error;
+  EXPECT_EQ(result.body, "the end");
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {server.Url("/a/"), server.Url("/b/")},
+      {server.Url("/b/"), server.Url("/c/")},
+      {server.Url("/c/"), server.Url("/d/")}};
+  EXPECT_EQ(hops, expected);
+  EXPECT_EQ(result.redirects,
+            (std::vector<std::string>{server.Url("/b/"), server.Url("/c/"), server.Url("/d/")}));
+
+  // Refusing the middle hop: the result fails, is not retried, and /c/ is never asked again.
+  const std::size_t asked = server.RequestsFor("/c/").size();
+  options.check_redirect = [&](std::string_view, std::string_view to) {
+    return to.ends_with("/c/") ? std::optional<std::string>("not this one") : std::nullopt;
+  };
+  result = FetchOne(options, Get(server.Url("/a/")));
+  EXPECT_EQ(result.outcome, FetchOutcome::kFailed);
+  EXPECT_EQ(result.attempts, 1);
+  EXPECT_NE(result.error.find("redirect to " + server.Url("/c/") + " refused: not this one"),
+            std::string::npos)
+      << result.error;
+  EXPECT_EQ(server.RequestsFor("/c/").size(), asked);
+}
+
+TEST(FaultFetchTest, ARedirectToAnotherSchemeIsRefused) {
+  FaultServer server;
+  server.Script("/a/", {FaultResponse::Redirect("file:///etc/passwd")});
+  const FetchResult result = FetchOne(QuickOptions(), Get(server.Url("/a/")));
+  EXPECT_EQ(result.outcome, FetchOutcome::kFailed);
+  EXPECT_NE(result.error.find("redirect to file:///etc/passwd refused: not http or https"),
+            std::string::npos)
+      << result.error;
 }
 
 TEST(FaultFetchTest, GarbageInsteadOfHttpFails) {

@@ -118,7 +118,8 @@ TEST(PageTest, TheCloudflareScriptAddsNoLinks) {
 TEST(PageTest, DecodesEntitiesAndKeepsYankedReasons) {
   const std::string html =
       "<html><body><h1>Links for networkx</h1>\n"
-      "<a href=\"/whl/networkx-3.4.2-py3-none-any.whl#sha256=ABCDEF\" "
+      "<a href=\"/whl/networkx-3.4.2-py3-none-any.whl#sha256="
+      "ABCDEF01234567890123456789012345678901234567890123456789abcdefab\" "
       "data-requires-python=\"&gt;=3.10\">networkx-3.4.2-py3-none-any.whl</a><br>\n"
       "<a href=\"x-1.0.tar.gz\" data-yanked=\"broken &amp; bad\">x-1.0.tar.gz</a><br />\n"
       "<a href=\"y-1.0.tar.gz\" data-yanked>y-1.0.tar.gz</a>\n"
@@ -129,7 +130,8 @@ TEST(PageTest, DecodesEntitiesAndKeepsYankedReasons) {
   ASSERT_TRUE(page.ok());
   ASSERT_EQ(page->anchors.size(), 3u);
   EXPECT_EQ(page->anchors[0].requires_python, ">=3.10");
-  EXPECT_EQ(page->anchors[0].sha256, "abcdef");
+  EXPECT_EQ(page->anchors[0].sha256,  // lower case
+            "abcdef01234567890123456789012345678901234567890123456789abcdefab");
   EXPECT_EQ(page->anchors[0].url, "https://h/whl/networkx-3.4.2-py3-none-any.whl");
   EXPECT_EQ(page->anchors[1].url, "https://h/whl/networkx/x-1.0.tar.gz");
   EXPECT_EQ(page->anchors[1].yanked, std::optional<std::string>("broken & bad"));
@@ -144,6 +146,62 @@ TEST(PageTest, BinaryGarbageIsAnErrorNamingThePage) {
   EXPECT_NE(page.error().message.find("https://h/whl/cu128/torch/"), std::string::npos);
 }
 
+// Issue 13 item 27: bytes that are not a page are an error, not an empty page: by their
+// Content-Type (as pip skips them) and by their control bytes.
+TEST(PageTest, WhatIsNotAPageIsAnError) {
+  const std::string html = "<a href=\"x-1.0.tar.gz\">x</a>";
+  for (const char* type : {"text/html", "text/html; charset=utf-8", " TEXT/HTML ", "",
+                           "application/vnd.pypi.simple.v1+html", "application/xhtml+xml"}) {
+    auto page = ParsePage(html, type, "https://h/x/");
+    ASSERT_TRUE(page.ok()) << type << ": " << page.error().message;
+    EXPECT_EQ(page->anchors.size(), 1u) << type;
+  }
+  auto octets = ParsePage(html, "application/octet-stream", "https://h/x/");
+  ASSERT_FALSE(octets.ok());
+  EXPECT_NE(octets.error().message.find("https://h/x/ is not an index page: Content-Type "
+                                        "application/octet-stream"),
+            std::string::npos)
+      << octets.error().message;
+  EXPECT_FALSE(ParsePage(html, "image/png", "https://h/x/").ok());
+  EXPECT_FALSE(ParsePage("{}", "application/json", "https://h/x/").ok());
+  for (const std::string& garbage :
+       {std::string("<a href=x>\x01\x02</a>"), std::string("\x1b[31m"), std::string("ok\x7f")}) {
+    auto page = ParseHtmlPage(garbage, "https://h/x/");
+    ASSERT_FALSE(page.ok()) << garbage;
+    EXPECT_NE(page.error().message.find("binary data"), std::string::npos);
+  }
+  EXPECT_TRUE(ParseHtmlPage("<a href=x>\t\n\f\r</a>", "https://h/x/").ok());
+}
+
+// Issue 13 item 24: a page read with a bound keeps that many anchors and says there were more
+// (the crawler fails such a page); the rest is not kept, in HTML or in JSON.
+TEST(PageTest, AnAnchorBoundKeepsThatManyAndSaysSo) {
+  const std::string html = "<a href=\"a/\">a</a><a href=\"b/\">b</a><a href=\"c/\">c</a>";
+  auto page = ParseHtmlPage(html, "https://h/x/", 2);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->anchors.size(), 2u);
+  EXPECT_TRUE(page->more_anchors);
+  page = ParseHtmlPage(html, "https://h/x/", 3);
+  EXPECT_EQ(page->anchors.size(), 3u);
+  EXPECT_FALSE(page->more_anchors);
+
+  const std::string json = R"({"meta": {"api-version": "1.1", "x": [1, 2, 3]}, "files": [
+      {"url": "a.whl"}, {"url": "b.whl"}, {"url": "c.whl"}], "name": "t"})";
+  auto files = ParseJsonPage(json, "https://h/simple/t/", 2);
+  ASSERT_TRUE(files.ok()) << files.error().message;
+  EXPECT_EQ(files->anchors.size(), 2u);
+  EXPECT_TRUE(files->more_anchors);
+  EXPECT_EQ(files->heading, "t");
+  files = ParseJsonPage(json, "https://h/simple/t/", 3);
+  EXPECT_EQ(files->anchors.size(), 3u);
+  EXPECT_FALSE(files->more_anchors);
+  auto projects =
+      ParseJsonPage(R"({"projects": [{"name": "a"}, {"name": "b"}]})", "https://h/simple/", 1);
+  ASSERT_TRUE(projects.ok());
+  EXPECT_EQ(projects->anchors.size(), 1u);
+  EXPECT_TRUE(projects->more_anchors);
+}
+
 TEST(PageTest, EmptyAndNonsensePagesHaveNoAnchors) {
   for (const char* body : {"", "not html at all", "<html><body></body></html>", "<<<>>>"}) {
     auto page = ParseHtmlPage(body, "https://h/");
@@ -156,7 +214,7 @@ TEST(PageTest, ReadsPep691Json) {
   const std::string json = R"({"meta": {"api-version": "1.1"}, "name": "torch", "files": [
     {"filename": "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
      "url": "../../cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl",
-     "hashes": {"sha256": "AA11"}, "core-metadata": {"sha256": "BB22"},
+     "hashes": {"sha256": "AA11000000000000000000000000000000000000000000000000000000000000"}, "core-metadata": {"sha256": "BB22"},
      "requires-python": ">=3.9", "yanked": "bad build", "upload-time": "2024-10-29T17:00:00Z"},
     {"filename": "torch-2.5.0.tar.gz", "url": "https://files.example/torch-2.5.0.tar.gz",
      "hashes": {}, "dist-info-metadata": true, "yanked": false}]})";
@@ -165,7 +223,7 @@ TEST(PageTest, ReadsPep691Json) {
   EXPECT_EQ(page->shape, PageShape::kJson);
   ASSERT_EQ(page->anchors.size(), 2u);
   EXPECT_EQ(page->anchors[0].url, "https://h/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl");
-  EXPECT_EQ(page->anchors[0].sha256, "aa11");
+  EXPECT_EQ(page->anchors[0].sha256, "aa11" + std::string(60, '0'));
   EXPECT_EQ(page->anchors[0].metadata_sha256, "bb22");
   EXPECT_EQ(page->anchors[0].yanked, std::optional<std::string>("bad build"));
   EXPECT_TRUE(page->anchors[1].has_metadata);
@@ -241,6 +299,66 @@ TEST(UrlTest, TakesUrlsApart) {
   EXPECT_EQ(StripFragment(url), "https://user@host:8443/whl/cu128/x.whl?q=1");
   EXPECT_EQ(UrlHost("/relative/path"), "");
   EXPECT_EQ(UrlFilename("https://h/whl/cu124/torch-2.5.1%2Bcu124%2b%zz%4?q#f"), "torch-2.5.1+cu124+%zz%4");
+}
+
+// Issue 13 item 25: the hash of a link as pip reads it (pip's LinkHash regex: the first
+// "[#&](sha512|sha384|sha256|sha224|sha1|md5)=([^&]*)"), checked for its algorithm's length.
+TEST(PageTest, ReadsTheLinkHashAsPipDoes) {
+  const std::string sha(64, 'a'), md5(32, 'B');
+  const std::string html = "<a href=\"x.whl#sha256=" + sha + "\">1</a>" +
+                           "<a href=\"x.whl#sha256=zzzz\">2</a>" +
+                           "<a href=\"x.whl#md5=" + md5 + "\">3</a>" +
+                           "<a href=\"x.whl#egg=x&sha256=" + sha + "\">4</a>" +
+                           "<a href=\"x.whl#sha256=" + sha.substr(1) + "\">5</a>" +
+                           "<a href=\"x.whl#SHA256=" + sha + "\">6</a>" +
+                           "<a href=\"x.whl#egg=x\">7</a>";
+  auto page = ParseHtmlPage(html, "https://h/whl/cu124/torch/");
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->anchors.size(), 7u);
+  const auto& a = page->anchors;
+  EXPECT_EQ(a[0].sha256, sha);
+  EXPECT_EQ(a[0].hash, "sha256=" + sha);
+  EXPECT_FALSE(a[0].hash_malformed);
+  EXPECT_EQ(a[1].sha256, "");  // not shown as a sha256
+  EXPECT_EQ(a[1].hash, "sha256=zzzz");
+  EXPECT_TRUE(a[1].hash_malformed);
+  EXPECT_EQ(a[2].sha256, "");
+  EXPECT_EQ(a[2].hash, "md5=" + std::string(32, 'b'));
+  EXPECT_FALSE(a[2].hash_malformed);
+  EXPECT_EQ(a[3].sha256, sha);
+  EXPECT_EQ(a[3].url, "https://h/whl/cu124/torch/x.whl");
+  EXPECT_TRUE(a[4].hash_malformed);  // 63 digits
+  EXPECT_EQ(a[5].hash, "");          // pip matches the names in lower case only
+  EXPECT_EQ(a[6].hash, "");
+
+  auto json = ParseJsonPage(R"({"files": [
+      {"url": "a.whl", "hashes": {"sha256": ")" + sha + R"("}},
+      {"url": "b.whl", "hashes": {"md5": ")" + md5 + R"("}},
+      {"url": "c.whl", "hashes": {"sha256": "nothex"}}]})",
+                            "https://h/simple/torch/");
+  ASSERT_TRUE(json.ok()) << json.error().message;
+  EXPECT_EQ(json->anchors[0].sha256, sha);
+  EXPECT_EQ(json->anchors[1].hash, "md5=" + std::string(32, 'b'));
+  EXPECT_EQ(json->anchors[2].sha256, "");
+  EXPECT_TRUE(json->anchors[2].hash_malformed);
+}
+
+// Issue 13 item 20: for http and https the authority ends at the first '/', '\\', '?' or '#',
+// as WHATWG URL parsing and urllib3 (so pip) read it: pip connects to 0.0.0.0 here, never to the
+// 127.0.0.1 after the '@' that an RFC 3986 reading (and libcurl) would take.
+TEST(UrlTest, ABackslashEndsTheAuthorityAsPipReadsIt) {
+  const std::string url = "http://0.0.0.0:8080\\@127.0.0.1:8080/whl/x.whl";
+  EXPECT_EQ(UrlOrigin(url), "http://0.0.0.0:8080");
+  EXPECT_EQ(UrlHost(url), "0.0.0.0:8080");
+  EXPECT_EQ(UrlPath(url), "\\@127.0.0.1:8080/whl/x.whl");
+  EXPECT_TRUE(HasAmbiguousAuthority(url));
+  EXPECT_EQ(UrlHost("HTTPS://evil.example\\@download.pytorch.org/"), "evil.example");
+  EXPECT_EQ(UrlHost("http://a@b@127.0.0.1:1/x"), "127.0.0.1:1");  // the last '@', as both read it
+  EXPECT_FALSE(
+      HasAmbiguousAuthority("http://user:pw@127.0.0.1:1/a\\b?c\\d"));  // only the authority
+  EXPECT_FALSE(HasAmbiguousAuthority("https://download.pytorch.org/whl/"));
+  // Not a special scheme: the backslash is part of the authority, as WHATWG keeps it.
+  EXPECT_EQ(UrlHost("git+ssh://h\\@x/y"), "x");
 }
 
 }  // namespace

@@ -77,6 +77,36 @@ TEST(Cli, MalformedOverrideExitsThreeNamingTheVariable) {
   EXPECT_TRUE(result.out.empty());
 }
 
+// Issue 13 item 19: bytes that are not UTF-8 in the environment (CUDA_VISIBLE_DEVICES=$'\xff')
+// reach the JSON as U+FFFD instead of aborting the command (nlohmann's type_error.316).
+TEST(Cli, JsonOutputIsValidUtf8WhateverTheEnvironmentHolds) {
+  const Environment env = {{"CUDA_VISIBLE_DEVICES", "\xff"}};
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"detect", "--json", "--root", kRtx3090},
+        std::vector<std::string>{"select", "--json", "--root", kRtx3090}}) {
+    SCOPED_TRACE(args[0]);
+    const Result result = RunCli(args, env);
+    EXPECT_TRUE(result.code == kExitOk || result.code == kExitNoBackend) << result.err;
+    const nlohmann::json json = nlohmann::json::parse(result.out, nullptr, false);
+    ASSERT_FALSE(json.is_discarded()) << result.out;
+    const nlohmann::json& facts = args[0] == "detect" ? json : json["facts"];
+    EXPECT_EQ(facts["nvidia"]["cuda_visible_devices"], "\xef\xbf\xbd") << result.out;
+  }
+}
+
+// Issue 13 item 27: a requirements file saved with a UTF-8 byte order mark (Windows editors do)
+// is read as pip reads it, the mark ignored.
+TEST(Cli, ARequirementsFileWithAByteOrderMarkIsRead) {
+  TempRoot root;
+  root.Write("/requirements.txt", "\xEF\xBB\xBFtorch>=2.5\nnumpy\n");
+  const Result result =
+      RunCli({"install", "--dry-run", "--offline", "--torch-backend", "cpu", "--python",
+              "/usr/bin/python3", "-r", (root.path() / "requirements.txt").string()});
+  ASSERT_EQ(result.code, kExitOk) << result.err;
+  EXPECT_NE(result.out.find("torch"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("numpy"), std::string::npos) << result.out;
+}
+
 TEST(Cli, HelpAndVersion) {
   Result result = RunCli({"--version"});
   EXPECT_EQ(result.code, kExitOk);

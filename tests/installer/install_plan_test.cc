@@ -22,6 +22,7 @@
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
 #include "installer/install/transport.h"
+#include "tests/support/fault_server.h"
 
 namespace torchdex::installer {
 namespace {
@@ -403,6 +404,70 @@ TEST(InstallPlanTest, PlainHttpIsRefusedUnlessLoopbackOrTrusted) {
   EXPECT_FALSE(CheckTransport("http://mirror:8082/x", {"mirror:8081"}, "x").ok());
 }
 
+// Issue 13 item 20: pip (urllib3) connects to 0.0.0.0 here, whatever follows the backslash; a
+// URL whose host parsers read differently is refused, on https too.
+TEST(InstallPlanTest, TheHttpsRuleReadsTheHostAsPipDoes) {
+  core::Status s = CheckTransport("http://0.0.0.0:8080\\@127.0.0.1:8080/whl/x.whl", {}, "x");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("a backslash in its host part"));
+  EXPECT_THAT(s.error().message, HasSubstr("pip would connect to 0.0.0.0:8080"));
+  EXPECT_FALSE(CheckTransport("http://0.0.0.0:8080\\@127.0.0.1:8080/", {"127.0.0.1"}, "x").ok());
+  EXPECT_FALSE(CheckTransport("https://evil.example\\@download.pytorch.org/whl/", {}, "x").ok());
+  EXPECT_FALSE(CheckTransport("http://\\127.0.0.1/whl/", {}, "x").ok());
+  // A backslash in the path is no ambiguity.
+  EXPECT_TRUE(CheckTransport("http://127.0.0.1:8080/whl/a\\b", {}, "x").ok());
+}
+
+// Issue 13 item 25: the page's hash is read as pip reads the link ("[#&](sha512|...|md5)=..."),
+// so a wheel pip would verify is verified: an md5-only fragment and "#egg=x&sha256=..." keep
+// their hash in the direct reference, and a sha256 that is not 64 hex digits is refused (pip
+// would refuse the download), never shown as a sha256.
+TEST(InstallPlanTest, TheLinkHashIsReadAsPipReadsIt) {
+  auto plan_with = [](const std::string& fragment) {
+    FakeFetcher fetcher;
+    fetcher.Serve(std::string(kBase) + "torch/",
+                  "<a href=\"torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl" + fragment +
+                      "\">torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl</a>");
+    return MakePlan(Request({"torch"}), &fetcher);
+  };
+  const std::string md5(32, 'b');
+  auto plan = plan_with("#md5=" + md5);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_THAT(DirectReference(plan->routed.at(0)), ::testing::EndsWith(".whl#md5=" + md5));
+  EXPECT_THAT(FormatPlan(*plan), HasSubstr("md5=" + md5));
+  EXPECT_TRUE(AnyContains(plan->warnings, "md5 only"));
+
+  const std::string sha(64, 'c');
+  plan = plan_with("#egg=torch&sha256=" + sha);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_THAT(DirectReference(plan->routed.at(0)), ::testing::EndsWith(".whl#sha256=" + sha));
+  EXPECT_EQ(plan->routed.at(0).sha256, sha);
+
+  plan = plan_with("#sha256=zzzz");
+  ASSERT_FALSE(plan.ok()) << FormatPlan(*plan);
+  EXPECT_THAT(plan.error().message, HasSubstr("sha256=zzzz"));
+  EXPECT_THAT(plan.error().message, HasSubstr("pip would refuse"));
+}
+
+// Issue 13 item 21: every redirect hop is held to the HTTPS rule, not only where the chain
+// ends. 0.0.0.0 is not loopback to the rule, though Linux connects it to this machine.
+TEST(InstallPlanTest, EveryRedirectHopIsHeldToTheHttpsRule) {
+  using torchdex::testing::FaultResponse;
+  torchdex::testing::FaultServer server;
+  const std::string hop = "http://0.0.0.0:" + std::to_string(server.port()) + "/hop/torch/";
+  server.Script("/whl/cu124/torch/", {FaultResponse::Redirect(hop)});
+  server.Script("/hop/torch/", {FaultResponse::Redirect(server.Url("/real/torch/"))});
+  server.Script("/real/torch/",
+                {FaultResponse::Ok("<a href=\"torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl\">"
+                                   "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl</a>")});
+  PlanRequest request = Request({"torch"});
+  request.backend_index_url = server.Url("/whl/cu124/");
+  std::unique_ptr<index::Fetcher> fetcher = index::MakeCurlFetcher(index::FetchOptions{});
+  auto plan = MakePlan(request, fetcher.get());
+  ASSERT_FALSE(plan.ok()) << "planned " << plan->routed.front().url;
+  EXPECT_THAT(plan.error().message, HasSubstr("the page of torch: refusing plain HTTP: " + hop));
+}
+
 TEST(InstallPlanTest, ARoutedNameAmongTheOtherRequirementsIsRefused) {
   FakeFetcher fetcher;
   PlanRequest request = Request({});
@@ -523,12 +588,14 @@ InstallPlan SamplePlan() {
                   "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
                   std::string(kBase) + "torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl",
                   std::string(64, 'c'),
+                  "sha256=" + std::string(64, 'c'),
                   std::string(kBase) + "torch/",
                   {"you asked torch"}},
                  {"triton",
                   "3.1.0",
                   "triton-3.1.0-cp312-cp312-linux_x86_64.whl",
                   std::string(kBase) + "triton-3.1.0-cp312-cp312-linux_x86_64.whl",
+                  "",
                   "",
                   std::string(kBase) + "triton/",
                   {"torch 2.5.1+cu124 needs triton==3.1.0"}}};

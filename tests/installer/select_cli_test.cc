@@ -302,6 +302,18 @@ Result Catalogue(std::vector<std::string> args, Environment env = {}) {
   return {code, out.str(), err.str()};
 }
 
+// Issue 13 item 19: a file name that is not UTF-8 reaches `catalogue show --json` as U+FFFD,
+// instead of aborting the command.
+TEST(CatalogueCliTest, TheJsonIsValidUtf8WhateverTheFileNames) {
+  TempDir t;
+  const std::string file = t.Write("site\xff.json", R"({"format": 1, "pin": {"torch": "cu126"}})");
+  const Result r = Catalogue({"show", "--json", "--catalogue", file});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_NE(doc.dump().find("site\xef\xbf\xbd.json"), std::string::npos) << r.out;
+}
+
 TEST(CatalogueCliTest, ShowsWhereEachEntryCameFrom) {
   TempDir t;
   const std::string file = t.Write("site.json", R"({"format": 1, "mirror": "https://nexus.example.com/whl/",

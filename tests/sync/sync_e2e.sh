@@ -13,6 +13,7 @@
 #   5. crafted outages, each "refused" with the report and generated/ untouched: cu128 answering
 #      403, a root index missing half its entries, 60 project pages failing (the report lists
 #      50 and counts the rest), an index that cannot be reached.
+#   6. a malformed store: an error, not "refused" (the crawler exits 3, not 1).
 # With --full, also the whole 2026-03-15 snapshot (129 MB unpacked; a manual run, not in ctest):
 # the committed catalogue was crawled from it, so "no change", then all 304s, then an outage.
 # With --with-tests (a manual run, minutes: it builds a copy of the repository), the new release
@@ -358,6 +359,29 @@ run_sync unreachable "http://127.0.0.1:1/whl/"
 check "an index that cannot be reached: refused (exit 20)" same "$sync_code" 20
 check "the report gives the crawl's failure" contains "$work/unreachable.md" "Couldn't connect to server"
 check "generated/ is untouched after the failed crawl" same "$(fingerprint)" "$after_newer"
+
+# 5. A store the crawl cannot read (a malformed b-tree page, as a failing disk leaves it) is the
+# job's error (exit 1), not the index's refusal (exit 20): torchdex-crawl exits 3, not 1.
+cp "$store" "$work/damaged.sqlite"
+python3 - "$work/damaged.sqlite" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+root, = db.execute("SELECT rootpage FROM sqlite_master WHERE type='table' AND name='pages'").fetchone()
+size, = db.execute("PRAGMA page_size").fetchone()
+db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+db.close()
+with open(sys.argv[1], "r+b") as f:
+    f.seek((root - 1) * size)
+    f.write(b"\x5a" * size)
+PY
+saved_store=$store
+store=$work/damaged.sqlite
+run_sync damaged-store "http://127.0.0.1:1/whl/"
+store=$saved_store
+check "a malformed store: an error (exit 1), not refused" same "$sync_code" 1
+check "the error says what the store holds" contains "$work/damaged-store.err" "database disk image is malformed"
+check "the crawler's status is the store's (3)" contains "$work/damaged-store.err" "torchdex-crawl crawl exited 3"
+check "generated/ is untouched after the malformed store" same "$(fingerprint)" "$after_newer"
 
 if [ "$full" = 1 ]; then
   snapshot=$src/../shared/fixtures/pytorch-index-full/whl-2026-03-15.tar.xz

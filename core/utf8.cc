@@ -1,0 +1,90 @@
+#include "core/utf8.h"
+
+namespace torchdex::core {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// How many bytes of a sequence are well-formed so far, and whether they make a whole one:
+// Unicode Table 3-7 (the second byte's range depends on the first, which rules out overlong
+// forms, surrogates and code points past U+10FFFF).
+struct Prefix {
+  std::size_t length = 0;  // well-formed bytes from pos, at least 1 when `complete`
+  bool complete = false;
+};
+
+Prefix ReadSequence(std::string_view text, std::size_t pos) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(pos);
+  if (lead < 0x80) return {1, true};
+  std::size_t needed = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    needed = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    needed = 2;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    needed = 3;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return {0, false};  // a continuation byte, C0, C1 or F5..FF: never a lead
+  }
+  std::size_t length = 1;
+  for (std::size_t k = 0; k < needed; ++k, ++length) {
+    const std::size_t i = pos + length;
+    if (i >= text.size()) return {length, false};
+    const unsigned char b = byte(i);
+    if (b < (k == 0 ? low : 0x80) || b > (k == 0 ? high : 0xBF)) return {length, false};
+  }
+  return {length, true};
+}
+
+}  // namespace
+
+std::size_t Utf8SequenceLength(std::string_view text, std::size_t pos) {
+  if (pos >= text.size()) return 0;
+  const Prefix p = ReadSequence(text, pos);
+  return p.complete ? p.length : 0;
+}
+
+bool IsValidUtf8(std::string_view text) {
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t n = Utf8SequenceLength(text, pos);
+    if (n == 0) return false;
+    pos += n;
+  }
+  return true;
+}
+
+std::string ToValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t pos = 0; pos < text.size();) {
+    const Prefix p = ReadSequence(text, pos);
+    if (p.complete) {
+      out.append(text.substr(pos, p.length));
+      pos += p.length;
+    } else {
+      // A maximal subpart (a lead and the continuation bytes that fit it) is one U+FFFD; the
+      // byte that broke it starts afresh.
+      out.append(kReplacement);
+      pos += p.length == 0 ? 1 : p.length;
+    }
+  }
+  return out;
+}
+
+std::string CharacterAt(std::string_view text, std::size_t pos) {
+  if (pos >= text.size()) return {};
+  if (const std::size_t n = Utf8SequenceLength(text, pos); n != 0) {
+    return std::string(text.substr(pos, n));
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto b = static_cast<unsigned char>(text[pos]);
+  return std::string("\\x") + kHex[b >> 4] + kHex[b & 0xF];
+}
+
+}  // namespace torchdex::core
