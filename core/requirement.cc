@@ -248,7 +248,21 @@ class Parser {
       // The place comes first, so that a message with a place of its own (a version inside a
       // specifier: "... at column 1") does not read "at column 1 at column 6".
       const std::string where = " at column " + std::to_string(at + 1);
-      const std::string head = "invalid " + std::string(what_) + " '" + std::string(text_) + "'";
+      // Control characters shown as escapes, so a message stays one readable line ('torch\r').
+      std::string shown;
+      for (char ch : text_) {
+        const auto u = static_cast<unsigned char>(ch);
+        if (ch == '\r') shown += "\\r";
+        else if (ch == '\n') shown += "\\n";
+        else if (ch == '\t') shown += "\\t";
+        else if (u < 0x20 || u == 0x7f) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          shown += "\\x";
+          shown.push_back(kHex[u >> 4]);
+          shown.push_back(kHex[u & 15]);
+        } else shown.push_back(ch);
+      }
+      const std::string head = "invalid " + std::string(what_) + " '" + shown + "'";
       // An inner message that ends with a place of its own (a version's) keeps it last.
       const std::size_t inner = message.rfind(" at column ");
       const bool placed = inner != std::string_view::npos &&

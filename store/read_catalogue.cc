@@ -122,8 +122,9 @@ core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
     std::sort(p.from_flat_page.begin(), p.from_flat_page.end());
     p.from_flat_page.erase(std::unique(p.from_flat_page.begin(), p.from_flat_page.end()),
                            p.from_flat_page.end());
-    std::erase_if(p.unfetched, [&](const std::string& b) {
-      return std::binary_search(p.from_flat_page.begin(), p.from_flat_page.end(), b);
+    const std::vector<std::string>& flat_backends = p.from_flat_page;  // a binding cannot be captured (clang)
+    std::erase_if(p.unfetched, [&flat_backends](const std::string& b) {
+      return std::binary_search(flat_backends.begin(), flat_backends.end(), b);
     });
     std::sort(p.listed_in.begin(), p.listed_in.end());
     p.listed_in.erase(std::unique(p.listed_in.begin(), p.listed_in.end()), p.listed_in.end());

@@ -415,6 +415,15 @@ const ErrorCase kErrorCases[] = {
      "'and', 'or' or the end of the requirement at column 36"},
 };
 
+TEST(RequirementParseTest, AMessageShowsControlCharactersAsEscapes) {
+  auto parsed = Requirement::Parse("torch\r");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().message.rfind("invalid requirement 'torch\\r'", 0), 0u) << parsed.error().message;
+  auto vt = Requirement::Parse("torch\v");
+  ASSERT_FALSE(vt.ok());
+  EXPECT_NE(vt.error().message.find("'torch\\x0b'"), std::string::npos) << vt.error().message;
+}
+
 TEST(RequirementParseTest, AnInnerPlaceIsNotFollowedByAnOuterOne) {
   // It read "... expected a release number at column 1 at column 6" (issue 13, D.16).
   auto parsed = Requirement::Parse("torch==a");

@@ -60,7 +60,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     has_scheme = (c < 0x80 && std::isalnum(c)) || c == '+' || c == '-' || c == '.';
   }
   const bool relative = !has_scheme && !href.starts_with("//");
-  if (!origin.empty() && relative) {
+  // A base whose authority holds a backslash is refused wherever a URL is used (parsers
+  // disagree on its host: HasAmbiguousAuthority), so what it resolves to is not checked.
+  if (!origin.empty() && relative && !HasAmbiguousAuthority(base)) {
     TORCHDEX_FUZZ_CHECK(UrlOrigin(resolved) == origin);
     if (!href.empty() && href.front() != '?' && href.front() != '#') {
       TORCHDEX_FUZZ_CHECK(!HasDotSegment(UrlPath(resolved)));

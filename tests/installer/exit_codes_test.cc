@@ -78,6 +78,16 @@ TEST_F(ExitCodesTest, Usage) {
   EXPECT_NE(python.err.find("--python-version 3.x"), std::string::npos) << python.err;
   // A requirement that does not parse, on the command line and in a -r file.
   EXPECT_EQ(Torchdex({"select", "torch>=="}).code, kExitUsage);
+  // Spellings pip normalises reached it as written and installed from the default index
+  // (issue 13, A.2): each is parsed once and refused.
+  for (const char* spelling : {"torch ;", "torch ; ", "torch\r", "torch\f", "torch\v"}) {
+    const Result r = Torchdex({"install", "--dry-run", "--offline", "--python", "/usr/bin/python3", spelling});
+    EXPECT_EQ(r.code, kExitUsage) << spelling << ": " << r.err;
+    EXPECT_NE(r.err.find("invalid requirement"), std::string::npos) << r.err;
+  }
+  const std::string dashed = Write(dir_, "dashed.txt", "-e .\n");
+  EXPECT_EQ(Torchdex({"install", "--dry-run", "--offline", "--python", "/usr/bin/python3", "-r", dashed}).code,
+            kExitUsage);
   const std::string file = Write(dir_, "req.txt", "torch\n--extra-index-url https://x/\n");
   const Result option = Torchdex({"install", "--dry-run", "--offline", "--python", "/usr/bin/python3", "-r", file});
   EXPECT_EQ(option.code, kExitUsage) << option.err;  // exit 1 before
