@@ -435,8 +435,8 @@ const ParseErrorCase kParseErrors[] = {
      "invalid marker 'dependency_group == \"x\"': unknown marker variable 'dependency_group' "
      "(did you mean 'dependency_groups'?) at column 1"},
     {std::string("os_name == \"a") + '\0' + "b\"",
-     std::string("invalid marker 'os_name == \"a") + '\0' +
-         "b\"': NUL character in a quoted string at column 14"},
+     // The message shows the NUL as an escape, so it stays one printable line.
+     "invalid marker 'os_name == \"a\\x00b\"': NUL character in a quoted string at column 14"},
     {R"(python_version >= "3.9)",
      "invalid marker 'python_version >= \"3.9': unterminated string (no closing \") at column "
      "19"},
