@@ -87,17 +87,6 @@ constexpr std::array<PreSpelling, 8> kPreSpellings = {{
 }};
 constexpr std::array<std::string_view, 3> kPostSpellings = {"post", "rev", "r"};
 
-std::string_view PreKindText(PreKind kind) {
-  switch (kind) {
-    case PreKind::kAlpha:
-      return "a";
-    case PreKind::kBeta:
-      return "b";
-    case PreKind::kRc:
-      return "rc";
-  }
-  return "";
-}
 
 Error Invalid(std::string_view original, std::string_view why) {
   return MakeError("invalid version '" + std::string(original) + "': " + std::string(why));
@@ -286,7 +275,7 @@ std::string Version::ToString() const {
     out += std::to_string(release_[i]);
   }
   if (pre_) {
-    out += PreKindText(pre_->kind);
+    out += PreKindWord(pre_->kind);
     out += std::to_string(pre_->number);
   }
   // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
@@ -355,6 +344,18 @@ std::strong_ordering operator<=>(const Version& a, const Version& b) {
 
   // Local label: none sorts first.
   return CompareLocal(a.local_, b.local_);
+}
+
+std::string_view PreKindWord(PreKind kind) {
+  switch (kind) {
+    case PreKind::kAlpha:
+      return "a";
+    case PreKind::kBeta:
+      return "b";
+    case PreKind::kRc:
+      return "rc";
+  }
+  return "";
 }
 
 }  // namespace torchdex::core

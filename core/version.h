@@ -16,6 +16,8 @@
 namespace torchdex::core {
 
 enum class PreKind : std::uint8_t { kAlpha, kBeta, kRc };  // in PEP 440 order: a < b < rc
+/// The normal-form spelling: "a", "b", "rc".
+std::string_view PreKindWord(PreKind kind);
 
 struct PreRelease {
   PreKind kind;

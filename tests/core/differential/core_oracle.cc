@@ -26,17 +26,6 @@ using nlohmann::json;
 
 json Failure(const Error& error) { return json{{"ok", false}, {"error", error.message}}; }
 
-std::string_view PreKindWord(PreKind kind) {
-  switch (kind) {
-    case PreKind::kAlpha:
-      return "a";
-    case PreKind::kBeta:
-      return "b";
-    case PreKind::kRc:
-      return "rc";
-  }
-  return "";
-}
 
 json AnswerVersion(const json& in) {
   const Expected<Version> v = Version::Parse(in.at("text").get<std::string>());
