@@ -471,6 +471,13 @@ struct TableModel {
   CudaRules rules;
   std::map<std::string, size_t> target_ids;
   std::vector<std::vector<std::string>> toolkit_targets;  // per backend
+
+  // The stable catalogue: the reference pages' channel.
+  const catalogue::Catalogue& catalogue() const { return catalogues[0]; }
+  // One function per output.
+  std::string EmitTableInc() const;           // generated/catalogue_table.inc
+  std::string EmitPackagesReference() const;  // docs/reference/packages.md
+  std::string EmitBackendsReference() const;  // docs/reference/backends.md
 };
 
 TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<const InputFile*>& catalogue_inputs,
@@ -747,20 +754,7 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
 }
 
 // generated/catalogue_table.inc: the sorted constexpr arrays of the package table.
-std::string EmitTableInc(const TableModel& m) {
-  [[maybe_unused]] const std::span<const InputFile> inputs = m.inputs;
-  [[maybe_unused]] const std::vector<catalogue::Catalogue>& catalogues = m.catalogues;
-  [[maybe_unused]] const catalogue::Catalogue& catalogue = m.catalogues[0];
-  [[maybe_unused]] const std::vector<BackendOut>& backends = m.backends;
-  [[maybe_unused]] const CudaDrivers& drivers = m.drivers;
-  [[maybe_unused]] const std::vector<ProjectOut>& projects = m.projects;
-  [[maybe_unused]] const auto& tag_ids = m.tag_ids;
-  [[maybe_unused]] const auto& wheel_tags = m.wheel_tags;
-  [[maybe_unused]] const auto& set_ids = m.set_ids;
-  [[maybe_unused]] const std::vector<ArchRange>& ranges = m.ranges;
-  [[maybe_unused]] const CudaRules& rules = m.rules;
-  [[maybe_unused]] const std::map<std::string, size_t>& target_ids = m.target_ids;
-  [[maybe_unused]] const std::vector<std::vector<std::string>>& toolkit_targets = m.toolkit_targets;
+std::string TableModel::EmitTableInc() const {
   // ---- generated/catalogue_table.inc ----
   std::ostringstream inc;
   inc << Banner(inputs) << "// The package table: " << backends.size() << " backends, "
@@ -768,7 +762,7 @@ std::string EmitTableInc(const TableModel& m) {
       << " distinct wheel tags. Read only by\n"
       << "// installer/table/catalogue_table.cc, which defines the row types and explains the "
          "layout.\n\n"
-      << "inline constexpr std::string_view kCatalogueFamily = " << Literal(catalogue.family)
+      << "inline constexpr std::string_view kCatalogueFamily = " << Literal(catalogue().family)
       << ";\n"
       << "inline constexpr std::string_view kCatalogueChannels[] = {" <<
       [&] {
@@ -778,14 +772,14 @@ std::string EmitTableInc(const TableModel& m) {
         return list;
       }()
       << "};\n"
-      << "inline constexpr std::string_view kCatalogueChannel = " << Literal(catalogue.channel)
+      << "inline constexpr std::string_view kCatalogueChannel = " << Literal(catalogue().channel)
       << ";\n"
-      << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue.note) << ";\n"
-      << "inline constexpr std::string_view kCatalogueIndexUrl = " << Literal(catalogue.index_url)
+      << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue().note) << ";\n"
+      << "inline constexpr std::string_view kCatalogueIndexUrl = " << Literal(catalogue().index_url)
       << ";\n"
-      << "inline constexpr std::string_view kCatalogueSnapshot = " << Literal(catalogue.snapshot)
+      << "inline constexpr std::string_view kCatalogueSnapshot = " << Literal(catalogue().snapshot)
       << ";\n"
-      << "inline constexpr std::string_view kCatalogueAsOf = " << Literal(catalogue.AsOf())
+      << "inline constexpr std::string_view kCatalogueAsOf = " << Literal(catalogue().AsOf())
       << ";\n\n";
   inc << "// name, kind, toolkit, legacy, state, MVC driver floor Linux/Windows, toolkit driver\n"
       << "// Linux/Windows ({0, 0, 0}: unknown), the architectures the toolkit can build\n"
@@ -952,20 +946,7 @@ std::string EmitTableInc(const TableModel& m) {
 }
 
 // docs/reference/packages.md: every routed and companion package, with its versions per backend.
-std::string EmitPackagesReference(const TableModel& m) {
-  [[maybe_unused]] const std::span<const InputFile> inputs = m.inputs;
-  [[maybe_unused]] const std::vector<catalogue::Catalogue>& catalogues = m.catalogues;
-  [[maybe_unused]] const catalogue::Catalogue& catalogue = m.catalogues[0];
-  [[maybe_unused]] const std::vector<BackendOut>& backends = m.backends;
-  [[maybe_unused]] const CudaDrivers& drivers = m.drivers;
-  [[maybe_unused]] const std::vector<ProjectOut>& projects = m.projects;
-  [[maybe_unused]] const auto& tag_ids = m.tag_ids;
-  [[maybe_unused]] const auto& wheel_tags = m.wheel_tags;
-  [[maybe_unused]] const auto& set_ids = m.set_ids;
-  [[maybe_unused]] const std::vector<ArchRange>& ranges = m.ranges;
-  [[maybe_unused]] const CudaRules& rules = m.rules;
-  [[maybe_unused]] const std::map<std::string, size_t>& target_ids = m.target_ids;
-  [[maybe_unused]] const std::vector<std::vector<std::string>>& toolkit_targets = m.toolkit_targets;
+std::string TableModel::EmitPackagesReference() const {
   // ---- docs/reference/packages.md ----
   const auto version_span = [&](const ProjectOut& project) {
     size_t count = 0;
@@ -1001,7 +982,7 @@ std::string EmitPackagesReference(const TableModel& m) {
          "Everything else\n"
       << "stays with the default index.\n\n"
       << "This page is generated by `torchdex-codegen` from `generated/catalogue.json` (family "
-      << catalogue.family << ",\nchannel " << catalogue.channel << "; " << Cell(catalogue.note)
+      << catalogue().family << ",\nchannel " << catalogue().channel << "; " << Cell(catalogue().note)
       << ").\nThe reasons are the crawler's classification; see `data/routing-policy.json` for "
          "the\n"
       << "policy entries. Regenerate with `torchdex-codegen` (docs/codegen.md). **backends**: "
@@ -1041,20 +1022,7 @@ std::string EmitPackagesReference(const TableModel& m) {
 }
 
 // docs/reference/backends.md: every backend with its driver floors and arch coverage.
-std::string EmitBackendsReference(const TableModel& m) {
-  [[maybe_unused]] const std::span<const InputFile> inputs = m.inputs;
-  [[maybe_unused]] const std::vector<catalogue::Catalogue>& catalogues = m.catalogues;
-  [[maybe_unused]] const catalogue::Catalogue& catalogue = m.catalogues[0];
-  [[maybe_unused]] const std::vector<BackendOut>& backends = m.backends;
-  [[maybe_unused]] const CudaDrivers& drivers = m.drivers;
-  [[maybe_unused]] const std::vector<ProjectOut>& projects = m.projects;
-  [[maybe_unused]] const auto& tag_ids = m.tag_ids;
-  [[maybe_unused]] const auto& wheel_tags = m.wheel_tags;
-  [[maybe_unused]] const auto& set_ids = m.set_ids;
-  [[maybe_unused]] const std::vector<ArchRange>& ranges = m.ranges;
-  [[maybe_unused]] const CudaRules& rules = m.rules;
-  [[maybe_unused]] const std::map<std::string, size_t>& target_ids = m.target_ids;
-  [[maybe_unused]] const std::vector<std::vector<std::string>>& toolkit_targets = m.toolkit_targets;
+std::string TableModel::EmitBackendsReference() const {
   // ---- docs/reference/backends.md ----
   // The reference pages describe the stable channel's backends; the others are listed by
   // channel at the end.
@@ -1081,8 +1049,8 @@ std::string EmitBackendsReference(const TableModel& m) {
   };
   std::ostringstream backends_md;
   backends_md << Banner(inputs, true) << "\n# Backends\n\n"
-              << "The builds of the PyTorch index (family " << catalogue.family << ", channel "
-              << catalogue.channel << "), with what a machine needs to run them. Generated by\n"
+              << "The builds of the PyTorch index (family " << catalogue().family << ", channel "
+              << catalogue().channel << "), with what a machine needs to run them. Generated by\n"
               << "`torchdex-codegen` from `generated/catalogue.json`, `data/cuda-drivers.json`,\n"
               << "`data/cuda-archs.json` and `data/rocm-archs.json`, where every number has its "
                  "source.\n\n"
@@ -1187,7 +1155,7 @@ std::string EmitBackendsReference(const TableModel& m) {
   // (by the platforms of their wheels) and whether a row with a list covers each.
   const auto wheel_arches = [&](const std::string& backend, const std::string& version) {
     std::set<std::string> arches;
-    const auto& torch_builds = catalogue.projects.at("torch").builds.at(backend);
+    const auto& torch_builds = catalogue().projects.at("torch").builds.at(backend);
     for (const std::string& tags : torch_builds.at(version)) {
       if (tags.find("aarch64") != std::string::npos) arches.insert("aarch64");
       if (tags.find("x86_64") != std::string::npos || tags.find("amd64") != std::string::npos) {
@@ -1252,12 +1220,12 @@ std::string EmitBackendsReference(const TableModel& m) {
   backends_md
       << "## Pages missing from the catalogue\n\n"
       << "The catalogue stands for "
-      << (catalogue.index_url.empty() ? std::string("the index")
-                                      : "`" + catalogue.index_url + "`")
-      << " as of " << catalogue.AsOf()
-      << (catalogue.snapshot.empty()
+      << (catalogue().index_url.empty() ? std::string("the index")
+                                      : "`" + catalogue().index_url + "`")
+      << " as of " << catalogue().AsOf()
+      << (catalogue().snapshot.empty()
               ? std::string()
-              : " (crawled from a snapshot: " + Cell(catalogue.snapshot) + ")")
+              : " (crawled from a snapshot: " + Cell(catalogue().snapshot) + ")")
       << ".\nWhere a backend lists a routed project but its page of it was missing, the builds "
          "come\n"
       << "from the flat page (`torch/` at the root, which links every backend's wheels with "
@@ -1355,9 +1323,9 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
 
   return Located(inputs[0].path, [&]() -> std::vector<OutputFile> {
     const TableModel model = BuildTableModel(inputs, catalogue_inputs, std::move(catalogues));
-    return {{"generated/catalogue_table.inc", EmitTableInc(model)},
-            {"docs/reference/packages.md", EmitPackagesReference(model)},
-            {"docs/reference/backends.md", EmitBackendsReference(model)}};
+    return {{"generated/catalogue_table.inc", model.EmitTableInc()},
+            {"docs/reference/packages.md", model.EmitPackagesReference()},
+            {"docs/reference/backends.md", model.EmitBackendsReference()}};
   });
 }
 
