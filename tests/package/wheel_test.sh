@@ -52,23 +52,9 @@ unset TORCHDEX_DATA_DIR TORCHDEX_LIBCURL TORCHDEX_LIBXML2 VIRTUAL_ENV
 python=/usr/bin/python3
 [ -x "$python" ] || python=$(command -v python3)
 
-passed=0
-failed=0
-check() {  # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-    echo "ok - $what"
-  else
-    failed=$((failed + 1))
-    echo "FAILED - $what"
-  fi
-}
-same() { [ "$1" = "$2" ] || { printf '  expected: %s\n  actual:   %s\n' "$2" "$1"; return 1; }; }
-same_file() { cmp -s "$1" "$2" || { diff "$2" "$1" | head -n 20 | sed 's/^/  | /'; return 1; }; }
+# shellcheck source=tests/support/checks.sh
+source "$src/tests/support/checks.sh"
 quietly() { "$@" >/dev/null 2>&1; }
-contains() { grep -qF -- "$2" "$1" || { echo "  '$2' not in $1:"; sed 's/^/    | /' "$1" | head -n 20; return 1; }; }
 
 # 1. The wheel itself.
 version=$(basename "$wheel" | cut -d- -f2)

@@ -43,21 +43,8 @@ work=$(mktemp -d /tmp/torchdex-sync-e2e-XXXXXX)
 chmod 755 "$work"  # nginx workers run as an unprivileged user
 trap 'torchdex_nginx_stop; rm -rf "$work"' EXIT
 
-passed=0
-failed=0
-check() {  # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-    echo "ok - $what"
-  else
-    failed=$((failed + 1))
-    echo "FAILED - $what"
-  fi
-}
-same() { [ "$1" = "$2" ] || { printf '  expected: %s\n  actual:   %s\n' "$2" "$1"; return 1; }; }
-contains() { grep -qF -- "$2" "$1" || { echo "  '$2' not in $1:"; sed 's/^/    | /' "$1" | head -n 60; return 1; }; }
+# shellcheck source=tests/support/checks.sh
+source "$src/tests/support/checks.sh"
 
 # The repository copy the syncs work on.
 repo=$work/repo
