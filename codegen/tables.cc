@@ -309,6 +309,9 @@ std::span<const TableSpec> AllTables() {
        {"generated/catalogue_table.inc", "docs/reference/packages.md",
         "docs/reference/backends.md"},
        &GenerateCatalogueTable},
+      {{"data/indexes.json", "data/cuda-drivers.json", "generated/family-*.json"},
+       {"generated/family_table.inc"},
+       &GenerateFamilyTable},
   };
   return kTables;
 }

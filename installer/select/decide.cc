@@ -34,7 +34,7 @@ core::Expected<BackendRequest> ResolveBackend(const DecisionRequest& request, co
       const std::string name = core::NormalizeName(r.requirement.name);
       if (source.IsRouted(name)) names.push_back(name);
     }
-    if (names.empty()) names.push_back("torch");
+    if (names.empty()) names.push_back(source.primary);
     // One backend serves every routed package: pins of the asked packages that name different
     // backends are an error naming each, whatever the order of the arguments.
     std::vector<std::string> pinned;  // "torchvision -> cu126 (FILE)"
@@ -81,6 +81,15 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   out.upstream_base = source.default_base_url;
   out.upstream_hosts = source.upstream_hosts;
   out.prereleases = out.channel == "stable" ? core::Prereleases::kDefault : core::Prereleases::kAllow;
+  if (!source.channel_paths.contains(out.channel)) {
+    std::string known;
+    for (const auto& [name, path] : source.channel_paths) known += (known.empty() ? "" : ", ") + name;
+    return core::MakeError("--channel " + out.channel + ": index family " + source.family + " has no such channel (" +
+                               known + ")",
+                           core::ErrorCode::kUsage);
+  }
+  out.channel_path = source.ChannelPath(out.channel);
+  out.primary = source.primary;
   out.target_description = request.target.description;
 
   // What was asked: routed requirements decide the backend; the rest goes to the default index.
@@ -94,7 +103,7 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   if (!out.routed.empty()) {
     out.primary = core::NormalizeName(out.routed.front().name);
     for (const core::Requirement& r : out.routed) {
-      if (core::NormalizeName(r.name) == "torch") out.primary = "torch";
+      if (core::NormalizeName(r.name) == source.primary) out.primary = source.primary;
     }
   }
 
@@ -134,7 +143,7 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   } else if (out.selection.chosen) {
     out.backend = out.selection.chosen->backend;
     out.primary_version = out.selection.chosen->primary_version;
-    out.index_url = BackendIndexUrl(catalogue.overrides, source.default_base_url, ChannelPath(out.channel),
+    out.index_url = BackendIndexUrl(catalogue.overrides, source.default_base_url, out.channel_path,
                                     out.backend);
   }
   for (const std::string& w : out.selection.warnings) out.warnings.push_back(w);
