@@ -231,3 +231,61 @@ core::Expected<std::vector<OutputFile>> GenerateFamilyTable(std::span<const Inpu
 }
 
 }  // namespace torchdex::codegen
+
+namespace torchdex::codegen {
+
+using namespace detail;  // NOLINT: the helpers of codegen/located.h
+
+core::Expected<std::string> GenerateAcceleratorExtras(std::string_view data_text, std::string_view data_file) {
+  return Located(data_file, [&]() -> std::string {
+    const json document = ParseDocument(data_text);
+    const std::set<std::string> ids = ReadSourceIds(document);
+    std::map<std::string, std::string> where;  // source id -> where, for the rows' citations
+    for (const json& s : RequireArray(document, "", "sources")) {
+      where[s.at("id").get<std::string>()] = s.contains("where") ? s.at("where").get<std::string>() : "";
+    }
+    const json& projects = RequireArray(document, "", "projects");
+    std::vector<std::string> rows;
+    std::set<std::string> seen;
+    for (size_t i = 0; i < projects.size(); ++i) {
+      const std::string pointer = Child("/projects", i);
+      const std::string name = RequireString(projects[i], pointer, "project");
+      if (core::NormalizeName(name) != name) {
+        Fail(Child(pointer, "project"), "\"" + name + "\" is not in PEP 503 normal form (\"" + core::NormalizeName(name) + "\")");
+      }
+      if (!seen.insert(name).second) Fail(Child(pointer, "project"), "\"" + name + "\" is listed twice");
+      const json& extras = RequireArray(projects[i], pointer, "extras");
+      std::set<std::string> extra_names;
+      for (size_t k = 0; k < extras.size(); ++k) {
+        const std::string at = Child(Child(pointer, "extras"), k);
+        const std::string extra = RequireString(extras[k], at, "extra");
+        if (!extra_names.insert(extra).second) Fail(Child(at, "extra"), "\"" + extra + "\" is listed twice");
+        if (RequireString(extras[k], at, "kind") != "cuda") Fail(Child(at, "kind"), "only \"cuda\" is supported");
+        const std::vector<unsigned> driver =
+            ParseDotted(RequireString(extras[k], at, "linux_min_driver"), Child(at, "linux_min_driver"), 1, 3, "driver version");
+        const std::vector<unsigned> cc = ParseDotted(RequireString(extras[k], at, "min_compute_capability"),
+                                                     Child(at, "min_compute_capability"), 2, 2, "compute capability");
+        RequireSource(extras[k], at, ids);
+        std::string cited;
+        for (const json& id : extras[k].at("source")) {
+          const std::string text = id.get<std::string>();
+          const std::string base = text.substr(0, text.find(':'));
+          cited += (cited.empty() ? "" : "; ") + (where[base].empty() ? text : where[base]);
+        }
+        rows.push_back("    {" + Literal(name) + ", " + Literal(extra) + ", " + DriverInit(driver) + ", " +
+                       std::to_string(cc[0]) + ", " + std::to_string(cc[1]) + ", " + Literal(cited) + "},\n");
+      }
+    }
+    std::ostringstream inc;
+    inc << Banner(std::array{InputFile{data_file, data_text}})
+        << "// Packages of the default index that choose their accelerator by an extra: project, extra,\n"
+        << "// oldest Linux driver, oldest compute capability, where that is documented; per project in\n"
+        << "// the order they are tried. Read only by installer/table/family_table.cc.\n"
+        << "inline constexpr std::array<AcceleratorExtraRow, " << rows.size() << "> kAcceleratorExtras = {{\n";
+    for (const std::string& row : rows) inc << row;
+    inc << "}};\n";
+    return inc.str();
+  });
+}
+
+}  // namespace torchdex::codegen

@@ -68,6 +68,10 @@ core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const I
 // catalogues generated/family-<name>.json. Output: generated/family_table.inc.
 core::Expected<std::vector<OutputFile>> GenerateFamilyTable(std::span<const InputFile> inputs);
 
+// Extras that choose a package's accelerator (data/accelerator-extras.json) ->
+// generated/accelerator_extras.inc.
+core::Expected<std::string> GenerateAcceleratorExtras(std::string_view data_text, std::string_view data_file);
+
 // Checks a data file against its JSON Schema (the subset described in data/schema/*.json) and
 // that it is in canonical form: parsing it and writing it back with sorted keys, a one-space
 // indent and a trailing newline gives the same bytes. Errors: "data/x.json: /pointer: what".

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/name.h"
+#include "installer/table/family_table.h"
 
 namespace torchdex::installer {
 std::string ChannelPath(const std::string& channel) {
@@ -68,6 +69,83 @@ core::Expected<BackendRequest> ResolveBackend(const DecisionRequest& request, co
   }
   return backend;
 }
+
+namespace {
+
+// Packages of the default index that choose their accelerator by an extra
+// (data/accelerator-extras.json): the first extra whose driver floor and oldest GPU the detected
+// host meets is added to a requirement that names none of them; the reason goes to the
+// explanation. Nothing changes for a requirement that names one, or for any other package.
+void ChooseAcceleratorExtras(const HostFacts& facts, const SelectionTarget& target, Decision& out) {
+  for (AskedRequirement& asked : out.others) {
+    const std::string name = core::NormalizeName(asked.requirement.name);
+    const std::span<const table::AcceleratorExtraRow> extras = table::ExtrasOf(name);
+    if (extras.empty()) continue;
+    std::string named;
+    for (const table::AcceleratorExtraRow& row : extras) {
+      for (const std::string& e : asked.requirement.extras) {
+        if (e == row.extra) named = e;
+      }
+    }
+    if (!named.empty()) {
+      out.explanation.push_back(name + ": [" + named + "] as asked");
+      continue;
+    }
+    std::vector<const NvidiaGpu*> gpus;
+    if (facts.nvidia && facts.nvidia->devices_exposed) {
+      for (const NvidiaGpu& g : facts.nvidia->gpus) {
+        if (g.visible) gpus.push_back(&g);
+      }
+    }
+    std::string why;  // why no extra fits
+    if (target.os != core::TargetOs::kLinux) {
+      why = "its accelerator extras are for Linux only";
+    } else if (gpus.empty()) {
+      why = "no visible NVIDIA GPU";
+    } else if (!facts.nvidia->driver_version) {
+      why = "the NVIDIA driver version is unknown";
+    }
+    std::vector<std::string> passed;  // "[cuda13] needs driver >= 580"
+    const table::AcceleratorExtraRow* chosen = nullptr;
+    for (const table::AcceleratorExtraRow& row : extras) {
+      if (!why.empty()) break;
+      const core::DriverVersion driver = *facts.nvidia->driver_version;
+      const core::ComputeCapability oldest{static_cast<std::uint8_t>(row.min_cc_major),
+                                           static_cast<std::uint8_t>(row.min_cc_minor)};
+      if (driver < row.linux_floor) {
+        passed.push_back("[" + std::string(row.extra) + "] needs driver >= " + row.linux_floor.ToString());
+        continue;
+      }
+      std::string old_gpu;
+      for (const NvidiaGpu* g : gpus) {
+        if (g->compute_capability && *g->compute_capability < oldest) old_gpu = g->compute_capability->ToString();
+      }
+      if (!old_gpu.empty()) {
+        passed.push_back("[" + std::string(row.extra) + "] needs compute capability >= " + oldest.ToString() +
+                         " (a GPU here is " + old_gpu + ")");
+        continue;
+      }
+      chosen = &row;
+      break;
+    }
+    std::string tried;
+    for (const std::string& p : passed) tried += "; " + p;
+    if (chosen == nullptr) {
+      out.explanation.push_back(name + ": no accelerator extra fits (" +
+                                (why.empty() ? tried.substr(tried.empty() ? 0 : 2) : why) +
+                                "): the plain package, as asked");
+      continue;
+    }
+    asked.requirement.extras.emplace_back(chosen->extra);
+    std::sort(asked.requirement.extras.begin(), asked.requirement.extras.end());
+    asked.text = asked.requirement.ToString();
+    out.explanation.push_back(name + ": " + asked.text + " for driver " + facts.nvidia->driver_version->ToString() +
+                              " (>= " + chosen->linux_floor.ToString() + ")" + tried + "; source: " +
+                              std::string(chosen->source));
+  }
+}
+
+}  // namespace
 
 core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts& facts,
                                 const UserCatalogue& catalogue) {
@@ -153,6 +231,8 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
                            ": the GPUs were checked only against what its CUDA toolkit can build");
   }
   for (const std::string& w : facts.warnings) out.warnings.push_back(w);
+  // Extras chosen by the driver, when the host was detected for an automatic choice.
+  if (backend->automatic() && !out.default_index) ChooseAcceleratorExtras(facts, request.target, out);
   return out;
 }
 

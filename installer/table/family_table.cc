@@ -6,6 +6,7 @@ namespace torchdex::installer::table {
 namespace {
 
 #include "generated/family_table.inc"
+#include "generated/accelerator_extras.inc"
 
 template <typename Row, std::size_t N>
 std::span<const Row> Slice(const std::array<Row, N>& rows, std::uint16_t first, std::uint16_t count) {
@@ -13,6 +14,14 @@ std::span<const Row> Slice(const std::array<Row, N>& rows, std::uint16_t first, 
 }
 
 }  // namespace
+
+std::span<const AcceleratorExtraRow> ExtrasOf(std::string_view project) {
+  std::size_t first = 0;
+  while (first < kAcceleratorExtras.size() && kAcceleratorExtras[first].project != project) ++first;
+  std::size_t end = first;
+  while (end < kAcceleratorExtras.size() && kAcceleratorExtras[end].project == project) ++end;
+  return std::span<const AcceleratorExtraRow>(kAcceleratorExtras.data() + first, end - first);
+}
 
 std::span<const FamilyRow> Families() { return kFamilyRows; }
 

@@ -53,6 +53,18 @@ struct CudaMajorFloorRow {
   core::DriverVersion windows_floor;
 };
 
+// A package of the default index that chooses its accelerator by an extra
+// (data/accelerator-extras.json): jax[cuda13], jax[cuda12].
+struct AcceleratorExtraRow {
+  std::string_view project;  // normal form
+  std::string_view extra;    // "cuda12"
+  core::DriverVersion linux_floor;
+  unsigned min_cc_major, min_cc_minor;  // the oldest GPU it runs on
+  std::string_view source;              // where that is documented
+};
+/// The extras of `project` (normal form) in the order they are tried; empty for any other.
+std::span<const AcceleratorExtraRow> ExtrasOf(std::string_view project);
+
 std::span<const FamilyRow> Families();  // in the order of data/indexes.json
 const FamilyRow* FindFamily(std::string_view name);
 std::span<const std::string_view> HostsOf(const FamilyRow& family);

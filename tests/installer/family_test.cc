@@ -186,5 +186,45 @@ TEST_F(FamilyFiles, AFamilysCatalogueMustBeOfThatFamily) {
   EXPECT_THAT(ok.out, HasSubstr("catalogue: paddle family: " + own));
 }
 
+
+// Extras chosen by the driver (data/accelerator-extras.json): jax[cuda13] needs driver >= 580 and
+// compute capability >= 7.5, jax[cuda12] driver >= 525, as JAX's installation guide says.
+std::string ExtraLine(const std::string& host, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--root", (kHosts / host).string(), "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const CliResult r = Select(args);
+  EXPECT_EQ(r.code, kExitOk) << host << ": " << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  if (doc.is_discarded()) return "(no json)";
+  for (const auto& line : doc["explanation"]) {
+    if (line.get<std::string>().rfind("jax", 0) == 0) return line.get<std::string>();
+  }
+  return "(none)";
+}
+
+TEST(AcceleratorExtrasTest, JaxGetsTheExtraTheHostRuns) {
+  const std::string source = "; source: https://docs.jax.dev/en/latest/installation.html (jax-ml/jax docs/installation.md)";
+  EXPECT_EQ(ExtraLine("container-with-devices-a100-driver535", {"jax"}),
+            "jax: jax[cuda12] for driver 535.104.05 (>= 525); [cuda13] needs driver >= 580" + source);
+  EXPECT_EQ(ExtraLine("linux-gh200-aarch64-driver580-sbsa", {"jax>=0.7"}),
+            "jax: jax[cuda13]>=0.7 for driver 580.95.05 (>= 580)" + source);
+  // A V100 (7.0) beside an RTX 4090: CUDA 13 builds nothing for the V100.
+  EXPECT_EQ(ExtraLine("linux-v100-rtx4090-driver580-mixed", {"jax"}),
+            "jax: jax[cuda12] for driver 580.95.05 (>= 525); [cuda13] needs compute capability >= 7.5 (a GPU "
+            "here is 7.0)" + source);
+  EXPECT_EQ(ExtraLine("linux-no-gpu", {"jax"}), "jax: no accelerator extra fits (no visible NVIDIA GPU): the plain package, as asked");
+  EXPECT_EQ(ExtraLine("container-no-devices-driver550", {"jax"}),
+            "jax: no accelerator extra fits (no visible NVIDIA GPU): the plain package, as asked");
+  EXPECT_EQ(ExtraLine("linux-gh200-aarch64-driver580-sbsa", {"jax[cuda12]"}), "jax: [cuda12] as asked");
+  // Not a package with accelerator extras: nothing said.
+  EXPECT_EQ(ExtraLine("container-with-devices-a100-driver535", {"numpy"}), "(none)");
+}
+
+TEST(AcceleratorExtrasTest, ANamedBackendLeavesTheRequirementAsAsked) {
+  const CliResult r = Select({"--torch-backend", "cu126", "--explain", "jax"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("jax[")));
+}
+
 }  // namespace
 }  // namespace torchdex::installer

@@ -171,5 +171,28 @@ TEST_F(FamilyE2eTest, UvInstallsTheBuildTheNewerDriverRuns) {
   EXPECT_EQ(built.out, "stable/cu126\n") << built.err;
 }
 
+// Extras chosen by the driver: `install --torch-backend=auto jax` on the A100 host (driver
+// 535.104.05) asks the default index for jax[cuda12], since jax[cuda13] needs 580; pip installs
+// jax with the CUDA 12 plugin its extra requires, and never the CUDA 13 one.
+TEST_F(FamilyE2eTest, InstallJaxGetsTheExtraTheDriverRuns) {
+  const std::string python = NewVenv("venv-jax");
+  const std::vector<std::string> args = {"--torch-backend=auto", "--root", kA100, "--python", python,
+                                         "--index-url", nginx_->Url("/simple/"), "jax"};
+  std::vector<std::string> dry = {"install", "--dry-run"};
+  dry.insert(dry.end(), args.begin(), args.end());
+  const Output plan = Torchdex(dry);
+  ASSERT_EQ(plan.code, 0) << plan.out << plan.err;
+  EXPECT_THAT(plan.out, HasSubstr("jax: jax[cuda12] for driver 535.104.05 (>= 525); [cuda13] needs driver >= 580"));
+  EXPECT_THAT(plan.out, HasSubstr("jax[cuda12]"));
+  std::vector<std::string> real = {"install"};
+  real.insert(real.end(), args.begin(), args.end());
+  const Output r = Torchdex(real);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const Output installed = Child({python, "-c",
+                                  "import importlib.metadata as m\n"
+                                  "print(sorted(d.metadata['Name'] for d in m.distributions() if 'jax' in d.metadata['Name']))"});
+  EXPECT_EQ(installed.out, "['jax', 'jax-cuda12-plugin']\n") << installed.err;
+}
+
 }  // namespace
 }  // namespace torchdex::installer
