@@ -28,11 +28,16 @@ std::size_t SchemeLength(std::string_view s) {
 }
 
 // WHATWG URL "special schemes": their authority also ends at a backslash.
+// Compared in place, case-insensitively: every UrlOrigin asks this, several times an anchor.
 bool IsSpecialScheme(std::string_view scheme) {
-  std::string lower(scheme);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower == "http" || lower == "https" || lower == "ws" || lower == "wss" ||
-         lower == "ftp" || lower == "file";
+  auto is = [scheme](std::string_view name) {
+    if (scheme.size() != name.size()) return false;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(scheme[i])) != name[i]) return false;
+    }
+    return true;
+  };
+  return is("http") || is("https") || is("ws") || is("wss") || is("ftp") || is("file");
 }
 
 // RFC 3986 §5.2.4: removes "." and ".." segments.
