@@ -181,7 +181,7 @@ struct BaseParts {
   std::optional<std::string_view> Relative(std::string_view url, bool* same_origin) const {
     const std::string_view url_origin = index::UrlOrigin(url);
     std::string_view url_path = url.substr(url_origin.size());
-    url_path = url_path.substr(0, url_path.find_first_of("?#"));
+    url_path = url_path.substr(0, index::FindAnyOf(url_path, "?#"));
     *same_origin = url_origin == origin;
     bool family_host = false;
     if (!*same_origin) {

@@ -82,8 +82,8 @@ bool IsHex(std::string_view text) {
 // The first "[#&]<name>=<value up to '&'>" in `url` as pip's regex finds it: names are matched
 // as written (lowercase), the leftmost match wins, and the value may be anything.
 void ReadLinkHash(std::string_view url, Anchor& anchor) {
-  for (std::size_t at = url.find_first_of("#&"); at != std::string_view::npos;
-       at = url.find_first_of("#&", at + 1)) {
+  for (std::size_t at = FindAnyOf(url, "#&"); at != std::string_view::npos;
+       at = FindAnyOf(url, "#&", at + 1)) {
     const std::string_view rest = url.substr(at + 1);
     for (const auto& [name, length] : kLinkHashes) {
       if (!rest.starts_with(name) || rest.substr(name.size(), 1) != "=") continue;

@@ -78,14 +78,14 @@ std::string_view UrlOrigin(std::string_view url) {
   const std::size_t scheme = SchemeLength(url);
   if (scheme == 0 || url.substr(scheme, 2) != "//") return {};
   const std::size_t end =
-      url.find_first_of(IsSpecialScheme(url.substr(0, scheme - 1)) ? "/\\?#" : "/?#", scheme + 2);
+      FindAnyOf(url, IsSpecialScheme(url.substr(0, scheme - 1)) ? "/\\?#" : "/?#", scheme + 2);
   return url.substr(0, end);
 }
 
 bool HasAmbiguousAuthority(std::string_view url) {
   const std::size_t scheme = SchemeLength(url);
   if (scheme == 0 || url.substr(scheme, 2) != "//") return false;
-  const std::size_t end = url.find_first_of("/?#", scheme + 2);
+  const std::size_t end = FindAnyOf(url, "/?#", scheme + 2);
   return url.substr(scheme + 2, end == std::string_view::npos ? end : end - scheme - 2)
              .find('\\') != std::string_view::npos;
 }
@@ -102,7 +102,7 @@ std::string_view UrlHost(std::string_view url) {
 
 std::string_view UrlPath(std::string_view url) {
   std::string_view rest = url.substr(UrlOrigin(url).size());
-  if (const std::size_t end = rest.find_first_of("?#"); end != std::string_view::npos) {
+  if (const std::size_t end = FindAnyOf(rest, "?#"); end != std::string_view::npos) {
     rest = rest.substr(0, end);
   }
   return rest;
@@ -123,7 +123,7 @@ std::string ResolveUrl(std::string_view base, std::string_view href) {
 
   const std::string_view origin = UrlOrigin(base_no_fragment);
   // Split the reference into path and the query/fragment tail.
-  const std::size_t tail_at = href.find_first_of("?#");
+  const std::size_t tail_at = FindAnyOf(href, "?#");
   const std::string_view ref_path = href.substr(0, tail_at);
   const std::string_view ref_tail =
       tail_at == std::string_view::npos ? std::string_view() : href.substr(tail_at);
