@@ -95,7 +95,7 @@ po::options_description CrawlOptionsDescription() {
     ("max-links", po::value<std::string>()->default_value("50000"), "a page with more links is an error")
     ("max-follow", po::value<std::string>()->default_value("5000"), "a listing that leads to more pages is an error")
     ("max-pages", po::value<std::string>()->default_value("100000"), "a crawl that would ask for more pages fails")
-    ("export", po::value<std::string>(), "after a good crawl, write the catalogue JSON here")
+    ("export", po::value<std::string>(), "after a good crawl, write the catalogue JSON here (left as it is when it holds what this store would export)")
     ("export-channel", po::value<std::string>()->default_value("stable"), "the channel --export writes")
     ("note", po::value<std::string>()->default_value(""), "a note for the catalogue's provenance")
     ("index-url", po::value<std::string>(), "the index the catalogue stands for (default: the family's)")

@@ -572,18 +572,24 @@ class Crawler {
         Update([](CrawlReport& r) { ++r.stats.pages_not_modified; });
         const catalogue::Validators validators{result.etag, result.last_modified};
         if (task.kind == PageKind::kProject) {
-          worker_.Post([this, task, now, validators] {
-            Touch(task, now, validators);
-            if (auto it = stored_.find(task.path); it != stored_.end()) {
-              const std::int64_t anchors = it->second.anchors;
-              Update([&](CrawlReport& r) { r.stats.anchors += anchors; });
-            }
-          }, 0);
+          if (auto it = stored_.find(task.path); it != stored_.end()) {
+            const std::int64_t anchors = it->second.anchors;
+            Update([&](CrawlReport& r) { r.stats.anchors += anchors; });
+          }
+          // The answer the store already holds needs no write, nor a task for the store's thread
+          // (most of an unchanged crawl's answers).
+          if (!SameAsStored(task, validators)) {
+            worker_.Post([this, task, now, validators] {
+              Check(store_.TouchPage(task.path, 304, now, validators));
+            }, 0);
+          }
           return next;
         }
         // A list page's entries are needed now, to queue what it lists.
         worker_.Call([&] {
-          Touch(task, now, validators);
+          if (!SameAsStored(task, validators)) {
+            Check(store_.TouchPage(task.path, 304, now, validators));
+          }
           auto stored = store_.AnchorsOf(task.path);
           if (!stored) return Check(stored.error());
           rows = std::move(stored).value();
@@ -617,18 +623,15 @@ class Crawler {
     return next;
   }
 
-  // Worker thread: a 304. Nothing is written when the stored page already says what the answer
-  // says (its validators, a status of 200 or 304): an unchanged crawl writes no page at all.
-  void Touch(const PageTask& task, const std::string& now, const catalogue::Validators& validators) {
-    if (auto it = stored_.find(task.path); it != stored_.end()) {
-      const PageRecord& page = it->second;
-      const bool same = (page.status == 200 || page.status == 304) &&
-                        (validators.etag.empty() || validators.etag == page.etag) &&
-                        (validators.last_modified.empty() ||
-                         validators.last_modified == page.last_modified);
-      if (same) return;
-    }
-    Check(store_.TouchPage(task.path, 304, now, validators));
+  // A 304 that says what the store holds (its validators, a status of 200 or 304): nothing to
+  // write, so an unchanged crawl writes no page at all. stored_ is read-only: any thread.
+  bool SameAsStored(const PageTask& task, const catalogue::Validators& validators) const {
+    auto it = stored_.find(task.path);
+    if (it == stored_.end()) return false;
+    const PageRecord& page = it->second;
+    return (page.status == 200 || page.status == 304) &&
+           (validators.etag.empty() || validators.etag == page.etag) &&
+           (validators.last_modified.empty() || validators.last_modified == page.last_modified);
   }
 
   // The channel's stored content changes in this run (any thread).
@@ -696,23 +699,26 @@ class Crawler {
   void OnAbsent(const PageTask& task, const index::FetchResult& result, const std::string& now,
                 std::vector<index::FetchRequest>& next) {
     const std::string what = result.request.url + " answered " + std::to_string(result.status);
-    worker_.Post([this, task, now, status = static_cast<int>(result.status)] {
-      auto stored = stored_.find(task.path);
-      // Absent as before: nothing to write.
-      if (stored != stored_.end() && stored->second.status == status && stored->second.anchors == 0) {
-        return;
-      }
-      MarkChanged(task.channel);
-      // Anchors that disappear are a change, like any other (the classification must see it).
-      if (stored != stored_.end() && stored->second.anchors > 0) {
-        Update([](CrawlReport& r) { ++r.stats.pages_changed; });
-      }
-      PageRecord record = RecordOf(task, status, now);
-      record.changed_at = now;
-      record.digest = DigestOf({});
-      Check(store_.PutPage(record));
-      if (stored != stored_.end()) Check(store_.ReplaceAnchors(task.path, {}));
-    }, 0);
+    const int answered = static_cast<int>(result.status);
+    auto before = stored_.find(task.path);
+    // Absent as before: nothing to write, no task for the store's thread.
+    const bool same = before != stored_.end() && before->second.status == answered &&
+                      before->second.anchors == 0;
+    if (!same) {
+      worker_.Post([this, task, now, status = answered] {
+        auto stored = stored_.find(task.path);
+        MarkChanged(task.channel);
+        // Anchors that disappear are a change, like any other (the classification must see it).
+        if (stored != stored_.end() && stored->second.anchors > 0) {
+          Update([](CrawlReport& r) { ++r.stats.pages_changed; });
+        }
+        PageRecord record = RecordOf(task, status, now);
+        record.changed_at = now;
+        record.digest = DigestOf({});
+        Check(store_.PutPage(record));
+        if (stored != stored_.end()) Check(store_.ReplaceAnchors(task.path, {}));
+      }, 0);
+    }
     switch (task.kind) {
       case PageKind::kChannelRoot:
         Warn("no root index", "channel " + task.channel + ": no root index (" + what +
