@@ -204,6 +204,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   request.markers = prepared.target.markers;
   request.target_description = prepared.target.description;
   request.prereleases = decision.prereleases;
+  if (inputs->facts.amd) request.gfx_targets = inputs->facts.amd->gfx;
   request.mirror_url = decision.mirror_url;
   request.upstream_base = decision.upstream_base;
   request.upstream_hosts = decision.upstream_hosts;
@@ -277,6 +278,7 @@ std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) 
                              {"page_url", core::RedactCredentials(w.page_url)},
                              {"required_by", w.required_by},
                              {"extras", w.extras},
+                             {"device", w.device_note.empty() ? json(nullptr) : json(w.device_note)},
                              {"marker", w.marker.empty() ? json(nullptr) : json(w.marker)}});
     if (!w.variants_json_url.empty()) {
       json& entry = doc["routed"].back();

@@ -14,6 +14,7 @@
 #include "core/sha256.h"
 #include "index/url.h"
 #include "installer/install/metadata.h"
+#include "installer/install/rocm_devices.h"
 #include "installer/install/transport.h"
 #include "installer/select/selection.h"
 
@@ -223,6 +224,8 @@ class Planner {
   std::map<std::string, ProjectPage> pages_;
   // Routed dependencies of a wheel, by wheel URL (filename offline): all of Requires-Dist.
   std::map<std::string, std::vector<core::Requirement>> dependencies_;
+  // Its Provides-Extra lines, by wheel URL.
+  std::map<std::string, std::vector<std::string>> provides_extra_;
 };
 
 std::map<std::string, index::FetchResult> Planner::FetchAll(const std::vector<std::string>& urls) {
@@ -643,6 +646,7 @@ core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCand
       return core::MakeError(url + ": metadata is for \"" + metadata->name + "\", not " + project);
     }
     dependencies_[wheel->url] = std::move(metadata->requires_dist);
+    provides_extra_[wheel->url] = std::move(metadata->provides_extra);
   }
   return {};
 }
@@ -817,6 +821,17 @@ core::Expected<InstallPlan> Planner::Run() {
       planned.extras.insert(planned.extras.end(), asked.extras.begin(), asked.extras.end());
       if (!asked.marker.empty() && planned.marker.empty()) planned.marker = asked.marker.ToString();
     }
+    if (auto deps = dependencies_.find(wheel->url); !plan_.offline && deps != dependencies_.end()) {
+      // ROCm >= 7.14: device code is a dependency; only the host's gfx targets are asked for.
+      core::Expected<DeviceChoice> device =
+          ChooseRocmDevices(project + " " + planned.version, deps->second,
+                            provides_extra_[wheel->url], request_.gfx_targets, planned.extras,
+                            request_.markers);
+      if (!device) return device.error();
+      planned.extras.insert(planned.extras.end(), device->extras.begin(), device->extras.end());
+      planned.device_note = std::move(device->note);
+      for (std::string& w : device->warnings) Warn(std::move(w));
+    }
     std::sort(planned.extras.begin(), planned.extras.end());
     planned.extras.erase(std::unique(planned.extras.begin(), planned.extras.end()), planned.extras.end());
     if (!plan_.offline) {
@@ -887,6 +902,7 @@ std::string FormatPlan(const InstallPlan& plan) {
     std::string why;
     for (const std::string& reason : wheel.required_by) why += (why.empty() ? "" : "; ") + reason;
     out << "    why:    " << why << "\n";
+    if (!wheel.device_note.empty()) out << "    device: " << wheel.device_note << "\n";
   }
   out << "other requirements, from "
       << (plan.default_index_url.empty() ? std::string("the installer's default index")

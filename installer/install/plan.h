@@ -71,6 +71,10 @@ struct PlanRequest {
   core::MarkerEnvironment markers;        // the target interpreter's
   std::string target_description;         // "CPython 3.12.4 (/venv/bin/python)"
 
+  /// The host's AMD gfx targets ("gfx1100"), for wheels whose device code is a dependency
+  /// (ROCm >= 7.14, rocm_devices.h); empty when no AMD GPU was detected.
+  std::vector<std::string> gfx_targets;
+
   /// Pre-release policy of the channel: kAllow for nightly and test, kDefault for stable.
   core::Prereleases prereleases = core::Prereleases::kDefault;
 
@@ -119,6 +123,9 @@ struct PlannedWheel {
   std::vector<std::string> required_by;
   std::vector<std::string> extras = {};  // the extras the user asked of it ("opt-einsum"), sorted
   std::string marker = {};               // the user's marker as written (true for the target)
+  /// Device code chosen for it (ROCm >= 7.14: "gfx1100 only (torch[gfx1100], ...)"),
+  /// "" when the wheel bundles its own.
+  std::string device_note = {};
   /// On a variant index: the label ("cuda12.8", "null"; "" for a wheel without one), what
   /// decided it, and the version's variants.json (URL and sha256, its schema).
   std::string variant_label = {};
