@@ -23,6 +23,8 @@ struct DetectCommandOptions {
   bool json = false;
   std::string root = "/";
   double probe_timeout_seconds = 5.0;
+  bool variants = false;  // --variants: PEP 825 properties instead of the facts
+  double provider_timeout_seconds = 5.0;
 };
 
 // What steers the choice of a backend: the same for `select`, `install` and `export`.
