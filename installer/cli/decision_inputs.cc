@@ -222,7 +222,8 @@ core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& 
   }
   for (const auto& [name, url] : overrides->backend_urls) {
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    return core::MakeError(url.origin + ": /backends/" + name + ": no backend \"" + name + "\"" +
+    const std::string section = family == "pytorch" ? std::string() : "/families/" + family;
+    return core::MakeError(url.origin + ": " + section + "/backends/" + name + ": no backend \"" + name + "\"" +
                                ClosestBackend(name, known) + "; a custom backend needs \"kind\"",
                            core::ErrorCode::kBadInputFile);
   }
