@@ -22,6 +22,9 @@ namespace torchdex::installer {
 /// the catalogue they lead to: what select, install, export and `catalogue show` all read.
 core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& cli_files,
                                                 const Environment& env);
+/// The override files alone, merged (detect --variants reads their "providers").
+core::Expected<EffectiveOverrides> LoadUserOverrides(const std::vector<std::string>& cli_files,
+                                                     const Environment& env);
 
 struct DecisionInputs {
   UserCatalogue catalogue;

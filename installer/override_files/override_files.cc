@@ -277,7 +277,9 @@ core::Expected<OverrideFile> ParseOverrideFile(std::string_view text, const std:
   auto report = [&](const std::optional<core::Error>& e) {
     if (e) errors.push_back(e->message);
   };
-  const std::vector<std::string> top = {"format", "mirror", "backends", "routed", "pin", "catalogue", "trusted_hosts"};
+  const std::vector<std::string> top = {"format",    "mirror",        "backends", "routed",
+                                        "pin",       "catalogue",     "trusted_hosts",
+                                        "providers"};
   for (const auto& [key, value] : doc.items()) {
     if (std::find(top.begin(), top.end(), key) != top.end()) continue;
     json one = json::object();
@@ -346,6 +348,30 @@ core::Expected<OverrideFile> ParseOverrideFile(std::string_view text, const std:
       }
       return std::nullopt;
     }());
+  if (doc.contains("providers")) report([&]() -> std::optional<core::Error> {
+      // A variant provider named by its executable (docs/variants.md): "acme": "/opt/acme/bin/x".
+      if (!doc["providers"].is_object()) {
+        return c.Fail("/providers", "expected {\"namespace\": \"/absolute/path/of/the/provider\"}");
+      }
+      for (const auto& [ns, exe] : doc["providers"].items()) {
+        const std::string at = "/providers/" + Escape(ns);
+        const bool name_ok = !ns.empty() && std::all_of(ns.begin(), ns.end(), [](char ch) {
+          return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+        });
+        if (!name_ok) return c.Fail(at, "not a variant namespace (^[a-z0-9_]+$)");
+        std::string path_of;
+        if (auto e = c.String(exe, at, &path_of)) return e;
+        const bool clean = std::none_of(path_of.begin(), path_of.end(), [](char ch) {
+          const auto u = static_cast<unsigned char>(ch);
+          return u < 0x20 || u == 0x7f;
+        });
+        if (!path_of.starts_with('/') || !clean) {
+          return c.Fail(at, "expected the absolute path of the provider's executable");
+        }
+        file.providers[ns] = path_of;
+      }
+      return std::nullopt;
+    }());
   if (!errors.empty()) {
     std::string all = errors.front();
     for (std::size_t i = 1; i < errors.size(); ++i) all += "\n" + errors[i];
@@ -408,6 +434,7 @@ void ApplyOverride(const OverrideFile& file, EffectiveOverrides& into) {
   for (const auto& [k, v] : file.pins) into.pins[k] = {v, file.path};
   if (file.catalogue) into.catalogue = Sourced<std::string>{*file.catalogue, file.path};
   for (const std::string& h : file.trusted_hosts) into.trusted_hosts.push_back({h, file.path});
+  for (const auto& [k, v] : file.providers) into.providers[k] = {v, file.path};
 }
 
 core::Expected<EffectiveOverrides> LoadOverrides(const FileReader& reader, const std::vector<std::string>& paths) {

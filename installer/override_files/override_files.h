@@ -48,6 +48,8 @@ struct OverrideFile {
   std::map<std::string, std::string> pins;           // project -> backend
   std::optional<std::string> catalogue;              // path of a catalogue.json (relative to the file)
   std::vector<std::string> trusted_hosts;            // plain-HTTP hosts the user trusts
+  /// Variant providers (docs/variants.md): namespace -> absolute path of the executable.
+  std::map<std::string, std::string> providers;
 };
 
 /// What all the files say together, each entry with the file it came from.
@@ -61,6 +63,7 @@ struct EffectiveOverrides {
   std::map<std::string, Sourced<std::string>> pins;
   std::optional<Sourced<std::string>> catalogue;
   std::vector<Sourced<std::string>> trusted_hosts;
+  std::map<std::string, Sourced<std::string>> providers;  // namespace -> executable
 };
 
 /// Parses one file's text. `path` is used in messages and to resolve a relative "catalogue".
