@@ -409,5 +409,15 @@ TEST(DetectVariantsCommand, AProviderNamedInAnOverrideFile) {
   EXPECT_NE(bad.err.find("/providers/Acme: not a variant namespace"), std::string::npos) << bad.err;
 }
 
+TEST(DetectVariantsCommand, SelectSaysWhereVariantsAreChosen) {
+  CliResult r = RunTorchdex({"select", "--torch-backend", "variant", "--root",
+                             (kFixtures / "hosts" / "linux-no-gpu").string(), "torch"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("select does not choose wheel variants yet; `torchdex install --dry-run "
+                       "--torch-backend variant` plans the variant wheel"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace torchdex::installer::testing
