@@ -43,6 +43,8 @@ const char* const kExportDetails =
     "  requirements  a requirements file, routed packages pinned by URL and sha256\n"
     "  uv            [[tool.uv.index]] (explicit) and [tool.uv.sources] for pyproject.toml\n"
     "  pip-conf      index settings for pip.conf\n"
+    "  uv-project    a pyproject.toml for uv: an explicit index per --backend, [tool.uv.sources]\n"
+    "                for every routed package; several backends: an extra each, with conflicts\n"
     "See docs/install.md.\n";
 
 namespace {
@@ -61,6 +63,8 @@ void AddChoiceOptions(po::options_description& description, InstallCliOptions& o
       "TORCHDEX_TORCH_BACKEND, UV_TORCH_BACKEND, the config file, else auto")(
       "channel", po::value<std::string>(&c.channel)->value_name("C"),
       "stable (default), test or nightly")(
+      "family", po::value<std::string>(&c.family)->value_name("NAME"),
+      "the index family: pytorch (default), paddle (data/indexes.json; docs/families.md)")(
       "python", po::value<std::string>(&c.python)->value_name("PATH"), "the target interpreter")(
       "index-url", po::value<std::string>(&o.index_url)->value_name("URL"),
       "the default index for everything not routed (default: the installer's own setting)")(
@@ -69,33 +73,6 @@ void AddChoiceOptions(po::options_description& description, InstallCliOptions& o
       "detect the host captured under DIR")(
       "catalogue", po::value<std::vector<std::string>>(&c.catalogues)->value_name("FILE"),
       "an override file (mirror, backend URLs, routed names, trusted hosts); repeatable");
-}
-
-// Requirement lines of a file: comments and blank lines dropped; pip options are refused, so
-// nothing in a file can add an index behind the plan's back.
-core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into) {
-  std::ifstream in(path);
-  if (!in) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 BOM, as pip
-    if (const size_t hash = line.find('#');
-        hash != std::string::npos &&
-        (hash == 0 || std::isspace(static_cast<unsigned char>(line[hash - 1])))) {
-      line.erase(hash);
-    }
-    const size_t first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos) continue;
-    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
-    if (line.front() == '-') {
-      return core::MakeError(path + " line " + std::to_string(number) + ": option \"" + line +
-                                 "\" is not supported in requirement files given to torchdex; "
-                                 "pass installer options after --",
-                             core::ErrorCode::kUsage);
-    }
-    into.push_back(line);
-  }
-  return {};
 }
 
 struct Prepared {
@@ -233,7 +210,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
       prepared.explanation.push_back("skipped " + request.backend + " on the mirror: " + plan.error().message);
       request.backend = candidates[i].backend;
       request.backend_index_url = BackendIndexUrl(inputs->catalogue.overrides, decision.upstream_base,
-                                                  ChannelPath(decision.channel), request.backend);
+                                                  decision.channel_path, request.backend);
       plan = MakePlan(request, fetcher);
       if (plan) {
         prepared.explanation.push_back("chose " + request.backend + " instead: the next backend that qualified");
@@ -308,6 +285,33 @@ std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) 
 
 }  // namespace
 
+// Requirement lines of a file: comments and blank lines dropped; pip options are refused, so
+// nothing in a file can add an index behind the plan's back.
+core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into) {
+  std::ifstream in(path);
+  if (!in) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 BOM, as pip
+    if (const size_t hash = line.find('#');
+        hash != std::string::npos &&
+        (hash == 0 || std::isspace(static_cast<unsigned char>(line[hash - 1])))) {
+      line.erase(hash);
+    }
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    if (line.front() == '-') {
+      return core::MakeError(path + " line " + std::to_string(number) + ": option \"" + line +
+                                 "\" is not supported in requirement files given to torchdex; "
+                                 "pass installer options after --",
+                             core::ErrorCode::kUsage);
+    }
+    into.push_back(line);
+  }
+  return {};
+}
+
 void AddInstallOptions(po::options_description& description, Options& options) {
   AddChoiceOptions(description, options.install);
   description.add_options()("dry-run", po::bool_switch(&options.install.dry_run),
@@ -323,13 +327,15 @@ void AddExportOptions(po::options_description& description, Options& options) {
   AddChoiceOptions(description, options.install);
   description.add_options()("format",
                             po::value<std::string>(&options.install.format)->value_name("F"),
-                            "requirements (default), uv or pip-conf")(
+                            "requirements (default), uv, pip-conf or uv-project")(
       "offline", po::bool_switch(&options.install.offline),
       "versions from the compiled table, no network (a requirements export needs the live "
       "pages' URLs: use it with --format uv or pip-conf)")(
       "json", po::bool_switch(&options.install.json), "write the plan as a JSON object instead of --format")(
       "output,o", po::value<std::string>(&options.install.output)->value_name("FILE"),
-      "write to FILE instead of standard output");
+      "write to FILE instead of standard output")(
+      "backend", po::value<std::vector<std::string>>(&options.install.backends)->value_name("NAME"),
+      "with --format uv-project: a backend to configure (an extra each when several); repeatable");
 }
 
 core::Expected<bool> ValidateInstallOptions(Options& options) {
@@ -339,6 +345,12 @@ core::Expected<bool> ValidateInstallOptions(Options& options) {
   const std::string& channel = o.choice.channel;
   if (!channel.empty() && channel != "stable" && channel != "test" && channel != "nightly") {
     return core::MakeError("--channel: expected stable, test or nightly, got \"" + channel + "\"");
+  }
+  if (!o.backends.empty() && o.format != "uv-project") {
+    return core::MakeError("--backend is for --format uv-project; name one backend with --torch-backend");
+  }
+  if (!o.backends.empty() && !o.choice.torch_backend.empty()) {
+    return core::MakeError("--backend and --torch-backend: name the backends with --backend only");
   }
   if (options.command == "install" && o.json && !o.dry_run) {
     return core::MakeError("--json prints the plan: use it with --dry-run");
@@ -443,16 +455,52 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   return code;
 }
 
+// export --format uv-project: a plan per backend, one pyproject.toml for them all.
+core::Expected<std::string> UvProjectExport(const Options& options, Deps& deps) {
+  const InstallCliOptions& o = options.install;
+  std::vector<std::string> backends = o.backends;
+  if (backends.empty()) backends.push_back(o.choice.torch_backend);
+  std::vector<Prepared> prepared;
+  for (const std::string& backend : backends) {
+    Options one = options;
+    one.install.choice.torch_backend = backend;
+    core::Expected<Prepared> p = Prepare(one, deps);
+    if (!p) return p.error();
+    prepared.push_back(std::move(p).value());
+  }
+  UvProjectRequest request;
+  for (const Prepared& p : prepared) request.plans.push_back(&p.plan);
+  for (const core::Requirement& r : prepared.front().decision.routed) request.routed_asked.push_back(r.ToString());
+  request.others = prepared.front().plan.other;
+  const std::string& version = prepared.front().target.full_version;
+  const size_t second_dot = version.find('.', version.find('.') + 1);
+  request.requires_python = ">=" + version.substr(0, second_dot);
+  ExportContext context;
+  for (const Prepared& p : prepared) {
+    for (const std::string& line : p.header) context.header.push_back(line);
+  }
+  return ExportUvProject(request, context);
+}
+
 int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
   const InstallCliOptions& o = options.install;
-  core::Expected<Prepared> prepared = Prepare(options, deps);
-  if (!prepared) {
-    err << "torchdex export: " << core::RedactCredentials(prepared.error().message) << "\n";
-    return ExitStatus(prepared.error().code);
+  core::Expected<std::string> text = core::MakeError("");
+  if (!o.json && o.format == "uv-project") {
+    text = UvProjectExport(options, deps);
+    if (!text) {
+      err << "torchdex export: " << core::RedactCredentials(text.error().message) << "\n";
+      return ExitStatus(text.error().code);
+    }
+  } else {
+    core::Expected<Prepared> prepared = Prepare(options, deps);
+    if (!prepared) {
+      err << "torchdex export: " << core::RedactCredentials(prepared.error().message) << "\n";
+      return ExitStatus(prepared.error().code);
+    }
+    ExportContext context{prepared->header};
+    text = o.json ? core::Expected<std::string>(PlanToJson(*prepared, nullptr))
+                  : Export(prepared->plan, *ParseExportFormat(o.format), context);
   }
-  ExportContext context{prepared->header};
-  core::Expected<std::string> text = o.json ? core::Expected<std::string>(PlanToJson(*prepared, nullptr))
-                                            : Export(prepared->plan, *ParseExportFormat(o.format), context);
   if (!text) {
     err << "torchdex export: " << core::RedactCredentials(text.error().message) << "\n";
     return kExitFailure;
