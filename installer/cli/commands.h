@@ -60,6 +60,19 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
 extern const char* const kInstallDetails;
 extern const char* const kExportDetails;
 
+// The requirement lines of a -r file (install_command.cc): comments dropped, options refused.
+core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into);
+
+// lock_command.cc: `lock` writes a PEP 751 lock per backend, `sync` installs the one that fits.
+void AddLockOptions(boost::program_options::options_description& description, Options& options);
+core::Expected<bool> ValidateLockOptions(Options& options);
+int RunLock(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+extern const char* const kLockDetails;
+void AddSyncOptions(boost::program_options::options_description& description, Options& options);
+core::Expected<bool> ValidateSyncOptions(Options& options);
+int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);
+extern const char* const kSyncDetails;
+
 }  // namespace torchdex::installer
 
 #endif  // TORCHDEX_INSTALLER_CLI_COMMANDS_H_

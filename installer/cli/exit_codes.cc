@@ -45,7 +45,7 @@ std::string ExitCodesHelp(std::string_view command) {
     if (codes.find(static_cast<char>('0' + s.status)) == std::string_view::npos) continue;
     text += (s.status == 0 ? " " : ", ") + std::to_string(s.status) + " " + s.meaning;
   }
-  if (command.empty() || command == "install") text += "; install exits with the installer's own status once it has run";
+  if (command.empty() || command == "install" || command == "sync") text += "; install and sync exit with the installer's own status once it has run";
   // Folded at 96 columns.
   std::string out;
   std::size_t column = 0;

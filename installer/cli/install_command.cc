@@ -2,6 +2,7 @@
 // decides it), the plan over the live index, then the installer or an export.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,10 +12,12 @@
 #include "core/url.h"
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
+#include "installer/detect/detect.h"
 #include "installer/install/export.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
+#include "installer/variants/providers.h"
 
 namespace torchdex::installer {
 
@@ -40,6 +43,8 @@ const char* const kExportDetails =
     "  requirements  a requirements file, routed packages pinned by URL and sha256\n"
     "  uv            [[tool.uv.index]] (explicit) and [tool.uv.sources] for pyproject.toml\n"
     "  pip-conf      index settings for pip.conf\n"
+    "  uv-project    a pyproject.toml for uv: an explicit index per --backend, [tool.uv.sources]\n"
+    "                for every routed package; several backends: an extra each, with conflicts\n"
     "See docs/install.md.\n";
 
 namespace {
@@ -53,7 +58,9 @@ void AddChoiceOptions(po::options_description& description, InstallCliOptions& o
       po::value<std::vector<std::string>>(&o.requirement_files)->value_name("FILE"),
       "read requirements from FILE, one a line ('#' comments)")(
       "torch-backend", po::value<std::string>(&c.torch_backend)->value_name("NAME"),
-      "auto, cpu, cu124, rocm6.3, xpu, ...; default: TORCHDEX_TORCH_BACKEND, UV_TORCH_BACKEND, the config file, else auto")(
+      "auto, cpu, cu124, rocm6.3, xpu, ..., or variant (the channel's PEP 825 variant index: the "
+      "wheel this host's variant properties pick; docs/variants.md); default: "
+      "TORCHDEX_TORCH_BACKEND, UV_TORCH_BACKEND, the config file, else auto")(
       "channel", po::value<std::string>(&c.channel)->value_name("C"),
       "stable (default), test or nightly")(
       "python", po::value<std::string>(&c.python)->value_name("PATH"), "the target interpreter")(
@@ -64,33 +71,6 @@ void AddChoiceOptions(po::options_description& description, InstallCliOptions& o
       "detect the host captured under DIR")(
       "catalogue", po::value<std::vector<std::string>>(&c.catalogues)->value_name("FILE"),
       "an override file (mirror, backend URLs, routed names, trusted hosts); repeatable");
-}
-
-// Requirement lines of a file: comments and blank lines dropped; pip options are refused, so
-// nothing in a file can add an index behind the plan's back.
-core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into) {
-  std::ifstream in(path);
-  if (!in) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 BOM, as pip
-    if (const size_t hash = line.find('#');
-        hash != std::string::npos &&
-        (hash == 0 || std::isspace(static_cast<unsigned char>(line[hash - 1])))) {
-      line.erase(hash);
-    }
-    const size_t first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos) continue;
-    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
-    if (line.front() == '-') {
-      return core::MakeError(path + " line " + std::to_string(number) + ": option \"" + line +
-                                 "\" is not supported in requirement files given to torchdex; "
-                                 "pass installer options after --",
-                             core::ErrorCode::kUsage);
-    }
-    into.push_back(line);
-  }
-  return {};
 }
 
 struct Prepared {
@@ -115,6 +95,11 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
     if (core::Status ok = ReadRequirementFile(file, texts); !ok) return ok.error();
   }
   ChoiceOptions choice = o.choice;
+  // --torch-backend variant: the family's variant index of the channel (test/variant/), whose
+  // wheels are told apart by PEP 825 variant labels. The decision's routing is the CPU
+  // backend's (every package is offered there); the wheel is chosen by the host's properties.
+  const bool variant_index = choice.torch_backend == "variant";
+  if (variant_index) choice.torch_backend = "cpu";
   core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(texts);
   if (!asked) return asked.error();
   choice.parsed = std::move(asked).value();
@@ -125,6 +110,47 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   if (!decided) return decided.error();
   Decision& decision = *decided;
   for (const std::string& w : inputs->warnings) decision.warnings.push_back(w);
+  std::optional<VariantDetection> variants;
+  if (variant_index) {
+    HostFacts facts = inputs->facts;
+    if (!inputs->detected) {
+      const FileReader files(choice.root);
+      DetectOptions detect_options;
+      detect_options.probe_timeout = std::chrono::milliseconds(
+          std::max<int64_t>(1, std::llround(choice.probe_timeout_seconds * 1000)));
+      core::Expected<HostFacts> detected =
+          Detect(detect_options, DetectDeps{files, deps.env, deps.runner, deps.clock});
+      if (!detected) return detected.error();
+      facts = std::move(detected).value();
+    }
+    const FileReader files(choice.root);
+    std::vector<std::string> warnings;
+    const std::vector<ExternalProvider> external =
+        FindExternalProviders(files, deps.env, &warnings);
+    variants =
+        DetectVariantProperties(facts, external, deps.env, deps.runner, kDefaultProviderTimeout);
+    for (const std::string& w : warnings) decision.warnings.push_back(w);
+    for (const std::string& w : variants->warnings) decision.warnings.push_back(w);
+    decision.backend = "variant";
+    decision.forced_by = "--torch-backend variant";
+    decision.index_url = BackendIndexUrl(inputs->catalogue.overrides, decision.upstream_base,
+                                         ChannelPath(decision.channel), "variant");
+    decision.explanation = {"variant index: the wheel is chosen by PEP 825 variant properties"};
+    for (const catalogue::SupportedNamespace& ns : variants->properties) {
+      for (const catalogue::VariantFeature& f : ns.features) {
+        std::string line = "this host supports " + ns.name + " :: " + f.name + " :: ";
+        for (std::size_t i = 0; i < f.values.size() && i < 6; ++i) {
+          if (i) line += ", ";
+          line += f.values[i];
+        }
+        if (f.values.size() > 6) line += ", ...";
+        decision.explanation.push_back(line + " (" + ns.provider + ")");
+      }
+    }
+    if (variants->properties.empty()) {
+      decision.explanation.push_back("this host supports no variant property: the null variant");
+    }
+  }
   std::string backend = decision.backend;
   if (decision.default_index) {
     backend = "default";
@@ -153,9 +179,11 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   request.markers = prepared.target.markers;
   request.target_description = prepared.target.description;
   request.prereleases = decision.prereleases;
+  if (inputs->facts.amd) request.gfx_targets = inputs->facts.amd->gfx;
   request.mirror_url = decision.mirror_url;
   request.upstream_base = decision.upstream_base;
   request.upstream_hosts = decision.upstream_hosts;
+  if (variants) request.variant_properties = &variants->properties;
   std::unique_ptr<index::Fetcher> own_fetcher;
   index::Fetcher* fetcher = deps.fetcher;
   std::optional<CatalogueVersionsSource> offline;
@@ -188,6 +216,16 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
     }
   }
   if (!plan) return plan.error();
+  for (const PlannedWheel& w : plan->routed) {
+    if (w.variants_json_url.empty()) continue;
+    prepared.explanation.push_back(
+        w.name + " " + w.version + ": variant " +
+        (w.variant_label.empty() ? std::string("(none)") : w.variant_label) + ", by " +
+        w.variant_decided_by);
+    for (std::size_t i = 0; i < w.variant_ranking.size(); ++i) {
+      prepared.explanation.push_back("  " + std::to_string(i + 1) + ". " + w.variant_ranking[i]);
+    }
+  }
   prepared.decision = std::move(decision);
   prepared.plan = std::move(plan).value();
   return prepared;
@@ -215,7 +253,17 @@ std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) 
                              {"page_url", core::RedactCredentials(w.page_url)},
                              {"required_by", w.required_by},
                              {"extras", w.extras},
+                             {"device", w.device_note.empty() ? json(nullptr) : json(w.device_note)},
                              {"marker", w.marker.empty() ? json(nullptr) : json(w.marker)}});
+    if (!w.variants_json_url.empty()) {
+      json& entry = doc["routed"].back();
+      entry["variant_label"] = w.variant_label.empty() ? json(nullptr) : json(w.variant_label);
+      entry["variant_decided_by"] = w.variant_decided_by;
+      entry["variants_json"] = {
+          {"url", core::RedactCredentials(w.variants_json_url)},
+          {"sha256", w.variants_json_sha256.empty() ? json(nullptr) : json(w.variants_json_sha256)},
+          {"schema", w.variants_json_schema}};
+    }
   }
   doc["other"] = p.plan.other;
   doc["explanation"] = p.explanation;
@@ -230,6 +278,33 @@ std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) 
 }
 
 }  // namespace
+
+// Requirement lines of a file: comments and blank lines dropped; pip options are refused, so
+// nothing in a file can add an index behind the plan's back.
+core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into) {
+  std::ifstream in(path);
+  if (!in) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 BOM, as pip
+    if (const size_t hash = line.find('#');
+        hash != std::string::npos &&
+        (hash == 0 || std::isspace(static_cast<unsigned char>(line[hash - 1])))) {
+      line.erase(hash);
+    }
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    if (line.front() == '-') {
+      return core::MakeError(path + " line " + std::to_string(number) + ": option \"" + line +
+                                 "\" is not supported in requirement files given to torchdex; "
+                                 "pass installer options after --",
+                             core::ErrorCode::kUsage);
+    }
+    into.push_back(line);
+  }
+  return {};
+}
 
 void AddInstallOptions(po::options_description& description, Options& options) {
   AddChoiceOptions(description, options.install);
@@ -246,13 +321,15 @@ void AddExportOptions(po::options_description& description, Options& options) {
   AddChoiceOptions(description, options.install);
   description.add_options()("format",
                             po::value<std::string>(&options.install.format)->value_name("F"),
-                            "requirements (default), uv or pip-conf")(
+                            "requirements (default), uv, pip-conf or uv-project")(
       "offline", po::bool_switch(&options.install.offline),
       "versions from the compiled table, no network (a requirements export needs the live "
       "pages' URLs: use it with --format uv or pip-conf)")(
       "json", po::bool_switch(&options.install.json), "write the plan as a JSON object instead of --format")(
       "output,o", po::value<std::string>(&options.install.output)->value_name("FILE"),
-      "write to FILE instead of standard output");
+      "write to FILE instead of standard output")(
+      "backend", po::value<std::vector<std::string>>(&options.install.backends)->value_name("NAME"),
+      "with --format uv-project: a backend to configure (an extra each when several); repeatable");
 }
 
 core::Expected<bool> ValidateInstallOptions(Options& options) {
@@ -262,6 +339,12 @@ core::Expected<bool> ValidateInstallOptions(Options& options) {
   const std::string& channel = o.choice.channel;
   if (!channel.empty() && channel != "stable" && channel != "test" && channel != "nightly") {
     return core::MakeError("--channel: expected stable, test or nightly, got \"" + channel + "\"");
+  }
+  if (!o.backends.empty() && o.format != "uv-project") {
+    return core::MakeError("--backend is for --format uv-project; name one backend with --torch-backend");
+  }
+  if (!o.backends.empty() && !o.choice.torch_backend.empty()) {
+    return core::MakeError("--backend and --torch-backend: name the backends with --backend only");
   }
   if (options.command == "install" && o.json && !o.dry_run) {
     return core::MakeError("--json prints the plan: use it with --dry-run");
@@ -286,6 +369,15 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   }
   if ((o.choice.explain || o.dry_run) && !o.json) {
     for (const std::string& line : prepared->explanation) out << core::RedactCredentials(line) << "\n";
+  }
+  if (!o.dry_run && !o.json) {
+    for (const PlannedWheel& w : prepared->plan.routed) {
+      if (w.variant_label.empty()) continue;
+      // pip and uv read a sixth filename component as a bad build tag and refuse the file.
+      err << "torchdex install: " << w.filename << " is a variant wheel (PEP 825, a draft): pip "
+          << "and uv cannot install it yet; --dry-run shows the plan\n";
+      return kExitFailure;
+    }
   }
   InstallCommandOptions command;
   command.installer = *ParseInstallerKind(o.installer);
@@ -357,16 +449,52 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   return code;
 }
 
+// export --format uv-project: a plan per backend, one pyproject.toml for them all.
+core::Expected<std::string> UvProjectExport(const Options& options, Deps& deps) {
+  const InstallCliOptions& o = options.install;
+  std::vector<std::string> backends = o.backends;
+  if (backends.empty()) backends.push_back(o.choice.torch_backend);
+  std::vector<Prepared> prepared;
+  for (const std::string& backend : backends) {
+    Options one = options;
+    one.install.choice.torch_backend = backend;
+    core::Expected<Prepared> p = Prepare(one, deps);
+    if (!p) return p.error();
+    prepared.push_back(std::move(p).value());
+  }
+  UvProjectRequest request;
+  for (const Prepared& p : prepared) request.plans.push_back(&p.plan);
+  for (const core::Requirement& r : prepared.front().decision.routed) request.routed_asked.push_back(r.ToString());
+  request.others = prepared.front().plan.other;
+  const std::string& version = prepared.front().target.full_version;
+  const size_t second_dot = version.find('.', version.find('.') + 1);
+  request.requires_python = ">=" + version.substr(0, second_dot);
+  ExportContext context;
+  for (const Prepared& p : prepared) {
+    for (const std::string& line : p.header) context.header.push_back(line);
+  }
+  return ExportUvProject(request, context);
+}
+
 int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
   const InstallCliOptions& o = options.install;
-  core::Expected<Prepared> prepared = Prepare(options, deps);
-  if (!prepared) {
-    err << "torchdex export: " << core::RedactCredentials(prepared.error().message) << "\n";
-    return ExitStatus(prepared.error().code);
+  core::Expected<std::string> text = core::MakeError("");
+  if (!o.json && o.format == "uv-project") {
+    text = UvProjectExport(options, deps);
+    if (!text) {
+      err << "torchdex export: " << core::RedactCredentials(text.error().message) << "\n";
+      return ExitStatus(text.error().code);
+    }
+  } else {
+    core::Expected<Prepared> prepared = Prepare(options, deps);
+    if (!prepared) {
+      err << "torchdex export: " << core::RedactCredentials(prepared.error().message) << "\n";
+      return ExitStatus(prepared.error().code);
+    }
+    ExportContext context{prepared->header};
+    text = o.json ? core::Expected<std::string>(PlanToJson(*prepared, nullptr))
+                  : Export(prepared->plan, *ParseExportFormat(o.format), context);
   }
-  ExportContext context{prepared->header};
-  core::Expected<std::string> text = o.json ? core::Expected<std::string>(PlanToJson(*prepared, nullptr))
-                                            : Export(prepared->plan, *ParseExportFormat(o.format), context);
   if (!text) {
     err << "torchdex export: " << core::RedactCredentials(text.error().message) << "\n";
     return kExitFailure;

@@ -18,7 +18,9 @@ namespace po = boost::program_options;
 namespace {
 
 const Subcommand kSubcommands[] = {
-    {"detect", "torchdex detect [--json] [--root DIR] [--probe-timeout SECONDS]",
+    {"detect",
+     "torchdex detect [--json] [--variants [--provider-timeout SECONDS]] [--root DIR] "
+     "[--probe-timeout SECONDS]",
      "report the accelerator: NVIDIA driver and GPUs, AMD gfx, Intel XPU, WSL, containers, Jetson",
      kDetectDetails, &AddDetectOptions, nullptr, &ValidateDetectOptions, &RunDetect},
     {"select",
@@ -37,10 +39,20 @@ const Subcommand kSubcommands[] = {
      "install the requirements, routed packages pinned to the chosen backend by URL and hash",
      kInstallDetails, &AddInstallOptions, "requirement", &ValidateInstallOptions, &RunInstall},
     {"export",
-     "torchdex export --format requirements|uv|pip-conf [REQUIREMENT...] [-r FILE]... "
-     "[--output FILE] [install's choice options]",
+     "torchdex export --format requirements|uv|pip-conf|uv-project [REQUIREMENT...] [-r FILE]... "
+     "[--backend NAME]... [--output FILE] [install's choice options]",
      "write the decision for pip, uv or pip.conf: routed packages pinned to the backend",
      kExportDetails, &AddExportOptions, "requirement", &ValidateInstallOptions, &RunExport},
+    {"lock",
+     "torchdex lock [REQUIREMENT...] [-r FILE]... [--backend NAME]... [--python PATH] "
+     "[--index-url URL] [-o DIR] [--channel C] [--root DIR] [--catalogue FILE]... [--explain]",
+     "write a PEP 751 lock file per backend (pylock.<backend>.toml), resolved by uv",
+     kLockDetails, &AddLockOptions, "requirement", &ValidateLockOptions, &RunLock},
+    {"sync",
+     "torchdex sync [--lock-dir DIR] [--python PATH] [--installer pip|uv] [--dry-run] [--explain] "
+     "[--root DIR] [--catalogue FILE]...",
+     "install the lock file that fits this machine, exactly, its hashes verified",
+     kSyncDetails, &AddSyncOptions, nullptr, &ValidateSyncOptions, &RunSync},
 };
 
 const Subcommand* FindSubcommand(std::string_view name) {

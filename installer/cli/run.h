@@ -23,6 +23,8 @@ struct DetectCommandOptions {
   bool json = false;
   std::string root = "/";
   double probe_timeout_seconds = 5.0;
+  bool variants = false;  // --variants: PEP 825 properties instead of the facts
+  double provider_timeout_seconds = 5.0;
 };
 
 // What steers the choice of a backend: the same for `select`, `install` and `export`.
@@ -59,7 +61,31 @@ struct InstallCliOptions {
   bool json = false;  // install --dry-run, export: the plan as JSON
   std::string installer = "pip";
   std::string format = "requirements";  // export
+  std::vector<std::string> backends;    // export --format uv-project: --backend, repeatable
   std::string output;                   // export: a file; "" = stdout
+};
+
+// `lock` (lock_command.cc): the choice for each backend, the requirements and where the
+// locks go.
+struct LockCliOptions {
+  ChoiceOptions choice;                        // requirements, --python, --root, --catalogue ...
+  std::vector<std::string> requirement_files;  // -r
+  std::vector<std::string> backends;           // --backend, repeatable; none: auto
+  std::string index_url;   // the default index for everything not routed; "" = uv's own
+  std::string output_dir = ".";  // -o
+};
+
+// `sync` (lock_command.cc): which lock fits this machine, and how it is installed.
+struct SyncCliOptions {
+  std::string lock_dir = ".";
+  std::string python;  // "" = $VIRTUAL_ENV, python3
+  std::string installer = "pip";
+  std::string root;    // detect the host captured under DIR
+  std::vector<std::string> catalogues;
+  double probe_timeout_seconds = 5.0;
+  bool dry_run = false;
+  bool explain = false;
+  bool uv_project = false;  // run `uv sync --extra <backend>` in --lock-dir instead
 };
 
 // The whole command line as plain data. Each subcommand has its own member.
@@ -71,6 +97,8 @@ struct Options {
   ChoiceOptions select;
   CatalogueCommandOptions catalogue;
   InstallCliOptions install;
+  LockCliOptions lock;
+  SyncCliOptions sync;
   std::vector<std::string> passthrough;  // after `--`: the installer's own arguments (install)
 };
 

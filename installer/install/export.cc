@@ -1,7 +1,9 @@
 #include "installer/install/export.h"
 
+#include <algorithm>
 #include <sstream>
 
+#include "core/name.h"
 #include "core/url.h"
 #include "index/url.h"
 #include "installer/install/pip_command.h"
@@ -136,14 +138,112 @@ std::string PipConf(const InstallPlan& plan, const ExportContext& context) {
   return out.str();
 }
 
+std::string TomlArray(const std::vector<std::string>& items) {
+  if (items.empty()) return "[]";
+  std::string out = "[\n";
+  for (const std::string& item : items) out += "    " + TomlString(item) + ",\n";
+  return out + "]";
+}
+
 }  // namespace
+
+std::string UvIndexName(const std::string& backend) { return IndexName(backend); }
+
+core::Expected<std::string> ExportUvProject(const UvProjectRequest& request, const ExportContext& context) {
+  if (request.plans.empty()) return core::MakeError("uv-project: no backend planned");
+  std::ostringstream out;
+  const InstallPlan& first = *request.plans.front();
+  ExportContext header = context;
+  header.header.push_back("For uv (docs/teams.md): `uv lock`, then `uv sync" +
+                          std::string(request.plans.size() > 1 ? " --extra <backend>`" : "`") +
+                          ", or `torchdex sync --uv-project`.");
+  CommentHeader(out, first, header);
+  const bool several = request.plans.size() > 1;
+  auto routed_of = [&](const InstallPlan& plan) {
+    // The asked routed requirements as written, then the routed packages the plan reached
+    // through them (triton), by name: sources apply to the project's own requirements.
+    std::vector<std::string> items = request.routed_asked;
+    for (const PlannedWheel& w : plan.routed) {
+      bool asked = false;
+      for (const std::string& r : request.routed_asked) {
+        asked = asked || core::NormalizeName(r.substr(0, r.find_first_of("<>=!~[; @"))) == w.name;
+      }
+      if (!asked) items.push_back(w.name);
+    }
+    return items;
+  };
+  out << "\n[project]\n"
+      << "name = " << TomlString(request.project_name) << "\n"
+      << "version = \"0.1.0\"\n";
+  if (!request.requires_python.empty()) out << "requires-python = " << TomlString(request.requires_python) << "\n";
+  std::vector<std::string> dependencies;
+  if (!several) {
+    dependencies = routed_of(first);
+    dependencies.insert(dependencies.end(), request.others.begin(), request.others.end());
+  }
+  out << "dependencies = " << TomlArray(dependencies) << "\n";
+  if (several) {
+    out << "\n[project.optional-dependencies]\n";
+    for (const InstallPlan* plan : request.plans) {
+      std::vector<std::string> items = routed_of(*plan);
+      items.insert(items.end(), request.others.begin(), request.others.end());
+      out << core::NormalizeName(plan->backend) << " = " << TomlArray(items) << "\n";
+    }
+    out << "\n[tool.uv]\nconflicts = [\n    [\n";
+    for (const InstallPlan* plan : request.plans) {
+      out << "        { extra = " << TomlString(core::NormalizeName(plan->backend)) << " },\n";
+    }
+    out << "    ],\n]\n";
+  }
+  // name -> the backends whose plans hold it, in the order asked.
+  std::vector<std::pair<std::string, std::vector<const InstallPlan*>>> sources;
+  for (const InstallPlan* plan : request.plans) {
+    for (const PlannedWheel& w : plan->routed) {
+      auto it = std::find_if(sources.begin(), sources.end(), [&](const auto& s) { return s.first == w.name; });
+      if (it == sources.end()) {
+        sources.push_back({w.name, {}});
+        it = sources.end() - 1;
+      }
+      it->second.push_back(plan);
+    }
+  }
+  std::sort(sources.begin(), sources.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  out << "\n[tool.uv.sources]\n";
+  for (const auto& [name, plans] : sources) {
+    if (!several) {
+      out << name << " = { index = " << TomlString(IndexName(first.backend)) << " }\n";
+      continue;
+    }
+    out << name << " = [\n";
+    for (const InstallPlan* plan : plans) {
+      out << "    { index = " << TomlString(IndexName(plan->backend))
+          << ", extra = " << TomlString(core::NormalizeName(plan->backend)) << " },\n";
+    }
+    out << "]\n";
+  }
+  for (const InstallPlan* plan : request.plans) {
+    out << "\n[[tool.uv.index]]\n"
+        << "name = " << TomlString(IndexName(plan->backend)) << "\n"
+        << "url = " << TomlString(plan->backend_index_url) << "\n"
+        << "explicit = true\n";
+  }
+  if (!first.default_index_url.empty()) {
+    // --index-url: the project's default index, for every name not routed.
+    out << "\n[[tool.uv.index]]\n"
+        << "name = \"default\"\n"
+        << "url = " << TomlString(first.default_index_url) << "\n"
+        << "default = true\n";
+  }
+  return out.str();
+}
 
 core::Expected<ExportFormat> ParseExportFormat(std::string_view text) {
   if (text == "requirements") return ExportFormat::kRequirements;
   if (text == "uv") return ExportFormat::kUv;
   if (text == "pip-conf") return ExportFormat::kPipConf;
+  if (text == "uv-project") return ExportFormat::kUvProject;
   return core::MakeError("unknown export format \"" + std::string(text) +
-                         "\" (requirements, uv or pip-conf)");
+                         "\" (requirements, uv, pip-conf or uv-project)");
 }
 
 core::Expected<std::string> Export(const InstallPlan& plan, ExportFormat format,
@@ -160,6 +260,8 @@ core::Expected<std::string> Export(const InstallPlan& plan, ExportFormat format,
       return Uv(plan, context);
     case ExportFormat::kPipConf:
       return PipConf(plan, context);
+    case ExportFormat::kUvProject:
+      return ExportUvProject(UvProjectRequest{{&plan}, {}, plan.other, "", "torchdex-project"}, context);
   }
   return core::MakeError("unknown export format");
 }

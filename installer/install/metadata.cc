@@ -69,6 +69,8 @@ core::Expected<CoreMetadata> ParseCoreMetadata(std::string_view text, std::strin
       metadata.version = field.value;
     } else if (SameField(field.name, "Requires-Python")) {
       metadata.requires_python = field.value;
+    } else if (SameField(field.name, "Provides-Extra")) {
+      metadata.provides_extra.push_back(field.value);
     } else if (SameField(field.name, "Requires-Dist")) {
       core::Expected<core::Requirement> requirement = core::Requirement::Parse(field.value);
       if (!requirement) {

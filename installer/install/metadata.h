@@ -1,6 +1,6 @@
 // Core metadata (the METADATA file of a wheel, served alone as `<wheel>.metadata` by PEP 658):
-// email-header fields, of which the planner needs Name, Version, Requires-Python and the
-// Requires-Dist lines (core metadata spec 2.1+, "Requires-Dist" as PEP 508 strings).
+// email-header fields, of which the planner needs Name, Version, Requires-Python, the
+// Provides-Extra lines and the Requires-Dist lines (core metadata spec 2.1+, "Requires-Dist" as PEP 508 strings).
 #ifndef TORCHDEX_INSTALLER_INSTALL_METADATA_H_
 #define TORCHDEX_INSTALLER_INSTALL_METADATA_H_
 
@@ -18,6 +18,7 @@ struct CoreMetadata {
   std::string version;
   std::string requires_python;
   std::vector<core::Requirement> requires_dist;  // in file order
+  std::vector<std::string> provides_extra;       // as written, in file order
 };
 
 /// Parses the header section (up to the first empty line; the body is the description).

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "catalogue/variants.h"
 #include "core/expected.h"
 #include "core/requirement.h"
 #include "core/specifier.h"
@@ -70,11 +71,21 @@ struct PlanRequest {
   core::MarkerEnvironment markers;        // the target interpreter's
   std::string target_description;         // "CPython 3.12.4 (/venv/bin/python)"
 
+  /// The host's AMD gfx targets ("gfx1100"), for wheels whose device code is a dependency
+  /// (ROCm >= 7.14, rocm_devices.h); empty when no AMD GPU was detected.
+  std::vector<std::string> gfx_targets;
+
   /// Pre-release policy of the channel: kAllow for nightly and test, kDefault for stable.
   core::Prereleases prereleases = core::Prereleases::kDefault;
 
   /// Set: plan from this source instead of live pages (no URLs, hashes or dependencies).
   const OfflineVersionsSource* offline = nullptr;
+
+  /// Set: the backend is a variant index (PEP 825). Wheels with a variant label are read, each
+  /// version's `{name}-{version}-variants.json` is fetched from the page, and the wheel of the
+  /// most preferred variant these properties support is planned (the null variant last, then
+  /// wheels without a label). Unset: wheels with a label are not wheels of this backend.
+  const catalogue::SupportedProperties* variant_properties = nullptr;
 };
 
 /// The mirror rule: with a mirror of the family (override files), a link to one of the
@@ -112,6 +123,21 @@ struct PlannedWheel {
   std::vector<std::string> required_by;
   std::vector<std::string> extras = {};  // the extras the user asked of it ("opt-einsum"), sorted
   std::string marker = {};               // the user's marker as written (true for the target)
+  /// Device code chosen for it (ROCm >= 7.14: "gfx1100 only (torch[gfx1100], ...)"),
+  /// "" when the wheel bundles its own.
+  std::string device_note = {};
+  /// On a variant index: the label ("cuda12.8", "null"; "" for a wheel without one), what
+  /// decided it, and the version's variants.json (URL and sha256, its schema).
+  std::string variant_label = {};
+  std::string variant_decided_by = {};
+  std::string variants_json_url = {};
+  std::string variants_json_sha256 = {};
+  std::string variants_json_schema = {};
+  /// The variants.json as read, canonical (catalogue::VariantsJsonToString), for a lock file.
+  std::string variants_json = {};
+  /// Every variant of the version in the order chosen: "cuda12.8", ..., then "cuda13.0
+  /// (incompatible: ...)".
+  std::vector<std::string> variant_ranking = {};
 };
 
 struct InstallPlan {

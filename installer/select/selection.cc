@@ -135,7 +135,16 @@ Selection SelectNamed(const SelectionTarget& target, const SelectionRequest& req
     if (!c.primary_version.empty()) {
       const std::string torch_version =
           core::Version::Parse(c.primary_version)->Public().ToString();
-      if (auto arch = catalogue.Arch(name, torch_version, target.arch)) ptx = arch->ptx;
+      if (auto arch = catalogue.Arch(name, torch_version, target.arch)) {
+        ptx = arch->ptx;
+      } else if (std::any_of(gpus.begin(), gpus.end(), [](const NvidiaGpu& g) {
+                   return g.compute_capability.has_value();
+                 })) {
+        // Chosen by the user, but what the wheel runs on is not known: said, not only noted.
+        s.warnings.push_back("the arch list of " + name + " for " + primary + " " + torch_version +
+                             " (" + target.arch + ") is not known: the GPUs are checked against " +
+                             ToolkitName(toolkit) + " only");
+      }
     }
     for (const NvidiaGpu& gpu : gpus) {
       if (!gpu.compute_capability) continue;

@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "core/sha256.h"
 #include "installer/cli/run.h"
 #include "installer/platform/clock.h"
 #include "tests/installer/test_support.h"
@@ -33,6 +34,22 @@ class CustomBackendTest : public ::testing::Test {
         << "<a href=\"torch-2.5.1%2Bcu124-py3-none-any.whl#sha256=" << kSha << "\">torch-2.5.1+cu124-py3-none-any.whl</a><br/>\n"
         << "<a href=\"torch-2.4.1%2Bcu124-py3-none-any.whl#sha256=" << kSha << "\">torch-2.4.1+cu124-py3-none-any.whl</a><br/>\n"
         << "</body></html>\n";
+    // AMD's multi-arch index layout for ROCm 7.14 (research/field-2026.md; TheRock
+    // docs/packaging/python_packaging.md): torch's device code comes from per-target extras.
+    fs::create_directories(*root_ / "amd/torch");
+    const std::string metadata =
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.14.0+rocm7.14\n"
+        "Provides-Extra: device-all\nProvides-Extra: gfx942\nProvides-Extra: gfx1100\n"
+        "Requires-Dist: filelock\nRequires-Dist: rocm[libraries]==7.14.*\n"
+        "Requires-Dist: rocm[device-all]==7.14.*; extra == \"device-all\"\n"
+        "Requires-Dist: rocm[device-gfx942]==7.14.*; extra == \"gfx942\"\n"
+        "Requires-Dist: rocm[device-gfx1100]==7.14.*; extra == \"gfx1100\"\n\n";
+    std::ofstream(*root_ / "amd/torch/torch-2.14.0+rocm7.14-py3-none-any.whl.metadata") << metadata;
+    std::ofstream(*root_ / "amd/torch/index.html")
+        << "<!DOCTYPE html><html><body><h1>Links for torch</h1>\n"
+        << "<a href=\"torch-2.14.0%2Brocm7.14-py3-none-any.whl#sha256=" << kSha
+        << "\" data-core-metadata=\"sha256=" << core::Sha256Hex(metadata)
+        << "\">torch-2.14.0+rocm7.14-py3-none-any.whl</a><br/>\n</body></html>\n";
     auto nginx = torchdex::testing::Nginx::Start(*root_);
     ASSERT_TRUE(nginx.ok()) << nginx.error().message;
     nginx_ = nginx->release();
@@ -86,6 +103,23 @@ TEST_F(CustomBackendTest, InstallPlansTheCustomBackendsWheel) {
   EXPECT_NE(r.out.find("torch @ " + nginx_->Url("/internal/torch/torch-2.5.1%2Bcu124-py3-none-any.whl") +
                        "#sha256=" + kSha),
             std::string::npos) << r.out;
+}
+
+TEST_F(CustomBackendTest, RocmDeviceCodeIsAskedForTheDetectedTargetOnly) {
+  const std::string file = Override(R"({"format": 1, "backends": {"amd-7.14": {"kind": "rocm", "toolkit": "7.14", "url": ")" +
+                                    nginx_->Url("/amd/") + "\"}}}");
+  Result r = Run({"install", "--dry-run", "--python", "/usr/bin/python3", "--catalogue", file,
+                  "--root", (kHosts / "amd-rx7900xtx-gfx1100-rocm6.4").string(), "--torch-backend", "amd-7.14",
+                  "torch"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("device: gfx1100 only (torch[gfx1100], the wheel's per-target extra)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("torch[gfx1100] @ " + nginx_->Url("/amd/torch/torch-2.14.0%2Brocm7.14-py3-none-any.whl")),
+            std::string::npos) << r.out;
+  // An APU whose target the wheel has no extra for: refused with what is offered (exit 4).
+  r = Run({"install", "--dry-run", "--python", "/usr/bin/python3", "--catalogue", file,
+           "--root", (kHosts / "amd-apu-gfx1036-unsupported").string(), "--torch-backend", "amd-7.14", "torch"});
+  EXPECT_EQ(r.code, kExitNoBackend) << r.out << r.err;
+  EXPECT_NE(r.err.find("offers device code for gfx942, gfx1100 (its extras), not for gfx1036"), std::string::npos) << r.err;
 }
 
 TEST_F(CustomBackendTest, OneThatSaysWhatItRunsOnTakesPartInAuto) {

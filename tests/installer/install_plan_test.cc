@@ -87,11 +87,14 @@ struct FakeWheel {
   std::string sha256;
   bool metadata;
   std::string metadata_hash_override;  // a wrong hash on the page
+  std::vector<std::string> provides_extra = {};
 };
 
 std::string Metadata(const std::string& name, const std::string& version,
-                     const std::vector<std::string>& requires_dist) {
+                     const std::vector<std::string>& requires_dist,
+                     const std::vector<std::string>& provides_extra = {}) {
   std::string text = "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n";
+  for (const std::string& e : provides_extra) text += "Provides-Extra: " + e + "\n";
   for (const std::string& r : requires_dist) text += "Requires-Dist: " + r + "\n";
   return text + "\nDescription body: Requires-Dist: not-a-field\n";
 }
@@ -111,7 +114,7 @@ void ServeProject(FakeFetcher& fetcher, const std::string& base, const std::stri
     const std::string name = wheel.filename.substr(0, dash);
     const std::string version =
         wheel.filename.substr(dash + 1, wheel.filename.find('-', dash + 1) - dash - 1);
-    const std::string metadata = Metadata(name, version, wheel.requires_dist);
+    const std::string metadata = Metadata(name, version, wheel.requires_dist, wheel.provides_extra);
     html += "<a href=\"" + url + (wheel.sha256.empty() ? "" : "#sha256=" + wheel.sha256) + "\"";
     if (wheel.metadata) {
       const std::string hash = wheel.metadata_hash_override.empty() ? core::Sha256Hex(metadata)
@@ -536,6 +539,105 @@ TEST(InstallPlanTest, ExtrasAndMarkersTravelWithThePinnedUrl) {
   auto exported = Export(*plan, ExportFormat::kRequirements, {});
   ASSERT_TRUE(exported.ok());
   EXPECT_THAT(*exported, HasSubstr(reference + "\n"));
+}
+
+// ROCm >= 7.14: device code is a dependency (rocm_devices.h). The two layouts, as the PyTorch
+// index (torch requires rocm[libraries,device-all]) and AMD's multi-arch index (per-target extras
+// of torch) serve them.
+constexpr const char* kRocmBase = "https://download.pytorch.org/whl/rocm7.14/";
+
+PlanRequest RocmRequest(std::vector<std::string> routed, std::vector<std::string> gfx) {
+  PlanRequest request = Request(std::move(routed));
+  request.backend = "rocm7.14";
+  request.backend_index_url = kRocmBase;
+  request.gfx_targets = std::move(gfx);
+  return request;
+}
+
+void ServeRocmTorch(FakeFetcher& fetcher, std::vector<std::string> requires_dist,
+                    std::vector<std::string> provides_extra) {
+  FakeWheel torch("torch-2.14.0+rocm7.14-cp312-cp312-manylinux_2_28_x86_64.whl",
+                  std::move(requires_dist));
+  torch.provides_extra = std::move(provides_extra);
+  ServeProject(fetcher, kRocmBase, "torch", {torch});
+}
+
+// AMD's layout: the base pulls the libraries, each extra one device package.
+void ServePerTargetExtras(FakeFetcher& fetcher) {
+  ServeRocmTorch(fetcher,
+                 {"filelock", "rocm[libraries]==7.14.*",
+                  "rocm[device-all]==7.14.*; extra == \"device-all\"",
+                  "rocm[device-gfx942]==7.14.*; extra == \"gfx942\"",
+                  "rocm[device-gfx1100]==7.14.*; extra == \"gfx1100\"",
+                  "rocm[device-gfx1201]==7.14.*; extra == \"gfx1201\""},
+                 {"device-all", "gfx942", "gfx1100", "gfx1201"});
+}
+
+TEST(RocmDevicesTest, PerTargetExtrasInstallOnlyTheHostsDeviceCode) {
+  FakeFetcher fetcher;
+  ServePerTargetExtras(fetcher);
+  auto plan = MakePlan(RocmRequest({"torch"}, {"gfx1100"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const PlannedWheel* torch = Find(*plan, "torch");
+  ASSERT_NE(torch, nullptr);
+  EXPECT_EQ(torch->extras, std::vector<std::string>{"gfx1100"});
+  EXPECT_EQ(torch->device_note, "gfx1100 only (torch[gfx1100], the wheel's per-target extra)");
+  EXPECT_THAT(DirectReference(*torch), ::testing::StartsWith("torch[gfx1100] @ https://"));
+  EXPECT_THAT(FormatPlan(*plan), HasSubstr("    device: gfx1100 only (torch[gfx1100]"));
+  EXPECT_THAT(plan->warnings, IsEmpty());
+  // Two GPUs of different targets: both, once each.
+  auto two = MakePlan(RocmRequest({"torch"}, {"gfx942", "gfx1100", "gfx942"}), &fetcher);
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(Find(*two, "torch")->extras, (std::vector<std::string>{"gfx1100", "gfx942"}));
+  // What the user asked is kept as asked.
+  auto asked = MakePlan(RocmRequest({"torch[device-all]"}, {"gfx1100"}), &fetcher);
+  ASSERT_TRUE(asked.ok()) << asked.error().message;
+  EXPECT_EQ(Find(*asked, "torch")->extras, std::vector<std::string>{"device-all"});
+  EXPECT_THAT(Find(*asked, "torch")->device_note, HasSubstr("as asked"));
+}
+
+TEST(RocmDevicesTest, ATargetWithoutAnExtraIsRefusedNamingWhatIsOffered) {
+  FakeFetcher fetcher;
+  ServePerTargetExtras(fetcher);
+  auto plan = MakePlan(RocmRequest({"torch"}, {"gfx1036"}), &fetcher);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, core::ErrorCode::kNotOffered);
+  EXPECT_EQ(plan.error().message,
+            "torch 2.14.0+rocm7.14 offers device code for gfx942, gfx1100, gfx1201 (its extras), "
+            "not for gfx1036, the GPU target of this host");
+  // No AMD GPU detected (a named backend on a machine without one): no guess, a warning.
+  auto none = MakePlan(RocmRequest({"torch"}, {}), &fetcher);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_THAT(Find(*none, "torch")->extras, IsEmpty());
+  ASSERT_EQ(none->warnings.size(), 1u);
+  EXPECT_THAT(none->warnings[0], HasSubstr("no AMD GPU was detected: name one, e.g. torch[gfx942], or torch[device-all] for every target"));
+}
+
+TEST(RocmDevicesTest, ABaseRequirementOnEveryDevicePackageIsSaidNotHidden) {
+  // The PyTorch index's rocm7.14 torch (RFC #191688): nothing standard narrows it.
+  FakeFetcher fetcher;
+  ServeRocmTorch(fetcher, {"filelock", "rocm[libraries,device-all]==7.14.*"}, {});
+  auto plan = MakePlan(RocmRequest({"torch"}, {"gfx1100"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const PlannedWheel* torch = Find(*plan, "torch");
+  EXPECT_THAT(torch->extras, IsEmpty());
+  EXPECT_THAT(torch->device_note, HasSubstr("every gfx target"));
+  ASSERT_EQ(plan->warnings.size(), 1u);
+  EXPECT_THAT(plan->warnings[0],
+              HasSubstr("torch 2.14.0+rocm7.14 requires rocm[device-all,libraries]==7.14.*: the "
+                        "installer fetches the device package of every gfx target"));
+  EXPECT_THAT(plan->warnings[0], HasSubstr("this host needs only gfx1100"));
+}
+
+TEST(RocmDevicesTest, WheelsThatBundleTheirDeviceCodeAreLeftAlone) {
+  FakeFetcher fetcher;
+  ServeRocmTorch(fetcher, {"filelock", "pytorch-triton-rocm==3.3.0; platform_system == \"Linux\""},
+                 {"opt-einsum"});
+  auto plan = MakePlan(RocmRequest({"torch"}, {"gfx1100"}), &fetcher);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_THAT(Find(*plan, "torch")->extras, IsEmpty());
+  EXPECT_EQ(Find(*plan, "torch")->device_note, "");
+  EXPECT_THAT(FormatPlan(*plan), Not(HasSubstr("device:")));
 }
 
 TEST(InstallPlanTest, OfflinePlansComeFromTheTableAndCannotBeInstalled) {

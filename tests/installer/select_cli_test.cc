@@ -174,13 +174,22 @@ TEST(SelectCliTest, ArmServersGetTheAarch64Lists) {
   const std::string why = doc["explanation"][0].get<std::string>();
   EXPECT_NE(why.find("sm_90 by cubin sm_90"), std::string::npos) << why;
   EXPECT_EQ(doc["warnings"].size(), 0u) << doc["warnings"].dump();
-  // The 2.7 aarch64 cu128 wheels have no known list: chosen, but said in the warnings.
+  // The 2.7 aarch64 cu128 wheels: 9.0 10.0 12.0 from the 2.7-era aarch64 build script.
   doc = SelectJson("linux-gh200-aarch64-driver580-sbsa", {"torch==2.7.1"});
   EXPECT_EQ(doc["backend"], "cu128");
+  EXPECT_NE(doc["explanation"][0].get<std::string>().find("sm_90 by cubin sm_90"),
+            std::string::npos)
+      << doc["explanation"].dump();
+  EXPECT_EQ(doc["warnings"].size(), 0u) << doc["warnings"].dump();
+  // A build whose list is still unknown (the 2.7 cu118 wheels) is chosen when named, and said
+  // in the warnings, not only in a note.
+  doc = SelectJson("linux-h100-driver570-open", {"--torch-backend", "cu118", "torch==2.7.1"});
+  EXPECT_EQ(doc["backend"], "cu118");
   ASSERT_EQ(doc["warnings"].size(), 1u) << doc.dump();
   EXPECT_NE(doc["warnings"][0].get<std::string>().find(
-                "the arch list of cu128 for torch 2.7.1 (aarch64) is not known"),
-            std::string::npos);
+                "the arch list of cu118 for torch 2.7.1 (x86_64) is not known"),
+            std::string::npos)
+      << doc["warnings"].dump();
   // DGX Spark (GB10, sm_121): the 12.0 cubins of the aarch64 builds run it.
   doc = SelectJson("dgx-spark-gb10-aarch64-driver580");
   EXPECT_NE(doc["explanation"][0].get<std::string>().find("sm_121 by cubin sm_120"),

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Builds a tiny PyTorch-style index and a PyPI-style default index for the install tests.
 
-Usage: make_index.py OUT
+Usage: make_index.py OUT [--lock]
+
+--lock (the lock and sync tests): every page gives its sha256 (a lock needs one for every
+wheel), and a cu128 backend is added beside cpu and cu124.
 
 Every wheel is small but valid (METADATA with Requires-Dist, WHEEL, RECORD with sha256), so a
 real pip installs it. Layout, as download.pytorch.org serves it (index-format.md §2.2):
@@ -56,6 +59,13 @@ WHEELS = [
     ("simple", "needs-triton", "1.0", ["triton"], {}),
 ]
 
+# With --lock: a third backend, for a lock that is not asked for.
+LOCK_WHEELS = [
+    ("whl/cu128", "torch", "2.7.0+cu128", ["filelock", f"triton==3.3.0; {LINUX}"], {}),
+    ("whl/cu128", "torchvision", "0.22.0+cu128", ["torch==2.7.0"], {}),
+    ("whl/cu128", "triton", "3.3.0", ["filelock"], {}),
+]
+
 # Listed on the page but unfit for any Linux interpreter: the planner must skip it.
 UNFIT = [("whl/cu124", "torch", "torch-2.5.1+cu124-cp39-cp39-win_amd64.whl")]
 
@@ -98,8 +108,11 @@ def build_wheel(path, project, version, requires):
 
 def main():
     out = sys.argv[1]
+    lock = "--lock" in sys.argv[2:]
     pages = {}  # (directory, project) -> anchors
-    for directory, project, version, requires, options in WHEELS:
+    for directory, project, version, requires, options in WHEELS + (LOCK_WHEELS if lock else []):
+        if lock:
+            options = dict(options, hash=True)
         folder = os.path.join(out, directory)
         os.makedirs(folder, exist_ok=True)
         filename = f"{project.replace('-', '_')}-{version}-py3-none-any.whl"

@@ -1,0 +1,327 @@
+#include "installer/lock/pylock.h"
+
+#include <algorithm>
+
+#include "core/name.h"
+#include "core/specifier.h"
+#include "core/url.h"
+#include "core/version.h"
+#include "installer/lock/toml.h"
+
+namespace torchdex::installer {
+namespace {
+
+using toml::Value;
+
+std::string At(std::string_view file, const Value& v) {
+  std::string out(file);
+  out.append(":").append(std::to_string(v.line)).append(":").append(std::to_string(v.column));
+  return out;
+}
+
+core::Error Bad(std::string message) { return core::MakeError(std::move(message), core::ErrorCode::kBadInputFile); }
+
+// A key of `table` that must be a string (absent: "" unless required).
+core::Expected<std::string> StringAt(const Value& table, std::string_view key, std::string_view file,
+                                     const std::string& where, bool required) {
+  const Value* v = table.Find(key);
+  if (v == nullptr) {
+    if (required) return Bad(At(file, table) + ": " + where + ": missing the key " + std::string(key));
+    return std::string();
+  }
+  if (!v->is_string()) {
+    return Bad(At(file, *v) + ": " + where + ": " + std::string(key) + " must be a string, not " +
+               std::string(toml::KindName(v->kind)));
+  }
+  return v->text;
+}
+
+core::Expected<std::vector<std::string>> Strings(const Value& table, std::string_view key, std::string_view file,
+                                                 const std::string& where) {
+  std::vector<std::string> out;
+  const Value* v = table.Find(key);
+  if (v == nullptr) return out;
+  if (!v->is_array()) return Bad(At(file, *v) + ": " + where + ": " + std::string(key) + " must be an array");
+  for (const Value& item : v->items) {
+    if (!item.is_string()) return Bad(At(file, item) + ": " + where + ": " + std::string(key) + " must hold strings");
+    out.push_back(item.text);
+  }
+  return out;
+}
+
+bool IsLowerHex64(std::string_view s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+core::Expected<LockedWheel> ParseWheel(const Value& w, std::string_view file, const std::string& where) {
+  if (!w.is_table()) return Bad(At(file, w) + ": " + where + ": a wheel must be a table");
+  LockedWheel wheel;
+  wheel.line = w.line;
+  auto name = StringAt(w, "name", file, where, false);
+  if (!name) return name.error();
+  auto url = StringAt(w, "url", file, where, false);
+  if (!url) return url.error();
+  if (w.Find("path") != nullptr && url->empty()) {
+    return Bad(At(file, *w.Find("path")) + ": " + where +
+               ": a wheel by path is not supported: torchdex locks name every wheel by URL");
+  }
+  if (url->empty()) return Bad(At(file, w) + ": " + where + ": a wheel without a url");
+  wheel.url = *url;
+  if (name->empty()) {
+    // PEP 751: the name may be left out when the URL ends in it.
+    std::string tail = wheel.url.substr(0, wheel.url.find_first_of("?#"));
+    wheel.name = core::PercentDecode(tail.substr(tail.rfind('/') + 1));
+  } else {
+    wheel.name = *name;
+  }
+  if (const Value* upload = w.Find("upload-time")) wheel.upload_time = upload->text;
+  if (const Value* size = w.Find("size")) {
+    if (size->kind != Value::Kind::kInteger || size->integer < 0) {
+      return Bad(At(file, *size) + ": " + where + ": size must be a non-negative integer");
+    }
+    wheel.size = size->integer;
+  }
+  const Value* hashes = w.Find("hashes");
+  if (hashes == nullptr || !hashes->is_table()) {
+    return Bad(At(file, hashes ? *hashes : w) + ": " + where + ": wheel " + wheel.name +
+               ": hashes must be a table with a sha256 (PEP 751 requires hashes)");
+  }
+  auto sha = StringAt(*hashes, "sha256", file, where + ": wheel " + wheel.name, false);
+  if (!sha) return sha.error();
+  if (sha->empty()) {
+    return Bad(At(file, *hashes) + ": " + where + ": wheel " + wheel.name +
+               ": no sha256 among its hashes; torchdex verifies every wheel by sha256");
+  }
+  if (!IsLowerHex64(*sha)) {
+    return Bad(At(file, *hashes->Find("sha256")) + ": " + where + ": wheel " + wheel.name +
+               ": sha256 is not 64 lower-case hex digits: \"" + *sha + "\"");
+  }
+  wheel.sha256 = *sha;
+  return wheel;
+}
+
+core::Expected<LockedPackage> ParsePackage(const Value& p, std::string_view file, std::size_t index) {
+  std::string where = "packages[" + std::to_string(index) + "]";
+  if (!p.is_table()) return Bad(At(file, p) + ": " + where + " must be a table");
+  LockedPackage package;
+  package.line = p.line;
+  auto name = StringAt(p, "name", file, where, true);
+  if (!name) return name.error();
+  if (*name != core::NormalizeName(*name) || !core::IsValidName(*name)) {
+    return Bad(At(file, *p.Find("name")) + ": " + where + ": name \"" + *name +
+               "\" is not a normalised project name (PEP 503: \"" + core::NormalizeName(*name) + "\")");
+  }
+  package.name = *name;
+  where += " (" + package.name + ")";
+  auto version = StringAt(p, "version", file, where, true);
+  if (!version) return version.error();
+  auto parsed = core::Version::Parse(*version);
+  if (!parsed) return Bad(At(file, *p.Find("version")) + ": " + where + ": version: " + parsed.error().message);
+  package.version = parsed->ToString();
+  auto marker = StringAt(p, "marker", file, where, false);
+  if (!marker) return marker.error();
+  if (!marker->empty()) {
+    auto m = core::Marker::Parse(*marker);
+    if (!m) return Bad(At(file, *p.Find("marker")) + ": " + where + ": marker: " + m.error().message);
+  }
+  package.marker = *marker;
+  auto requires_python = StringAt(p, "requires-python", file, where, false);
+  if (!requires_python) return requires_python.error();
+  if (!requires_python->empty()) {
+    auto s = core::SpecifierSet::Parse(*requires_python);
+    if (!s) {
+      return Bad(At(file, *p.Find("requires-python")) + ": " + where + ": requires-python: " + s.error().message);
+    }
+  }
+  package.requires_python = *requires_python;
+  auto index_url = StringAt(p, "index", file, where, false);
+  if (!index_url) return index_url.error();
+  package.index = *index_url;
+  const Value* wheels = p.Find("wheels");
+  for (const char* source : {"vcs", "directory", "archive", "sdist"}) {
+    // An sdist beside wheels is what uv writes for a project that has both: the wheels are
+    // what gets installed.
+    if (source == std::string_view("sdist") && wheels != nullptr) continue;
+    if (const Value* v = p.Find(source)) {
+      return Bad(At(file, *v) + ": " + where + ": a package from " + (source == std::string_view("sdist") ? "an " : "a ") +
+                 source + " is not supported: torchdex installs locked wheels only");
+    }
+  }
+  if (wheels == nullptr || !wheels->is_array() || wheels->items.empty()) {
+    return Bad(At(file, wheels ? *wheels : p) + ": " + where + ": no wheels");
+  }
+  for (const Value& w : wheels->items) {
+    auto wheel = ParseWheel(w, file, where);
+    if (!wheel) return wheel.error();
+    package.wheels.push_back(std::move(wheel).value());
+  }
+  if (const Value* tool = p.Find("tool"); tool != nullptr && tool->is_table()) {
+    if (const Value* mine = tool->Find("torchdex"); mine != nullptr && mine->is_table()) {
+      if (const Value* routed = mine->Find("routed")) {
+        if (routed->kind != Value::Kind::kBoolean) {
+          return Bad(At(file, *routed) + ": " + where + ": tool.torchdex.routed must be a boolean");
+        }
+        package.routed = routed->boolean;
+      }
+    }
+  }
+  return package;
+}
+
+}  // namespace
+
+std::string LockFileName(std::string_view backend) {
+  std::string name(backend);
+  std::replace(name.begin(), name.end(), '.', '-');
+  return "pylock." + name + ".toml";
+}
+
+bool IsLockFileName(std::string_view name) {
+  // PEP 751 "File Name": pylock.toml, or pylock.<name>.toml with no dot in <name>.
+  if (name == "pylock.toml") return true;
+  if (name.size() <= 12 || !name.starts_with("pylock.") || !name.ends_with(".toml")) return false;
+  return name.substr(7, name.size() - 12).find('.') == std::string_view::npos;
+}
+
+std::string WritePyLock(const PyLock& lock) {
+  Value root = Value::Table();
+  root.Set("lock-version", Value::String(lock.lock_version));
+  if (!lock.environments.empty()) {
+    Value environments = Value::Array();
+    for (const std::string& e : lock.environments) environments.items.push_back(Value::String(e));
+    root.Set("environments", std::move(environments));
+  }
+  if (!lock.requires_python.empty()) root.Set("requires-python", Value::String(lock.requires_python));
+  root.Set("created-by", Value::String(lock.created_by));
+  Value packages = Value::Array();
+  for (const LockedPackage& p : lock.packages) {
+    Value package = Value::Table();
+    package.Set("name", Value::String(p.name));
+    package.Set("version", Value::String(p.version));
+    if (!p.marker.empty()) package.Set("marker", Value::String(p.marker));
+    if (!p.requires_python.empty()) package.Set("requires-python", Value::String(p.requires_python));
+    if (!p.index.empty()) package.Set("index", Value::String(p.index));
+    Value wheels = Value::Array();
+    for (const LockedWheel& w : p.wheels) {
+      Value wheel = Value::Table(true);
+      wheel.Set("name", Value::String(w.name));
+      wheel.Set("url", Value::String(w.url));
+      if (w.size) wheel.Set("size", Value::Integer(*w.size));
+      Value hashes = Value::Table(true);
+      hashes.Set("sha256", Value::String(w.sha256));
+      wheel.Set("hashes", std::move(hashes));
+      wheels.items.push_back(std::move(wheel));
+    }
+    package.Set("wheels", std::move(wheels));
+    if (p.routed) {
+      Value tool = Value::Table();
+      Value mine = Value::Table();
+      mine.Set("routed", Value::Boolean(true));
+      tool.Set("torchdex", std::move(mine));
+      package.Set("tool", std::move(tool));
+    }
+    packages.items.push_back(std::move(package));
+  }
+  root.Set("packages", std::move(packages));
+  Value tool = Value::Table();
+  Value mine = Value::Table();
+  const TorchdexLockInfo& t = lock.torchdex;
+  mine.Set("backend", Value::String(t.backend));
+  mine.Set("channel", Value::String(t.channel));
+  mine.Set("index-url", Value::String(t.index_url));
+  mine.Set("catalogue", Value::String(t.catalogue));
+  mine.Set("catalogue-date", Value::String(t.catalogue_date));
+  mine.Set("target", Value::String(t.target));
+  Value requirements = Value::Array();
+  for (const std::string& r : t.requirements) requirements.items.push_back(Value::String(r));
+  mine.Set("requirements", std::move(requirements));
+  Value decision = Value::Array();
+  for (const std::string& d : t.decision) decision.items.push_back(Value::String(d));
+  mine.Set("decision", std::move(decision));
+  tool.Set("torchdex", std::move(mine));
+  root.Set("tool", std::move(tool));
+  return "# Written by torchdex lock: the " + t.backend +
+         " backend's lock (PEP 751). Install it with `torchdex sync`.\n" + toml::Write(root);
+}
+
+core::Expected<PyLock> ParsePyLock(std::string_view text, std::string_view file, bool torchdex_table) {
+  core::Expected<Value> parsed = toml::Parse(text, file);
+  if (!parsed) return parsed.error();
+  const Value& root = *parsed;
+  auto at_top = [&](const Value* v) { return v ? At(file, *v) : std::string(file) + ":1:1"; };
+  PyLock lock;
+  const Value* lock_version = root.Find("lock-version");
+  if (lock_version == nullptr) return Bad(std::string(file) + ":1:1: missing the key lock-version (PEP 751)");
+  if (!lock_version->is_string()) return Bad(at_top(lock_version) + ": lock-version must be a string");
+  auto version = core::Version::Parse(lock_version->text);
+  if (!version || !lock_version->text.starts_with("1.") ||
+      lock_version->text.find_first_not_of("0123456789.") != std::string::npos) {
+    return Bad(at_top(lock_version) + ": lock-version \"" + lock_version->text +
+               "\" is not supported: torchdex reads lock-version 1.x (PEP 751)");
+  }
+  lock.lock_version = lock_version->text;
+  auto created_by = StringAt(root, "created-by", file, "the lock", false);
+  if (!created_by) return created_by.error();
+  if (root.Find("created-by") == nullptr) return Bad(std::string(file) + ":1:1: missing the key created-by (PEP 751)");
+  lock.created_by = *created_by;
+  auto requires_python = StringAt(root, "requires-python", file, "the lock", false);
+  if (!requires_python) return requires_python.error();
+  if (!requires_python->empty()) {
+    auto s = core::SpecifierSet::Parse(*requires_python);
+    if (!s) return Bad(at_top(root.Find("requires-python")) + ": requires-python: " + s.error().message);
+  }
+  lock.requires_python = *requires_python;
+  auto environments = Strings(root, "environments", file, "the lock");
+  if (!environments) return environments.error();
+  for (std::size_t i = 0; i < environments->size(); ++i) {
+    auto m = core::Marker::Parse((*environments)[i]);
+    if (!m) return Bad(at_top(&root.Find("environments")->items[i]) + ": environments: " + m.error().message);
+  }
+  lock.environments = std::move(environments).value();
+  const Value* packages = root.Find("packages");
+  if (packages == nullptr) return Bad(std::string(file) + ":1:1: missing [[packages]] (PEP 751)");
+  if (!packages->is_array()) return Bad(at_top(packages) + ": packages must be an array of tables");
+  for (std::size_t i = 0; i < packages->items.size(); ++i) {
+    auto package = ParsePackage(packages->items[i], file, i);
+    if (!package) return package.error();
+    for (const LockedPackage& other : lock.packages) {
+      if (other.name == package->name && other.marker.empty() && package->marker.empty()) {
+        return Bad(At(file, packages->items[i]) + ": packages[" + std::to_string(i) + "]: " + package->name +
+                   " is locked twice (first at line " + std::to_string(other.line) + ")");
+      }
+    }
+    lock.packages.push_back(std::move(package).value());
+  }
+  const Value* tool = root.Find("tool");
+  const Value* mine = tool && tool->is_table() ? tool->Find("torchdex") : nullptr;
+  if (!torchdex_table && mine == nullptr) return lock;
+  if (mine == nullptr || !mine->is_table()) {
+    return Bad(std::string(file) + ":1:1: no [tool.torchdex] table: not a lock torchdex wrote (torchdex lock)");
+  }
+  TorchdexLockInfo& info = lock.torchdex;
+  info.line = mine->line;
+  const std::string where = "[tool.torchdex]";
+  for (auto [key, into] : {std::pair<const char*, std::string*>{"backend", &info.backend},
+                           {"channel", &info.channel},
+                           {"index-url", &info.index_url},
+                           {"catalogue", &info.catalogue},
+                           {"catalogue-date", &info.catalogue_date},
+                           {"target", &info.target}}) {
+    auto v = StringAt(*mine, key, file, where, key == std::string_view("backend"));
+    if (!v) return v.error();
+    *into = *v;
+  }
+  if (info.backend.empty()) return Bad(At(file, *mine) + ": [tool.torchdex]: backend is empty");
+  if (info.channel.empty()) info.channel = "stable";
+  auto decision = Strings(*mine, "decision", file, where);
+  if (!decision) return decision.error();
+  info.decision = std::move(decision).value();
+  auto requirements = Strings(*mine, "requirements", file, where);
+  if (!requirements) return requirements.error();
+  info.requirements = std::move(requirements).value();
+  return lock;
+}
+
+}  // namespace torchdex::installer

@@ -1,0 +1,420 @@
+// `torchdex lock` and `torchdex sync` end to end (issue 16): a PyTorch-style index with cpu,
+// cu124 and cu128 builds and a default index with a bait `torch` (make_index.py --lock), served
+// by a real nginx on 127.0.0.1; the real uv 0.13.9 of the tools venv resolves, packaging 26.4's
+// pylock module and uv read the locks, the real pip 26.3 and uv install them into fresh venvs;
+// captured hosts (an A100 on driver 535, a machine without a GPU) decide which lock fits.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "installer/cli/run.h"
+#include "installer/lock/pylock.h"
+#include "installer/platform/clock.h"
+#include "installer/platform/process_runner.h"
+#include "tests/support/nginx.h"
+
+namespace torchdex::installer {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const char* const kPython = TORCHDEX_TEST_PYTHON;
+const char* const kMakeIndex = TORCHDEX_MAKE_INDEX_SCRIPT;
+const char* const kToolsBin = TORCHDEX_TOOLS_BIN_DIR;
+constexpr std::chrono::seconds kChildTimeout{180};
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteText(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+struct Output {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class NoClock final : public Clock {
+ public:
+  int64_t NowMicros() const override { return 0; }
+};
+
+class LockE2eTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string pattern = (fs::temp_directory_path() / "torchdex-lock-e2e-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = new fs::path(pattern);
+    runner_ = MakeSystemProcessRunner().release();
+    fs::create_directories(*root_ / "home");
+    // Children see only this: the tools venv first on PATH (uv), no configuration of the
+    // machine's pip or uv, a cache of the suite's own.
+    env_ = new Environment{{"PATH", std::string(kToolsBin) + ":/usr/local/bin:/usr/bin:/bin"},
+                           {"HOME", (*root_ / "home").string()},
+                           {"PIP_CONFIG_FILE", "/dev/null"},
+                           {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
+                           {"PIP_NO_INPUT", "1"},
+                           {"UV_CACHE_DIR", (*root_ / "uv-cache").string()},
+                           {"UV_NO_CONFIG", "1"},
+                           {"UV_PYTHON_DOWNLOADS", "never"}};
+    Output index = RunChild({kPython, kMakeIndex, (*root_ / "index").string(), "--lock"});
+    ASSERT_EQ(index.exit_code, 0) << index.err;
+    auto nginx = testing::Nginx::Start(*root_ / "index");
+    ASSERT_TRUE(nginx.ok()) << nginx.error().message;
+    nginx_ = nginx->release();
+    WriteText(*root_ / "mirror.json", "{\"format\": 1, \"mirror\": \"" + nginx_->Url("/whl/") + "\"}\n");
+    MakeBaseVenv();
+  }
+
+  // A venv without the bundled pip, given the tools venv's pinned pip 26.3 (pure Python,
+  // copied; the same Python): the tests have no network to install it with.
+  static void MakeBaseVenv() {
+    const fs::path venv = *root_ / "base-venv";
+    Output made = RunChild({kPython, "-m", "venv", "--without-pip", venv.string()});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    const std::string purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])";
+    Output from = RunChild({std::string(kToolsBin) + "/python", "-c", purelib});
+    ASSERT_EQ(from.exit_code, 0) << "the tools venv (scripts/setup.sh: torchdex_tools_venv): " << from.err;
+    Output to = RunChild({(venv / "bin/python").string(), "-c", purelib});
+    ASSERT_EQ(to.exit_code, 0) << to.err;
+    const fs::path source = from.out.substr(0, from.out.find('\n'));
+    const fs::path target = to.out.substr(0, to.out.find('\n'));
+    for (const fs::directory_entry& entry : fs::directory_iterator(source)) {
+      const std::string name = entry.path().filename().string();
+      if (name == "pip" || (name.rfind("pip-", 0) == 0 && name.find(".dist-info") != name.npos)) {
+        fs::copy(entry.path(), target / name, fs::copy_options::recursive);
+      }
+    }
+    Output version = RunChild({(venv / "bin/python").string(), "-m", "pip", "--version"});
+    ASSERT_THAT(version.out, HasSubstr("pip 26.3 ")) << version.err;
+  }
+
+  static void TearDownTestSuite() {
+    delete nginx_;
+    delete env_;
+    delete runner_;
+    if (root_ != nullptr) {
+      std::error_code ignored;
+      fs::remove_all(*root_, ignored);
+    }
+    delete root_;
+  }
+
+  void SetUp() override {
+    if (nginx_ == nullptr || !fs::exists(*root_ / "base-venv/bin/python")) GTEST_SKIP() << "suite setup failed";
+  }
+
+  static Output RunChild(const std::vector<std::string>& argv, const Environment* env = nullptr) {
+    ProcessResult result = runner_->Run(argv, env ? *env : *env_, kChildTimeout);
+    return {result.status == ProcessResult::Status::kExited ? result.exit_code : -1, result.output,
+            result.errors + result.failure};
+  }
+
+  static std::string NewVenv(const std::string& name) {
+    const fs::path venv = *root_ / name;
+    fs::copy(*root_ / "base-venv", venv, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+    return (venv / "bin/python").string();
+  }
+
+  static Output Torchdex(std::vector<std::string> args, const Environment* env = nullptr) {
+    NoClock clock;
+    Deps deps{env ? *env : *env_, *runner_, clock};
+    std::ostringstream out, err;
+    const int code = Main(args, deps, out, err);
+    return {code, out.str(), err.str()};
+  }
+
+  // name -> version of every distribution in the venv but pip.
+  static std::map<std::string, std::string> Installed(const std::string& python) {
+    Output listed = RunChild({python, "-c",
+                              "import importlib.metadata as m, json\n"
+                              "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))"});
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    std::map<std::string, std::string> installed;
+    const nlohmann::json listing = nlohmann::json::parse(listed.out, nullptr, false);
+    EXPECT_TRUE(listing.is_object()) << listed.out << listed.err;
+    if (!listing.is_object()) return installed;
+    for (const auto& [name, version] : listing.items()) {
+      EXPECT_TRUE(version.is_string()) << python << ": " << listed.out;
+      if (name != "pip" && version.is_string()) installed[name] = version.get<std::string>();
+    }
+    return installed;
+  }
+
+  static std::string Host(const std::string& name) { return std::string(TORCHDEX_FIXTURES_DIR) + "/hosts/" + name; }
+
+  // The locks for cu124 and cpu, made once (by the first test that needs them) into locks/.
+  static const fs::path& Locks() {
+    static bool made = false;
+    static fs::path dir = *root_ / "locks";
+    if (!made) {
+      made = true;
+      fs::create_directories(dir);
+      lock_log_start_ = nginx_->AccessLog().size();
+      const std::string python = NewVenv("venv-lock-target");
+      lock_run_ = new Output(Torchdex({"lock", "--backend", "cu124", "--backend", "cpu", "--python", python,
+                                       "--catalogue", (*root_ / "mirror.json").string(), "--index-url",
+                                       nginx_->Url("/simple/"), "-o", dir.string(), "torch", "torchvision",
+                                       "needs-torch"}));
+      lock_log_ = new std::string(nginx_->AccessLog().substr(lock_log_start_));
+    }
+    return dir;
+  }
+
+  // A copy of the locks to spoil.
+  static fs::path CopyOfLocks(const std::string& name) {
+    const fs::path dir = *root_ / name;
+    fs::create_directories(dir);
+    for (const fs::directory_entry& e : fs::directory_iterator(Locks())) fs::copy(e.path(), dir / e.path().filename());
+    return dir;
+  }
+
+  static inline fs::path* root_ = nullptr;
+  static inline ProcessRunner* runner_ = nullptr;
+  static inline Environment* env_ = nullptr;
+  static inline testing::Nginx* nginx_ = nullptr;
+  static inline Output* lock_run_ = nullptr;
+  static inline std::string* lock_log_ = nullptr;
+  static inline size_t lock_log_start_ = 0;
+};
+
+TEST_F(LockE2eTest, LockWritesAPep751FilePerBackendResolvedByUvThroughTheRoutingIndex) {
+  const fs::path& dir = Locks();
+  ASSERT_EQ(lock_run_->exit_code, 0) << lock_run_->out << lock_run_->err;
+  EXPECT_THAT(lock_run_->out, HasSubstr("wrote " + (dir / "pylock.cu124.toml").string()));
+  EXPECT_THAT(lock_run_->out, HasSubstr("wrote " + (dir / "pylock.cpu.toml").string()));
+  const std::string cu124 = ReadText(dir / "pylock.cu124.toml");
+  const std::string cpu = ReadText(dir / "pylock.cpu.toml");
+  auto cu124_lock = ParsePyLock(cu124, "pylock.cu124.toml");
+  ASSERT_TRUE(cu124_lock.ok()) << cu124_lock.error().message;
+  std::map<std::string, std::string> versions;
+  for (const LockedPackage& p : cu124_lock->packages) {
+    versions[p.name] = p.version;
+    ASSERT_EQ(p.wheels.size(), 1u) << p.name;
+    EXPECT_EQ(p.wheels[0].sha256.size(), 64u);
+    // Routed packages from the backend, everything else from the default index.
+    const bool from_backend = p.wheels[0].url.rfind(nginx_->Url("/whl/cu124/"), 0) == 0;
+    const bool from_default = p.wheels[0].url.rfind(nginx_->Url("/simple/"), 0) == 0;
+    EXPECT_EQ(p.routed, from_backend) << p.name << " " << p.wheels[0].url;
+    EXPECT_EQ(!p.routed, from_default) << p.name << " " << p.wheels[0].url;
+  }
+  EXPECT_EQ(versions, (std::map<std::string, std::string>{{"torch", "2.6.0+cu124"},
+                                                          {"torchvision", "0.21.0+cu124"},
+                                                          {"triton", "3.2.0"},
+                                                          {"filelock", "3.16.1"},
+                                                          {"needs-torch", "1.0"}}));
+  EXPECT_EQ(cu124_lock->torchdex.backend, "cu124");
+  EXPECT_EQ(cu124_lock->torchdex.catalogue_date, "2026-03-15");
+  EXPECT_THAT(cu124, HasSubstr("decision = [\"backend cu124 named by --backend; torch 2.6.0+cu124\"]"));
+  EXPECT_THAT(cpu, HasSubstr("name = \"torch\"\nversion = \"2.5.1+cpu\"\n"));
+  EXPECT_THAT(cpu, Not(HasSubstr("triton")));
+  // The bait: no routed name was ever asked of the default index, by uv or by torchdex.
+  for (const char* bait : {"GET /simple/torch", "GET /simple/triton", "torch-9.9.9"}) {
+    EXPECT_THAT(*lock_log_, Not(HasSubstr(bait))) << *lock_log_;
+  }
+  EXPECT_THAT(*lock_log_, HasSubstr("GET /simple/needs-torch/"));
+}
+
+TEST_F(LockE2eTest, PackagingsPylockParserAndUvReadTheLocks) {
+  const fs::path& dir = Locks();
+  ASSERT_EQ(lock_run_->exit_code, 0) << lock_run_->err;
+  for (const char* name : {"pylock.cu124.toml", "pylock.cpu.toml"}) {
+    const std::string file = (dir / name).string();
+    Output checked = RunChild({std::string(kToolsBin) + "/python", "-c",
+                               "import sys, tomllib, pathlib\n"
+                               "from packaging.pylock import Pylock, is_valid_pylock_path\n"
+                               "assert is_valid_pylock_path(pathlib.Path(sys.argv[1]))\n"
+                               "lock = Pylock.from_dict(tomllib.load(open(sys.argv[1], 'rb')))\n"
+                               "lock.validate()\n"
+                               "print(sorted(f'{p.name} {p.version}' for p in lock.packages))\n",
+                               file});
+    EXPECT_EQ(checked.exit_code, 0) << name << ": " << checked.err;
+    EXPECT_THAT(checked.out, HasSubstr("'torch ")) << checked.out;
+    // uv reads the lock as a PEP 751 file (a dry run: it reports what it would install).
+    const std::string python = NewVenv(std::string("venv-uv-reads-") + name);
+    Output read = RunChild({std::string(kToolsBin) + "/uv", "pip", "install", "--dry-run", "--python", python, "-r", file});
+    EXPECT_EQ(read.exit_code, 0) << name << ": " << read.out << read.err;
+    EXPECT_THAT(read.out + read.err, HasSubstr("torch==")) << read.out << read.err;
+  }
+}
+
+TEST_F(LockE2eTest, SyncInstallsTheCu124LockOnAnA100AndTheCpuLockWithoutAGpu) {
+  const fs::path& dir = Locks();
+  ASSERT_EQ(lock_run_->exit_code, 0) << lock_run_->err;
+  const size_t log_start = nginx_->AccessLog().size();
+  const std::string a100 = NewVenv("venv-sync-a100");
+  Output gpu = Torchdex({"sync", "--lock-dir", dir.string(), "--python", a100, "--root",
+                         Host("container-with-devices-a100-driver535"), "--explain"});
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.out << gpu.err;
+  EXPECT_THAT(gpu.out, HasSubstr("lock: " + (dir / "pylock.cu124.toml").string() + " (backend cu124"));
+  EXPECT_THAT(gpu.out, HasSubstr("pylock.cpu.toml (cpu): fits, ranked lower"));
+  EXPECT_EQ(Installed(a100), (std::map<std::string, std::string>{{"torch", "2.6.0+cu124"},
+                                                                 {"torchvision", "0.21.0+cu124"},
+                                                                 {"triton", "3.2.0"},
+                                                                 {"filelock", "3.16.1"},
+                                                                 {"needs-torch", "1.0"}}));
+  const std::string none = NewVenv("venv-sync-no-gpu");
+  Output cpu = Torchdex({"sync", "--lock-dir", dir.string(), "--python", none, "--installer", "uv", "--root",
+                         Host("linux-no-gpu"), "--explain"});
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.out << cpu.err;
+  EXPECT_THAT(cpu.out, HasSubstr("lock: " + (dir / "pylock.cpu.toml").string() + " (backend cpu"));
+  EXPECT_THAT(cpu.out, HasSubstr("pylock.cu124.toml (cu124): no NVIDIA GPU found"));
+  EXPECT_EQ(Installed(none), (std::map<std::string, std::string>{{"torch", "2.5.1+cpu"},
+                                                                 {"torchvision", "0.20.1+cpu"},
+                                                                 {"filelock", "3.16.1"},
+                                                                 {"needs-torch", "1.0"}}));
+  // No resolution: no index page was read, only the locked wheels downloaded; never the bait.
+  const std::string log = nginx_->AccessLog().substr(log_start);
+  EXPECT_THAT(log, Not(HasSubstr("/index.html"))) << log;
+  EXPECT_THAT(log, Not(HasSubstr("GET /simple/torch"))) << log;
+  EXPECT_THAT(log, HasSubstr("GET /whl/cu124/torch-2.6.0%2Bcu124-py3-none-any.whl"));
+  EXPECT_THAT(log, HasSubstr("GET /whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+}
+
+TEST_F(LockE2eTest, NoLockFitsAndTheReasonIsGivenPerLock) {
+  const fs::path dir = CopyOfLocks("locks-cuda-only");
+  fs::remove(dir / "pylock.cpu.toml");
+  const std::string python = NewVenv("venv-no-fit");
+  Output run = Torchdex({"sync", "--lock-dir", dir.string(), "--python", python, "--root", Host("linux-no-gpu")});
+  EXPECT_EQ(run.exit_code, 4) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("no lock file in " + dir.string() + " fits"));
+  EXPECT_THAT(run.err, HasSubstr((dir / "pylock.cu124.toml").string() + " (cu124): no NVIDIA GPU found"));
+  EXPECT_TRUE(Installed(python).empty());
+}
+
+TEST_F(LockE2eTest, BadLocksAreLocatedErrorsAndInstallNothing) {
+  const std::string python = NewVenv("venv-bad");
+  auto sync = [&](const fs::path& dir) {
+    return Torchdex({"sync", "--lock-dir", dir.string(), "--python", python, "--root",
+                     Host("container-with-devices-a100-driver535")});
+  };
+  {  // two locks for one backend
+    const fs::path dir = CopyOfLocks("locks-twice");
+    fs::copy(dir / "pylock.cpu.toml", dir / "pylock.cpu-again.toml");
+    Output run = sync(dir);
+    EXPECT_EQ(run.exit_code, 5);
+    EXPECT_THAT(run.err, HasSubstr("two lock files for the backend cpu: " + (dir / "pylock.cpu-again.toml").string() +
+                                   " and " + (dir / "pylock.cpu.toml").string()));
+  }
+  {  // does not parse
+    const fs::path dir = CopyOfLocks("locks-garbage");
+    WriteText(dir / "pylock.cu124.toml", "lock-version = \"1.0\"\n[[packages]\n");
+    Output run = sync(dir);
+    EXPECT_EQ(run.exit_code, 5);
+    EXPECT_THAT(run.err, HasSubstr((dir / "pylock.cu124.toml").string() + ":2:"));
+  }
+  {  // a backend the catalogue does not know
+    const fs::path dir = CopyOfLocks("locks-unknown");
+    const fs::path file = dir / "pylock.cu124.toml";
+    WriteText(file, Replace(ReadText(file), "backend = \"cu124\"", "backend = \"cu1244\""));
+    Output run = sync(dir);
+    EXPECT_EQ(run.exit_code, 5);
+    EXPECT_THAT(run.err, HasSubstr(file.string() + ":"));
+    EXPECT_THAT(run.err, HasSubstr("backend \"cu1244\" is not a backend the catalogue knows"));
+  }
+  {  // requires-python excludes this interpreter: every lock turned down, with where
+    const fs::path dir = CopyOfLocks("locks-python");
+    for (const char* name : {"pylock.cu124.toml", "pylock.cpu.toml"}) {
+      const fs::path file = dir / name;
+      // uv wrote the interpreter's own bound (">=3.11.2"); this one excludes it.
+      std::string text = ReadText(file);
+      const size_t at = text.find("requires-python = \"");
+      ASSERT_NE(at, std::string::npos) << text;
+      const size_t value = at + 19;
+      text.replace(value, text.find('"', value) - value, ">=3.99");
+      WriteText(file, text);
+    }
+    Output run = sync(dir);
+    EXPECT_EQ(run.exit_code, 4);
+    EXPECT_THAT(run.err, HasSubstr((dir / "pylock.cpu.toml").string() + ": requires-python >=3.99 excludes"));
+  }
+  {  // a wheel whose download does not match the lock's sha256
+    const fs::path dir = CopyOfLocks("locks-hash");
+    const fs::path file = dir / "pylock.cu124.toml";
+    auto lock = ParsePyLock(ReadText(file), file.string());
+    ASSERT_TRUE(lock.ok()) << lock.error().message;
+    std::string sha;
+    for (const LockedPackage& p : lock->packages) {
+      if (p.name == "torch") sha = p.wheels[0].sha256;
+    }
+    WriteText(file, Replace(ReadText(file), sha, std::string(64, 'e')));
+    Output run = sync(dir);
+    EXPECT_NE(run.exit_code, 0);
+    EXPECT_THAT(run.err, HasSubstr(file.string() + ":"));
+    EXPECT_THAT(run.err, HasSubstr("torch 2.6.0+cu124: the downloaded wheel"));
+  }
+  EXPECT_TRUE(Installed(python).empty());
+}
+
+// export --format uv-project, then the real `uv lock` and `torchdex sync --uv-project` (which
+// runs `uv sync --extra <backend>`), on loopback indexes.
+TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
+  const fs::path project = *root_ / "uv-project";
+  fs::create_directories(project);
+  const std::string python = NewVenv("venv-uv-project-target");
+  Output exported = Torchdex({"export", "--format", "uv-project", "--backend", "cu124", "--backend", "cpu",
+                              "--python", python, "--catalogue", (*root_ / "mirror.json").string(), "--index-url",
+                              nginx_->Url("/simple/"), "--output", (project / "pyproject.toml").string(), "torch",
+                              "torchvision", "needs-torch"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.out << exported.err;
+  const std::string pyproject = ReadText(project / "pyproject.toml");
+  EXPECT_THAT(pyproject, HasSubstr("[[tool.uv.index]]\nname = \"pytorch-cu124\"\nurl = \"" +
+                                   nginx_->Url("/whl/cu124/") + "\"\nexplicit = true\n"));
+  EXPECT_THAT(pyproject, HasSubstr("torch = [\n    { index = \"pytorch-cu124\", extra = \"cu124\" },\n"
+                                   "    { index = \"pytorch-cpu\", extra = \"cpu\" },\n]\n"));
+  EXPECT_THAT(pyproject, HasSubstr("triton = [\n    { index = \"pytorch-cu124\", extra = \"cu124\" },\n]\n"));
+  EXPECT_THAT(pyproject, HasSubstr("conflicts = [\n    [\n        { extra = \"cu124\" },\n        { extra = \"cpu\" },\n"));
+
+  // uv reads a project's own [tool.uv] settings (its indexes) only without UV_NO_CONFIG; HOME
+  // is the suite's, so no configuration of the machine's is found.
+  Environment project_env = *env_;
+  project_env.erase("UV_NO_CONFIG");
+  const size_t log_start = nginx_->AccessLog().size();
+  Output locked = RunChild({std::string(kToolsBin) + "/uv", "lock", "--project", project.string()}, &project_env);
+  ASSERT_EQ(locked.exit_code, 0) << locked.out << locked.err << "\n" << pyproject;
+  const std::string uv_lock = ReadText(project / "uv.lock");
+  EXPECT_THAT(uv_lock, HasSubstr("version = \"2.6.0+cu124\""));
+  EXPECT_THAT(uv_lock, HasSubstr("version = \"2.5.1+cpu\""));
+  EXPECT_THAT(uv_lock, Not(HasSubstr("9.9.9")));
+  const std::string log = nginx_->AccessLog().substr(log_start);
+  EXPECT_THAT(log, Not(HasSubstr("GET /simple/torch"))) << log;
+
+  Output synced = Torchdex({"sync", "--uv-project", "--lock-dir", project.string(), "--python", python, "--root",
+                            Host("container-with-devices-a100-driver535")},
+                           &project_env);
+  ASSERT_EQ(synced.exit_code, 0) << synced.out << synced.err;
+  EXPECT_THAT(synced.out, HasSubstr("backend: cu124"));
+  EXPECT_THAT(synced.out, HasSubstr(" sync --project " + project.string() + " --python " + python + " --extra cu124"));
+  const std::map<std::string, std::string> installed = Installed((project / ".venv/bin/python").string());
+  EXPECT_EQ(installed.at("torch"), "2.6.0+cu124");
+  EXPECT_EQ(installed.at("triton"), "3.2.0");
+  EXPECT_EQ(installed.at("needs-torch"), "1.0");
+}
+
+}  // namespace
+}  // namespace torchdex::installer

@@ -1,0 +1,124 @@
+// `torchdex lock` and `torchdex sync` on the command line, without an index: usage errors, and
+// the lock files sync refuses before it asks any interpreter or installs anything. The runs
+// against indexes, uv and pip are in tests/installer/e2e/lock_e2e_test.cc.
+#include <filesystem>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "installer/lock/pylock.h"
+#include "tests/installer/test_support.h"
+
+namespace torchdex::installer {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::CliResult;
+using testing::RunTorchdex;
+
+class LockCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "torchdex-lock-cli-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+  }
+  static std::string Lock(const std::string& backend, const std::string& url = "http://127.0.0.1:9/t.whl") {
+    PyLock lock;
+    LockedPackage torch;
+    torch.name = "torch";
+    torch.version = "2.5.1+" + backend;
+    torch.routed = true;
+    torch.wheels.push_back({"torch-2.5.1+" + backend + "-py3-none-any.whl", url,
+                            std::string(64, 'a'), {}, "", 0});
+    lock.packages = {torch};
+    lock.torchdex.backend = backend;
+    lock.torchdex.channel = "stable";
+    return WritePyLock(lock);
+  }
+  fs::path dir_;
+};
+
+TEST_F(LockCliTest, UsageErrors) {
+  EXPECT_EQ(RunTorchdex({"lock"}).code, 2);
+  EXPECT_THAT(RunTorchdex({"lock"}).err, HasSubstr("lock: no requirements given"));
+  EXPECT_THAT(RunTorchdex({"lock", "--backend", "cpu", "--backend", "cpu", "torch"}).err,
+              HasSubstr("--backend cpu is given twice"));
+  EXPECT_EQ(RunTorchdex({"sync", "--installer", "conda"}).code, 2);
+  EXPECT_EQ(RunTorchdex({"sync", "torch"}).code, 2);  // sync takes no requirements
+  EXPECT_THAT(RunTorchdex({"export", "--format", "uv", "--backend", "cpu", "torch"}).err,
+              HasSubstr("--backend is for --format uv-project"));
+}
+
+TEST_F(LockCliTest, HelpNamesTheCommands) {
+  const CliResult help = RunTorchdex({"--help"});
+  EXPECT_THAT(help.out, HasSubstr("  lock      write a PEP 751 lock file per backend"));
+  EXPECT_THAT(help.out, HasSubstr("  sync      install the lock file that fits this machine"));
+  EXPECT_THAT(RunTorchdex({"sync", "--help"}).out, HasSubstr("--lock-dir DIR"));
+  EXPECT_THAT(RunTorchdex({"lock", "--help"}).out, HasSubstr("--backend NAME"));
+}
+
+TEST_F(LockCliTest, SyncWithoutLocksSaysWhereItLooked) {
+  const CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string()});
+  EXPECT_EQ(run.code, 5);
+  EXPECT_THAT(run.err, HasSubstr(dir_.string() + ": no pylock.*.toml lock files"));
+  EXPECT_EQ(RunTorchdex({"sync", "--lock-dir", (dir_ / "missing").string()}).code, 5);
+}
+
+TEST_F(LockCliTest, TwoLocksForOneBackendAreAnErrorNamingBoth) {
+  Write("pylock.cpu.toml", Lock("cpu"));
+  Write("pylock.other.toml", Lock("cpu"));
+  const CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string()});
+  EXPECT_EQ(run.code, 5);
+  EXPECT_THAT(run.err, HasSubstr("two lock files for the backend cpu: " + (dir_ / "pylock.cpu.toml").string() +
+                                 " and " + (dir_ / "pylock.other.toml").string()));
+}
+
+TEST_F(LockCliTest, ALockThatDoesNotParseIsALocatedError) {
+  Write("pylock.cpu.toml", Lock("cpu"));
+  Write("pylock.cu124.toml", "lock-version = \"1.0\"\ncreated-by = \"x\"\npackages = [\n");
+  const CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string()});
+  EXPECT_EQ(run.code, 5);
+  EXPECT_THAT(run.err, HasSubstr((dir_ / "pylock.cu124.toml").string() + ":4:1: "));
+}
+
+TEST_F(LockCliTest, FilesThatAreNotLockNamesAreLeftAlone) {
+  Write("pylock.cpu.toml.torchdex-tmp", "garbage");
+  Write("pylock.rocm6.3.toml", "garbage");  // not a PEP 751 name: a dot in the middle
+  const CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string()});
+  EXPECT_THAT(run.err, HasSubstr("no pylock.*.toml lock files"));
+}
+
+// A lock's URLs go into the installer's requirements file: one that breaks the HTTPS rule or
+// could start another line is refused with where it is, before anything runs.
+TEST_F(LockCliTest, AWheelUrlThatBreaksTheRulesIsRefusedWithItsLine) {
+  const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
+  Write("pylock.cpu.toml", Lock("cpu", "http://example.com/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+  CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host,
+                               "--dry-run"});
+  EXPECT_EQ(run.code, 5) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr((dir_ / "pylock.cpu.toml").string() + ":9: torch 2.5.1+cpu: "));
+  EXPECT_THAT(run.err, HasSubstr("http://example.com/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+  Write("pylock.cpu.toml", Lock("cpu", "https://h/t.whl\n--index-url https://evil/"));
+  run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host, "--dry-run"});
+  EXPECT_EQ(run.code, 5) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("the wheel URL holds a space or a control character"));
+  // The same lock with a good URL: chosen, and the dry run says what it would run.
+  Write("pylock.cpu.toml", Lock("cpu", "https://h/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+  run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host, "--dry-run"});
+  EXPECT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("would install: torch 2.5.1+cpu https://h/torch-2.5.1%2Bcpu-py3-none-any.whl\n"));
+  EXPECT_THAT(run.out, HasSubstr("would run: /usr/bin/python3 -m pip install --no-deps --require-hashes"));
+}
+
+}  // namespace
+}  // namespace torchdex::installer

@@ -1,0 +1,126 @@
+// PEP 751 lock files as torchdex writes and reads them (installer/lock/pylock.h). That the
+// files are valid PEP 751 for packaging's reference parser and for uv is checked end to end
+// (tests/installer/e2e/lock_e2e_test.cc).
+#include "installer/lock/pylock.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace torchdex::installer {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kSha(64, 'a');
+
+PyLock Sample() {
+  PyLock lock;
+  lock.requires_python = ">=3.9";
+  LockedPackage torch;
+  torch.name = "torch";
+  torch.version = "2.5.1+cu124";
+  torch.routed = true;
+  torch.index = "https://download.pytorch.org/whl/cu124/";
+  torch.wheels.push_back({"torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl",
+                          "https://download.pytorch.org/whl/cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux_x86_64.whl",
+                          kSha, 123, "", 0});
+  LockedPackage filelock;
+  filelock.name = "filelock";
+  filelock.version = "3.16.1";
+  filelock.marker = "python_version >= \"3.8\"";
+  filelock.wheels.push_back({"filelock-3.16.1-py3-none-any.whl", "https://pypi/f.whl", std::string(64, 'b'), {}, "", 0});
+  lock.packages = {filelock, torch};
+  lock.torchdex.backend = "cu124";
+  lock.torchdex.channel = "stable";
+  lock.torchdex.index_url = "https://download.pytorch.org/whl/cu124/";
+  lock.torchdex.catalogue = "embedded table";
+  lock.torchdex.catalogue_date = "2026-03-15";
+  lock.torchdex.target = "CPython 3.12.4";
+  lock.torchdex.requirements = {"torch==2.5.1", "filelock"};
+  lock.torchdex.decision = {"backend cu124 named by --backend"};
+  return lock;
+}
+
+TEST(PyLockTest, FileNamesAreThoseThePepAllows) {
+  EXPECT_EQ(LockFileName("cu128"), "pylock.cu128.toml");
+  EXPECT_EQ(LockFileName("rocm6.3"), "pylock.rocm6-3.toml");
+  EXPECT_TRUE(IsLockFileName("pylock.toml"));
+  EXPECT_TRUE(IsLockFileName("pylock.cpu.toml"));
+  EXPECT_TRUE(IsLockFileName(LockFileName("rocm6.3")));
+  EXPECT_FALSE(IsLockFileName("pylock.rocm6.3.toml"));
+  EXPECT_FALSE(IsLockFileName("pylock..toml"));
+  EXPECT_FALSE(IsLockFileName("pylock.cpu.toml.torchdex-tmp"));
+  EXPECT_FALSE(IsLockFileName("xpylock.cpu.toml"));
+}
+
+TEST(PyLockTest, WhatIsWrittenReadsBackTheSame) {
+  const std::string text = WritePyLock(Sample());
+  auto read = ParsePyLock(text, "pylock.cu124.toml");
+  ASSERT_TRUE(read.ok()) << read.error().message << "\n" << text;
+  EXPECT_EQ(read->torchdex.backend, "cu124");
+  EXPECT_EQ(read->torchdex.catalogue_date, "2026-03-15");
+  EXPECT_EQ(read->torchdex.requirements, Sample().torchdex.requirements);
+  ASSERT_EQ(read->packages.size(), 2u);
+  EXPECT_EQ(read->packages[1].name, "torch");
+  EXPECT_TRUE(read->packages[1].routed);
+  EXPECT_FALSE(read->packages[0].routed);
+  EXPECT_EQ(read->packages[1].wheels[0].sha256, kSha);
+  EXPECT_EQ(read->packages[1].wheels[0].size, 123);
+  EXPECT_EQ(read->packages[0].marker, "python_version >= \"3.8\"");
+  EXPECT_EQ(WritePyLock(*read), text);  // byte-stable
+  EXPECT_THAT(text, HasSubstr("lock-version = \"1.0\"\n"));
+  EXPECT_THAT(text, HasSubstr("created-by = \"torchdex\"\n"));
+  EXPECT_THAT(text, HasSubstr("[tool.torchdex]\nbackend = \"cu124\"\n"));
+}
+
+TEST(PyLockTest, AWheelNamedOnlyByItsUrlGetsItsDecodedName) {
+  auto read = ParsePyLock(
+      "lock-version = \"1.0\"\ncreated-by = \"uv\"\n[[packages]]\nname = \"torch\"\nversion = \"2.5.1+cpu\"\n"
+      "wheels = [{ url = \"http://h/torch-2.5.1%2Bcpu-py3-none-any.whl\", hashes = { sha256 = \"" +
+          kSha + "\" } }]\nsdist = { url = \"http://h/torch.tar.gz\", hashes = { sha256 = \"" + kSha + "\" } }\n",
+      "uv.toml", false);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->packages[0].wheels[0].name, "torch-2.5.1+cpu-py3-none-any.whl");
+}
+
+std::string ErrorOf(const std::string& text) {
+  auto read = ParsePyLock(text, "pylock.x.toml");
+  EXPECT_FALSE(read.ok()) << text;
+  return read.ok() ? "" : read.error().message;
+}
+
+TEST(PyLockTest, BadLocksAreLocatedErrors) {
+  const std::string head = "lock-version = \"1.0\"\ncreated-by = \"t\"\n";
+  const std::string tail = "[tool.torchdex]\nbackend = \"cpu\"\n";
+  const std::string hashes = "hashes = { sha256 = \"" + kSha + "\" }";
+  EXPECT_EQ(ErrorOf("lock-version = \"2.0\"\n"),
+            "pylock.x.toml:1:16: lock-version \"2.0\" is not supported: torchdex reads lock-version 1.x (PEP 751)");
+  EXPECT_THAT(ErrorOf("lock-version = \"1.0\"\ncreated-by = \"t\"\n[[packages]]\nname = \"Torch\"\n"),
+              HasSubstr("pylock.x.toml:4:8: packages[0]: name \"Torch\" is not a normalised project name"));
+  EXPECT_THAT(ErrorOf(head + "[[packages]]\nname = \"torch\"\nversion = \"2.5\"\n" + tail),
+              HasSubstr("pylock.x.toml:3:1: packages[0] (torch): no wheels"));
+  EXPECT_THAT(ErrorOf(head + "[[packages]]\nname = \"torch\"\nversion = \"2.5\"\nwheels = [{ url = \"u\" }]\n" + tail),
+              HasSubstr("pylock.x.toml:6:11: packages[0] (torch): wheel u: hashes must be a table with a sha256"));
+  EXPECT_THAT(ErrorOf(head + "[[packages]]\nname = \"torch\"\nversion = \"2.5\"\n"
+                             "wheels = [{ url = \"u\", hashes = { md5 = \"x\" } }]\n" + tail),
+              HasSubstr("pylock.x.toml:6:33: packages[0] (torch): wheel u: no sha256"));
+  EXPECT_THAT(ErrorOf(head + "[[packages]]\nname = \"torch\"\nversion = \"2.5\"\n"
+                             "wheels = [{ url = \"u\", hashes = { sha256 = \"ABC\" } }]\n" + tail),
+              HasSubstr("sha256 is not 64 lower-case hex digits"));
+  EXPECT_THAT(ErrorOf(head + "[[packages]]\nname = \"torch\"\nversion = \"two\"\n" + tail),
+              HasSubstr("pylock.x.toml:5:11: packages[0] (torch): version:"));
+  EXPECT_THAT(ErrorOf(head + "[[packages]]\nname = \"torch\"\nversion = \"2.5\"\nmarker = \"python_version >\"\n"
+                             "wheels = [{ url = \"u\", " + hashes + " }]\n" + tail),
+              HasSubstr("pylock.x.toml:6:10: packages[0] (torch): marker:"));
+  EXPECT_THAT(ErrorOf(head + "[[packages]]\nname = \"x\"\nversion = \"1\"\nvcs = { type = \"git\" }\n" + tail),
+              HasSubstr("pylock.x.toml:6:7: packages[0] (x): a package from a vcs is not supported"));
+  EXPECT_THAT(ErrorOf(head + "packages = []\n"), HasSubstr("pylock.x.toml:1:1: no [tool.torchdex] table"));
+  EXPECT_THAT(ErrorOf("created-by = \"t\"\npackages = []\n"), HasSubstr("missing the key lock-version"));
+  EXPECT_THAT(ErrorOf(head + "packages = []\n[tool.torchdex]\nchannel = \"stable\"\n"),
+              HasSubstr("pylock.x.toml:4:1: [tool.torchdex]: missing the key backend"));
+  EXPECT_THAT(ErrorOf("lock-version = \"1.0\"\ncreated-by = \"t\"\n[[packages]\n"),
+              HasSubstr("pylock.x.toml:3:"));
+}
+
+}  // namespace
+}  // namespace torchdex::installer

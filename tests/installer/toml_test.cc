@@ -1,0 +1,144 @@
+// The TOML reader and writer of lock files (installer/lock/toml.h): what PEP 751 files use,
+// read as TOML 1.0 says, and every bad input a located error.
+#include "installer/lock/toml.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace torchdex::installer::toml {
+namespace {
+
+using ::testing::HasSubstr;
+
+Value Parsed(std::string_view text) {
+  auto v = Parse(text, "t.toml");
+  EXPECT_TRUE(v.ok()) << (v.ok() ? "" : v.error().message);
+  return v.ok() ? *v : Value::Table();
+}
+
+std::string ErrorOf(std::string_view text) {
+  auto v = Parse(text, "t.toml");
+  EXPECT_FALSE(v.ok()) << text;
+  return v.ok() ? "" : v.error().message;
+}
+
+// Values equal as TOML sees them (not where they were written or how).
+bool Same(const Value& a, const Value& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Value::Kind::kString:
+    case Value::Kind::kDateTime: return a.text == b.text;
+    case Value::Kind::kInteger: return a.integer == b.integer;
+    case Value::Kind::kBoolean: return a.boolean == b.boolean;
+    case Value::Kind::kArray:
+      if (a.items.size() != b.items.size()) return false;
+      for (std::size_t i = 0; i < a.items.size(); ++i) {
+        if (!Same(a.items[i], b.items[i])) return false;
+      }
+      return true;
+    case Value::Kind::kTable:
+      if (a.entries.size() != b.entries.size()) return false;
+      for (std::size_t i = 0; i < a.entries.size(); ++i) {
+        if (a.entries[i].first != b.entries[i].first || !Same(a.entries[i].second, b.entries[i].second)) return false;
+      }
+      return true;
+  }
+  return false;
+}
+
+TEST(TomlTest, ReadsWhatLockFilesUse) {
+  const Value v = Parsed(
+      "# a lock\n"
+      "lock-version = '1.0'\n"
+      "environments = [\n  \"sys_platform == 'linux'\", # a comment\n  'os_name == \"nt\"',\n]\n"
+      "created-by = \"uv\"\n"
+      "\n"
+      "[[packages]]\n"
+      "name = \"torch\"\n"
+      "wheels = [{ url = \"https://h/torch-2.5.1%2Bcpu.whl\", size = 1_234, hashes = { sha256 = \"ab\" } }]\n"
+      "upload-time = 2024-10-29T17:00:00Z\n"
+      "[packages.tool.torchdex]\n"
+      "routed = true\n"
+      "[[packages]]\n"
+      "name = \"filelock\"\n"
+      "\"quoted key\" = \"tab\\there \\u00e9 \\U0001F600\"\n"
+      "a.b.c = -16\nh = 0xff_ff\n"
+      "[tool.torchdex]\n"
+      "backend = \"cpu\"\n");
+  EXPECT_EQ(v.Find("lock-version")->text, "1.0");
+  ASSERT_EQ(v.Find("environments")->items.size(), 2u);
+  EXPECT_EQ(v.Find("environments")->items[1].text, "os_name == \"nt\"");
+  const Value& packages = *v.Find("packages");
+  ASSERT_EQ(packages.items.size(), 2u);
+  const Value& torch = packages.items[0];
+  EXPECT_EQ(torch.line, 9);
+  const Value& wheel = torch.Find("wheels")->items[0];
+  EXPECT_EQ(wheel.Find("size")->integer, 1234);
+  EXPECT_EQ(wheel.Find("hashes")->Find("sha256")->text, "ab");
+  EXPECT_EQ(torch.Find("upload-time")->kind, Value::Kind::kDateTime);
+  EXPECT_EQ(torch.Find("upload-time")->text, "2024-10-29T17:00:00Z");
+  EXPECT_TRUE(torch.Find("tool")->Find("torchdex")->Find("routed")->boolean);
+  EXPECT_EQ(packages.items[1].Find("quoted key")->text, "tab\there \xC3\xA9 \xF0\x9F\x98\x80");
+  EXPECT_EQ(packages.items[1].Find("a")->Find("b")->Find("c")->integer, -16);
+  EXPECT_EQ(packages.items[1].Find("h")->integer, 0xffff);
+  EXPECT_EQ(v.Find("tool")->Find("torchdex")->Find("backend")->text, "cpu");
+}
+
+TEST(TomlTest, MultiLineStringsTrimTheFirstNewlineAndLineEndingBackslashes) {
+  const Value v = Parsed("a = \"\"\"\nline one\nline \\\n    two\"\"\"\nb = '''\n\\n stays'''\nc = \"\"\"x\"\"\"\"\"\n");
+  EXPECT_EQ(v.Find("a")->text, "line one\nline two");
+  EXPECT_EQ(v.Find("b")->text, "\\n stays");
+  EXPECT_EQ(v.Find("c")->text, "x\"\"");
+}
+
+TEST(TomlTest, IntegersAtTheirLimits) {
+  const Value v = Parsed("max = 9223372036854775807\nmin = -9223372036854775808\nb = 0b101\no = 0o17\n");
+  EXPECT_EQ(v.Find("max")->integer, INT64_MAX);
+  EXPECT_EQ(v.Find("min")->integer, INT64_MIN);
+  EXPECT_EQ(v.Find("b")->integer, 5);
+  EXPECT_EQ(v.Find("o")->integer, 15);
+  EXPECT_THAT(ErrorOf("x = 9223372036854775808\n"), HasSubstr("t.toml:1:5: integer out of range"));
+}
+
+TEST(TomlTest, BadInputIsALocatedError) {
+  EXPECT_EQ(ErrorOf("a = 1\na = 2\n"), "t.toml:2:1: duplicate key a (first at line 1)");
+  EXPECT_EQ(ErrorOf("[t]\nx = 1\n[t]\n"), "t.toml:3:1: [t]: already a table defined at line 1");
+  EXPECT_EQ(ErrorOf("a = \"open\n"), "t.toml:1:5: unterminated string");
+  EXPECT_EQ(ErrorOf("a = \"\\q\"\n"), "t.toml:1:7: unknown escape \\q");
+  EXPECT_EQ(ErrorOf("a = 1.5\n"), "t.toml:1:5: floats are not supported in lock files: 1.5");
+  EXPECT_EQ(ErrorOf("a = 1 b = 2\n"), "t.toml:1:7: expected the end of the line, found 'b'");
+  EXPECT_EQ(ErrorOf("a = [1, 2\n"), "t.toml:2:1: expected ',' or ']' in an array, found the end of the file");
+  EXPECT_EQ(ErrorOf("a = { x = 1, }\n"), "t.toml:1:14: a trailing comma is not allowed in an inline table");
+  EXPECT_THAT(ErrorOf("a = { x = 1 }\n[a]\n"), HasSubstr("t.toml:2:1: [a]: already a table"));
+  EXPECT_THAT(ErrorOf("a = { x = 1 }\na.y = 2\n"), HasSubstr("t.toml:2:1: cannot add keys to a"));
+  EXPECT_THAT(ErrorOf("a = [1]\n[[a]]\n"), HasSubstr("t.toml:2:1: [[a]]: already an array"));
+  EXPECT_THAT(ErrorOf("a = 2024-13-01\n"), HasSubstr("t.toml:1:5: not a valid date-time"));
+  EXPECT_THAT(ErrorOf("a = \"\x01\"\n"), HasSubstr("t.toml:1:6: control character U+0001 in a string"));
+  EXPECT_EQ(ErrorOf("a = \"\xff\"\n"), "t.toml:1:6: not valid UTF-8");
+  EXPECT_EQ(ErrorOf("a =\n"), "t.toml:1:4: expected a value after '='");
+  EXPECT_EQ(ErrorOf("= 1\n"), "t.toml:1:1: expected a key, found '='");
+  EXPECT_EQ(ErrorOf("a = 01\n"), "t.toml:1:5: leading zeros are not allowed: 01");
+  std::string deep = "a = ";
+  for (int i = 0; i < 100; ++i) deep += "[";
+  EXPECT_THAT(ErrorOf(deep), HasSubstr("nested deeper than 64 levels"));
+}
+
+TEST(TomlTest, WhatIsWrittenReadsBackTheSame) {
+  const std::string text =
+      "lock-version = \"1.0\"\nlist = [\"a\\\"b\", \"\\u0007\"]\n[[packages]]\nname = \"x\"\n"
+      "wheels = [{ url = \"u\", hashes = { sha256 = \"h\" } }, { url = \"v\", hashes = {} }]\n"
+      "[packages.tool.torchdex]\nrouted = true\n[[packages]]\nname = \"y\"\n"
+      "[tool.\"a b\"]\nt = 07:32:00\nd = 1979-05-27 07:32:00+01:00\n";
+  const Value first = Parsed(text);
+  const std::string written = Write(first);
+  const Value second = Parsed(written);
+  EXPECT_TRUE(Same(first, second)) << written;
+  EXPECT_EQ(Write(second), written);
+  EXPECT_THAT(written, HasSubstr("[[packages]]\nname = \"x\"\n"));
+  EXPECT_THAT(written, HasSubstr("[packages.tool.torchdex]\nrouted = true\n"));
+  EXPECT_THAT(written, HasSubstr("[tool.\"a b\"]\n"));
+  EXPECT_THAT(written, HasSubstr("\"\\u0007\""));
+}
+
+}  // namespace
+}  // namespace torchdex::installer::toml
