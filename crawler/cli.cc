@@ -342,14 +342,14 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (!config) return Report(err, config.error());
   auto policy = catalogue::LoadRoutingPolicy(policy_path);
   if (!policy) return Report(err, policy.error());
-  const std::string family_name = vm["family"].as<std::string>();
-  const catalogue::IndexFamily* family = nullptr;
-  for (const catalogue::IndexFamily& f : config->families) {
-    if (f.name == family_name) family = &f;
-  }
-  if (family == nullptr) {
-    return Report(err, core::MakeError(indexes_path + " has no family '" + family_name + "'",
-                                       core::ErrorCode::kUsage));
+  auto found = catalogue::FindFamily(*config, vm["family"].as<std::string>(), indexes_path);
+  if (!found) return Report(err, found.error());
+  const catalogue::IndexFamily* family = *found;
+  // The family's routed projects are policy entries of its crawl (the routing policy's own
+  // entry for the same name wins).
+  for (const catalogue::RoutedProject& routed : family->routed_projects) {
+    policy->projects.emplace(routed.name, catalogue::PolicyEntry{"routed", routed.reason,
+                                                                 std::filesystem::path(indexes_path).filename().string() + " (" + family->name + "): " + routed.source});
   }
 
   CrawlOptions options;

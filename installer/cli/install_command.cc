@@ -63,6 +63,8 @@ void AddChoiceOptions(po::options_description& description, InstallCliOptions& o
       "TORCHDEX_TORCH_BACKEND, UV_TORCH_BACKEND, the config file, else auto")(
       "channel", po::value<std::string>(&c.channel)->value_name("C"),
       "stable (default), test or nightly")(
+      "family", po::value<std::string>(&c.family)->value_name("NAME"),
+      "the index family: pytorch (default), paddle (data/indexes.json; docs/families.md)")(
       "python", po::value<std::string>(&c.python)->value_name("PATH"), "the target interpreter")(
       "index-url", po::value<std::string>(&o.index_url)->value_name("URL"),
       "the default index for everything not routed (default: the installer's own setting)")(
@@ -204,7 +206,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
       prepared.explanation.push_back("skipped " + request.backend + " on the mirror: " + plan.error().message);
       request.backend = candidates[i].backend;
       request.backend_index_url = BackendIndexUrl(inputs->catalogue.overrides, decision.upstream_base,
-                                                  ChannelPath(decision.channel), request.backend);
+                                                  decision.channel_path, request.backend);
       plan = MakePlan(request, fetcher);
       if (plan) {
         prepared.explanation.push_back("chose " + request.backend + " instead: the next backend that qualified");

@@ -37,6 +37,7 @@ struct ChoiceOptions {
   std::string platform;        // select: the target platform
   std::string root;            // "" or "/" means this machine
   std::vector<std::string> catalogues;
+  std::string family = "pytorch";  // the index family (data/indexes.json): --family
   double probe_timeout_seconds = 5.0;
   bool explain = false;
   bool json = false;

@@ -243,7 +243,7 @@ VariantDetection RunProviders(const std::vector<std::pair<std::string, std::stri
     external.push_back({ns, (kProviders / file).string(), "test"});
   std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
   return DetectVariantProperties(facts, external, {{"PATH", "/usr/bin:/bin"}}, *runner,
-                                 std::chrono::milliseconds(300));
+                                 std::chrono::milliseconds(3000));  // a loaded CI machine starts a shell slowly
 }
 
 bool AnyContains(const std::vector<std::string>& list, const std::string& needle) {
@@ -290,7 +290,7 @@ TEST(ExternalProviders, BadProvidersAreBoundedAndNamed) {
   ASSERT_EQ(d.properties.size(), 1u);
   EXPECT_EQ(d.properties[0].name, "acme");
   EXPECT_TRUE(AnyContains(d.warnings, "torchdex-provider-hang (" + (kProviders / "hang").string() +
-                                          ") timed out after 0.3 s"));
+                                          ") timed out after 3"));
   EXPECT_TRUE(AnyContains(
       d.warnings,
       "torchdex-provider-crash (" + (kProviders / "crash").string() + ") crashed (signal 11"));
