@@ -260,7 +260,32 @@ TEST_F(LockE2eTest, PackagingsPylockParserAndUvReadTheLocks) {
     Output read = RunChild({std::string(kToolsBin) + "/uv", "pip", "install", "--dry-run", "--python", python, "-r", file});
     EXPECT_EQ(read.exit_code, 0) << name << ": " << read.out << read.err;
     EXPECT_THAT(read.out + read.err, HasSubstr("torch==")) << read.out << read.err;
+    // pip 26.3 reads it too (`pip install -r pylock.toml`, experimental in pip) and would
+    // install exactly the locked versions.
+    Output pip = RunChild({python, "-m", "pip", "install", "--dry-run", "--no-cache-dir", "-r", file});
+    EXPECT_EQ(pip.exit_code, 0) << name << ": " << pip.out << pip.err;
+    auto lock = ParsePyLock(ReadText(file), file);
+    ASSERT_TRUE(lock.ok()) << lock.error().message;
+    for (const LockedPackage& p : lock->packages) {
+      EXPECT_THAT(pip.out, HasSubstr(p.name + "-" + p.version)) << pip.out;
+    }
   }
+}
+
+// What pip's own `pip lock` (experimental in 26.3) does with a package of the default index
+// that requires torch: it takes the bait torch 9.9.9 of the default index, as pip alone does.
+// torchdex reads its file (PEP 751, [[packages.wheels]] tables) but never locks this way.
+TEST_F(LockE2eTest, PipLockAloneTakesTheBaitTorch) {
+  const fs::path out = *root_ / "pip-lock" / "pylock.pip.toml";
+  fs::create_directories(out.parent_path());
+  Output locked = RunChild({(*root_ / "base-venv/bin/python").string(), "-m", "pip", "lock", "--no-cache-dir",
+                            "--index-url", nginx_->Url("/simple/"), "-o", out.string(), "needs-torch"});
+  ASSERT_EQ(locked.exit_code, 0) << locked.out << locked.err;
+  auto lock = ParsePyLock(ReadText(out), out.string(), false);
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  std::map<std::string, std::string> versions;
+  for (const LockedPackage& p : lock->packages) versions[p.name] = p.version;
+  EXPECT_EQ(versions["torch"], "9.9.9");
 }
 
 TEST_F(LockE2eTest, SyncInstallsTheCu124LockOnAnA100AndTheCpuLockWithoutAGpu) {
