@@ -272,6 +272,29 @@ TEST_F(LockE2eTest, PackagingsPylockParserAndUvReadTheLocks) {
   }
 }
 
+// A lock for a described target (--python-version, --platform): uv resolves for it without an
+// interpreter, and the lock says what it is for.
+TEST_F(LockE2eTest, ALockForADescribedTarget) {
+  const fs::path dir = *root_ / "locks-described";
+  fs::create_directories(dir);
+  Output run = Torchdex({"lock", "--backend", "cpu", "--python-version", "3.12", "--platform", "linux_aarch64",
+                         "--catalogue", (*root_ / "mirror.json").string(), "--index-url", nginx_->Url("/simple/"),
+                         "-o", dir.string(), "torch==2.5.1", "needs-torch"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  auto lock = ParsePyLock(ReadText(dir / "pylock.cpu.toml"), "pylock.cpu.toml");
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  EXPECT_EQ(lock->torchdex.target, "CPython 3.12 on linux aarch64 (--python-version, --platform linux_aarch64)");
+  EXPECT_EQ(lock->requires_python, ">=3.12");
+  std::map<std::string, std::string> versions;
+  for (const LockedPackage& p : lock->packages) versions[p.name] = p.version;
+  EXPECT_EQ(versions["torch"], "2.5.1+cpu");
+  EXPECT_EQ(versions["needs-torch"], "1.0");
+  Output refused = Torchdex({"lock", "--backend", "cpu", "--python-version", "3.12", "--platform", "win_amd64",
+                             "-o", dir.string(), "torch"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("describes Linux targets only"));
+}
+
 // What pip's own `pip lock` (experimental in 26.3) does with a package of the default index
 // that requires torch: it takes the bait torch 9.9.9 of the default index, as pip alone does.
 // torchdex reads its file (PEP 751, [[packages.wheels]] tables) but never locks this way.
