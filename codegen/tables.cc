@@ -282,6 +282,9 @@ core::Expected<std::vector<OutputFile>> IntelXpuTable(std::span<const InputFile>
 core::Expected<std::vector<OutputFile>> DriverCudaTable(std::span<const InputFile> inputs) {
   return SingleOutput<&GenerateNvidiaDriverCuda>(inputs, "generated/nvidia_driver_cuda.inc");
 }
+core::Expected<std::vector<OutputFile>> AcceleratorExtrasTable(std::span<const InputFile> inputs) {
+  return SingleOutput<&GenerateAcceleratorExtras>(inputs, "generated/accelerator_extras.inc");
+}
 
 size_t CountUsed(std::span<const std::string_view> names) {
   size_t count = 0;
@@ -309,6 +312,10 @@ std::span<const TableSpec> AllTables() {
        {"generated/catalogue_table.inc", "docs/reference/packages.md",
         "docs/reference/backends.md"},
        &GenerateCatalogueTable},
+      {{"data/accelerator-extras.json"}, {"generated/accelerator_extras.inc"}, &AcceleratorExtrasTable},
+      {{"data/indexes.json", "data/cuda-drivers.json", "generated/family-*.json"},
+       {"generated/family_table.inc"},
+       &GenerateFamilyTable},
   };
   return kTables;
 }

@@ -32,7 +32,10 @@ using GenerateFunction =
     core::Expected<std::vector<OutputFile>> (*)(std::span<const InputFile> inputs);
 
 struct TableSpec {
-  std::array<std::string_view, 6> inputs;   // relative to the repository root; "" unused
+  // Relative to the repository root; "" unused. An input ending in "*.json"
+  // ("generated/family-*.json") stands for every such file of its folder, in name order, none
+  // included.
+  std::array<std::string_view, 6> inputs;
   std::array<std::string_view, 3> outputs;  // what `generate` writes, in order; "" unused
   GenerateFunction generate;
 
@@ -60,6 +63,14 @@ core::Expected<std::string> GenerateNvidiaDriverCuda(std::string_view data_text,
 // data/cuda-drivers.json, data/cuda-archs.json, data/rocm-archs.json. Outputs:
 // generated/catalogue_table.inc, docs/reference/packages.md, docs/reference/backends.md.
 core::Expected<std::vector<OutputFile>> GenerateCatalogueTable(std::span<const InputFile> inputs);
+
+// The family table: inputs data/indexes.json, data/cuda-drivers.json, then any number of family
+// catalogues generated/family-<name>.json. Output: generated/family_table.inc.
+core::Expected<std::vector<OutputFile>> GenerateFamilyTable(std::span<const InputFile> inputs);
+
+// Extras that choose a package's accelerator (data/accelerator-extras.json) ->
+// generated/accelerator_extras.inc.
+core::Expected<std::string> GenerateAcceleratorExtras(std::string_view data_text, std::string_view data_file);
 
 // Checks a data file against its JSON Schema (the subset described in data/schema/*.json) and
 // that it is in canonical form: parsing it and writing it back with sorted keys, a one-space

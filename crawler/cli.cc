@@ -1,5 +1,6 @@
 #include "crawler/cli.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -22,6 +24,7 @@
 #include "store/guard.h"
 #include "store/read_catalogue.h"
 #include "store/store.h"
+#include "core/sha256.h"
 #include "core/spelling.h"
 
 #ifndef TORCHDEX_VERSION
@@ -92,7 +95,7 @@ po::options_description CrawlOptionsDescription() {
     ("max-links", po::value<std::string>()->default_value("50000"), "a page with more links is an error")
     ("max-follow", po::value<std::string>()->default_value("5000"), "a listing that leads to more pages is an error")
     ("max-pages", po::value<std::string>()->default_value("100000"), "a crawl that would ask for more pages fails")
-    ("export", po::value<std::string>(), "after a good crawl, write the catalogue JSON here")
+    ("export", po::value<std::string>(), "after a good crawl, write the catalogue JSON here (left as it is when it holds what this store would export)")
     ("export-channel", po::value<std::string>()->default_value("stable"), "the channel --export writes")
     ("note", po::value<std::string>()->default_value(""), "a note for the catalogue's provenance")
     ("index-url", po::value<std::string>(), "the index the catalogue stands for (default: the family's)")
@@ -216,7 +219,7 @@ bool IsDay(const std::string& text) {
 
 int WriteExport(catalogue::Store& store, const std::string& family, const std::string& channel,
                 const Provenance& provenance, const std::string& output, std::ostream& out,
-                std::ostream& err) {
+                std::ostream& err, std::string* written = nullptr) {
   if (!provenance.snapshot_date.empty() && !IsDay(provenance.snapshot_date)) {
     err << "torchdex-crawl: --snapshot-date: expected YYYY-MM-DD, got '" << provenance.snapshot_date
         << "'\n";
@@ -234,6 +237,7 @@ int WriteExport(catalogue::Store& store, const std::string& family, const std::s
                                   core::ErrorCode::kUsage));
   }
   const std::string json = catalogue::WriteCatalogueJson(*cat);
+  if (written != nullptr) *written = json;
   if (output.empty()) {
     out << json;
     return kExitOk;
@@ -245,6 +249,79 @@ int WriteExport(catalogue::Store& store, const std::string& family, const std::s
   err << "torchdex-crawl: " << output << (changed ? " written" : " unchanged") << " ("
       << json.size() << " bytes, " << cat->backends.size() << " backends, " << cat->projects.size()
       << " projects)\n";
+  return kExitOk;
+}
+
+// --- the export of an unchanged crawl ---
+// After writing FILE, a crawl --export records in the store's meta table what FILE was made
+// from: the channel's fingerprint (Store::ChannelFingerprint), the provenance flags and this
+// torchdex, with the digest of the bytes written. A later crawl whose store and flags give the
+// same record, and whose FILE still holds those bytes, has nothing to export: FILE is left as it
+// is, and neither it nor the store is written.
+
+// What an export is made from, as one digest.
+std::string ExportSource(const std::string& family, const std::string& channel,
+                         const Provenance& provenance, const std::string& fingerprint) {
+  std::string data;
+  auto add = [&data](std::string_view value) {
+    data.append(std::to_string(value.size())).push_back(':');
+    data.append(value);
+  };
+  add("torchdex-crawl export 1");
+  add(TORCHDEX_VERSION);
+  // Another build of torchdex-crawl may export the same store differently.
+  struct stat self {};
+  if (stat("/proc/self/exe", &self) == 0) {
+    add(std::to_string(self.st_size));
+    add(std::to_string(self.st_mtim.tv_sec) + "." + std::to_string(self.st_mtim.tv_nsec));
+  }
+  for (const std::string* value : {&family, &channel, &provenance.note, &provenance.index_url,
+                                   &provenance.snapshot, &provenance.snapshot_date, &fingerprint}) {
+    add(*value);
+  }
+  return core::Sha256Hex(data);
+}
+
+// The digest of FILE's bytes, "" when it cannot be read.
+std::string FileDigest(const std::string& path, std::size_t* size) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return {};
+  const std::string content = std::move(bytes).str();
+  *size = content.size();
+  return core::Sha256Hex(content);
+}
+
+int ExportAfterCrawl(catalogue::Store& store, const std::string& family, const std::string& channel,
+                     const Provenance& provenance, const std::string& output, std::ostream& out,
+                     std::ostream& err) {
+  if (output.empty()) return WriteExport(store, family, channel, provenance, output, out, err);
+  auto fingerprint = store.ChannelFingerprint(channel);
+  if (!fingerprint) return Report(err, fingerprint.error());
+  const std::string source = ExportSource(family, channel, provenance, *fingerprint);
+  const std::string key = "export:" + channel;
+  auto recorded = store.GetMeta(key);
+  if (!recorded) return Report(err, recorded.error());
+  // The record: "<source digest> <digest of the bytes written>".
+  if (recorded->starts_with(source + " ")) {
+    std::size_t size = 0;
+    const std::string digest = FileDigest(output, &size);
+    if (!digest.empty() && recorded->substr(source.size() + 1) == digest) {
+      err << "torchdex-crawl: " << output << " unchanged (" << size
+          << " bytes; the store holds what it held when this file was exported: not exported "
+             "again)\n";
+      return kExitOk;
+    }
+  }
+  std::string json;
+  const int code = WriteExport(store, family, channel, provenance, output, out, err, &json);
+  if (code != kExitOk) return code;
+  if (auto s = store.PutMeta(key, source + " " + core::Sha256Hex(json)); !s) {
+    // Only the next crawl's shortcut is lost: the catalogue is written.
+    err << "torchdex-crawl: warning: " << s.error().message << "\n";
+  }
   return kExitOk;
 }
 
@@ -265,14 +342,14 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (!config) return Report(err, config.error());
   auto policy = catalogue::LoadRoutingPolicy(policy_path);
   if (!policy) return Report(err, policy.error());
-  const std::string family_name = vm["family"].as<std::string>();
-  const catalogue::IndexFamily* family = nullptr;
-  for (const catalogue::IndexFamily& f : config->families) {
-    if (f.name == family_name) family = &f;
-  }
-  if (family == nullptr) {
-    return Report(err, core::MakeError(indexes_path + " has no family '" + family_name + "'",
-                                       core::ErrorCode::kUsage));
+  auto found = catalogue::FindFamily(*config, vm["family"].as<std::string>(), indexes_path);
+  if (!found) return Report(err, found.error());
+  const catalogue::IndexFamily* family = *found;
+  // The family's routed projects are policy entries of its crawl (the routing policy's own
+  // entry for the same name wins).
+  for (const catalogue::RoutedProject& routed : family->routed_projects) {
+    policy->projects.emplace(routed.name, catalogue::PolicyEntry{"routed", routed.reason,
+                                                                 std::filesystem::path(indexes_path).filename().string() + " (" + family->name + "): " + routed.source});
   }
 
   CrawlOptions options;
@@ -354,9 +431,9 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (json) out << CrawlSummaryJson(report, seconds);
   if (!report.ok) return ExitStatus(report.error_code);
   if (vm.count("export")) {
-    return WriteExport(**store, family->name, vm["export-channel"].as<std::string>(),
-                       ProvenanceOf(vm, family->base_url), vm["export"].as<std::string>(), out,
-                       err);
+    return ExportAfterCrawl(**store, family->name, vm["export-channel"].as<std::string>(),
+                            ProvenanceOf(vm, family->base_url), vm["export"].as<std::string>(),
+                            out, err);
   }
   return kExitOk;
 }

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <unordered_set>
 
 #include "core/name.h"
 #include "core/version.h"
@@ -165,23 +166,43 @@ std::string_view Dirname(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-// The path of `url` relative to the index base when it is served by the index (the base's
-// own origin, or one of the family's hosts with the same path layout); nullopt for other hosts.
+// What RelativeToBase needs of the base and the family, worked out once for a page's anchors
+// instead of once an anchor.
+struct BaseParts {
+  BaseParts(const catalogue::IndexFamily& family, std::string_view base_url)
+      : family(family), origin(index::UrlOrigin(base_url)), path(index::UrlPath(base_url)),
+        family_path(index::UrlPath(family.base_url)) {}
+  const catalogue::IndexFamily& family;
+  std::string_view origin, path, family_path;
+
+  // The path of `url` relative to the index base when it is served by the index (the base's
+  // own origin, or one of the family's hosts with the same path layout); nullopt for other
+  // hosts. `same_origin` says which.
+  std::optional<std::string_view> Relative(std::string_view url, bool* same_origin) const {
+    const std::string_view url_origin = index::UrlOrigin(url);
+    std::string_view url_path = url.substr(url_origin.size());
+    url_path = url_path.substr(0, index::FindAnyOf(url_path, "?#"));
+    *same_origin = url_origin == origin;
+    bool family_host = false;
+    if (!*same_origin) {
+      const std::string_view host = index::UrlHost(url_origin);
+      for (const std::string& h : family.hosts) family_host = family_host || host == h;
+      if (!family_host) return std::nullopt;
+    }
+    // Family hosts lay files out as the real index does ("/whl/..."), whatever the base path
+    // of a mirror is.
+    const std::string_view prefix = *same_origin ? path : family_path;
+    if (!url_path.starts_with(prefix)) return std::nullopt;
+    return url_path.substr(prefix.size());
+  }
+};
+
 std::optional<std::string> RelativeToBase(const catalogue::IndexFamily& family,
                                           std::string_view base_url, std::string_view url) {
-  const std::string_view base_path = index::UrlPath(base_url);
-  const std::string_view path = index::UrlPath(url);
-  const bool same_origin = index::UrlOrigin(url) == index::UrlOrigin(base_url);
-  bool family_host = false;
-  const std::string_view host = index::UrlHost(url);
-  for (const std::string& h : family.hosts) family_host = family_host || host == h;
-  if (!same_origin && !family_host) return std::nullopt;
-  // Family hosts lay files out as the real index does ("/whl/..."), whatever the base path
-  // of a mirror is.
-  const std::string_view prefix =
-      same_origin ? base_path : index::UrlPath(family.base_url);
-  if (!path.starts_with(prefix)) return std::nullopt;
-  return std::string(path.substr(prefix.size()));
+  bool same_origin = false;
+  const std::optional<std::string_view> rel = BaseParts(family, base_url).Relative(url, &same_origin);
+  if (!rel) return std::nullopt;
+  return std::string(*rel);
 }
 
 std::string FileBackend(const catalogue::IndexFamily& family, std::string_view rel_in_channel,
@@ -215,12 +236,17 @@ void FillFromFilename(AnchorRow& row, std::string_view project,
     row.version = wheel->version.ToString();
     row.local = wheel->version.LocalString();
     if (wheel->build) row.build = std::to_string(wheel->build->number) + wheel->build->suffix;
-    auto join = [](const std::vector<std::string>& parts) {
-      std::string out;
-      for (const std::string& p : parts) out += (out.empty() ? "" : ".") + p;
-      return out;
+    auto join = [&row](const std::vector<std::string>& parts) {
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i != 0) row.tags.push_back('.');
+        row.tags.append(parts[i]);
+      }
     };
-    row.tags = join(wheel->python_tags) + "-" + join(wheel->abi_tags) + "-" + join(wheel->platform_tags);
+    join(wheel->python_tags);
+    row.tags.push_back('-');
+    join(wheel->abi_tags);
+    row.tags.push_back('-');
+    join(wheel->platform_tags);
     return;
   }
   for (std::string_view ext : {".tar.gz", ".zip", ".tar.bz2", ".tgz"}) {
@@ -278,26 +304,18 @@ std::optional<std::string> RefuseCrossOriginRedirect(std::string_view from, std:
 std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
                                          std::string_view base_url, std::string_view channel_path,
                                          std::string_view project,
-                                         const std::vector<index::Anchor>& anchors,
+                                         std::vector<index::Anchor>&& anchors,
                                          std::vector<CrawlWarning>* warnings) {
   std::vector<AnchorRow> rows;
   rows.reserve(anchors.size());
-  const std::string_view base_origin = index::UrlOrigin(base_url);
-  for (const index::Anchor& a : anchors) {
-    AnchorRow row;
-    const std::optional<std::string> rel = RelativeToBase(family, base_url, a.url);
-    const bool under_base = rel && index::UrlOrigin(a.url) == base_origin;
-    row.url = under_base ? *rel : a.url;
-    row.host = under_base ? "" : std::string(index::UrlHost(a.url));
-    row.text = a.text;
+  const BaseParts base(family, base_url);
+  for (index::Anchor& a : anchors) {
+    AnchorRow& row = rows.emplace_back();
+    bool same_origin = false;
+    const std::optional<std::string_view> rel = base.Relative(a.url, &same_origin);
+    const bool under_base = rel && same_origin;
     row.filename = index::UrlFilename(a.url);
     row.project = std::string(project);
-    row.sha256 = a.sha256;
-    row.metadata_sha256 = a.metadata_sha256;
-    row.has_metadata = a.has_metadata;
-    row.requires_python = a.requires_python;
-    row.yanked = a.yanked;
-    row.upload_time = a.upload_time;
     FillFromFilename(row, project, warnings, a.url);
     if (a.hash_malformed && warnings != nullptr) {
       warnings->push_back(
@@ -305,9 +323,19 @@ std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
                                  "\" is not hex of that algorithm's length (not stored)"});
     }
     if (rel && rel->starts_with(channel_path)) {
-      row.backend = FileBackend(family, std::string_view(*rel).substr(channel_path.size()), row.local);
+      row.backend = FileBackend(family, rel->substr(channel_path.size()), row.local);
     }
-    rows.push_back(std::move(row));
+    if (!under_base) row.host = std::string(index::UrlHost(a.url));
+    // The anchor's own strings move into the row: no copy of each.
+    if (under_base) row.url = std::string(*rel);
+    else row.url = std::move(a.url);
+    row.text = std::move(a.text);
+    row.sha256 = std::move(a.sha256);
+    row.metadata_sha256 = std::move(a.metadata_sha256);
+    row.has_metadata = a.has_metadata;
+    row.requires_python = std::move(a.requires_python);
+    row.yanked = std::move(a.yanked);
+    row.upload_time = std::move(a.upload_time);
   }
   return rows;
 }
@@ -506,7 +534,8 @@ class Crawler {
             }
             std::vector<CrawlWarning> warnings;
             std::vector<AnchorRow> project_rows = ProjectAnchorRows(
-                family_, base_url_, task.channel_path, task.project, page->anchors, &warnings);
+                family_, base_url_, task.channel_path, task.project, std::move(page->anchors),
+                &warnings);
             for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
             const std::size_t row_bytes = project_rows.size() * 256;  // a rough size of a row
             const index::PageShape shape = page->shape;
@@ -530,7 +559,7 @@ class Crawler {
           // is missing (read_catalogue), and find backends through their links (OnDiscovery).
           std::vector<CrawlWarning> warnings;  // already said for the project pages
           rows = ProjectAnchorRows(family_, base_url_, task.channel_path, task.project,
-                                   page->anchors, &warnings);
+                                   std::move(page->anchors), &warnings);
         } else {
           rows = ListAnchorRows(task, page->anchors);
         }
@@ -543,18 +572,24 @@ class Crawler {
         Update([](CrawlReport& r) { ++r.stats.pages_not_modified; });
         const catalogue::Validators validators{result.etag, result.last_modified};
         if (task.kind == PageKind::kProject) {
-          worker_.Post([this, task, now, validators] {
-            Check(store_.TouchPage(task.path, 304, now, validators));
-            if (auto it = stored_.find(task.path); it != stored_.end()) {
-              const std::int64_t anchors = it->second.anchors;
-              Update([&](CrawlReport& r) { r.stats.anchors += anchors; });
-            }
-          }, 0);
+          if (auto it = stored_.find(task.path); it != stored_.end()) {
+            const std::int64_t anchors = it->second.anchors;
+            Update([&](CrawlReport& r) { r.stats.anchors += anchors; });
+          }
+          // The answer the store already holds needs no write, nor a task for the store's thread
+          // (most of an unchanged crawl's answers).
+          if (!SameAsStored(task, validators)) {
+            worker_.Post([this, task, now, validators] {
+              Check(store_.TouchPage(task.path, 304, now, validators));
+            }, 0);
+          }
           return next;
         }
         // A list page's entries are needed now, to queue what it lists.
         worker_.Call([&] {
-          Check(store_.TouchPage(task.path, 304, now, validators));
+          if (!SameAsStored(task, validators)) {
+            Check(store_.TouchPage(task.path, 304, now, validators));
+          }
           auto stored = store_.AnchorsOf(task.path);
           if (!stored) return Check(stored.error());
           rows = std::move(stored).value();
@@ -586,6 +621,23 @@ class Crawler {
         break;
     }
     return next;
+  }
+
+  // A 304 that says what the store holds (its validators, a status of 200 or 304): nothing to
+  // write, so an unchanged crawl writes no page at all. stored_ is read-only: any thread.
+  bool SameAsStored(const PageTask& task, const catalogue::Validators& validators) const {
+    auto it = stored_.find(task.path);
+    if (it == stored_.end()) return false;
+    const PageRecord& page = it->second;
+    return (page.status == 200 || page.status == 304) &&
+           (validators.etag.empty() || validators.etag == page.etag) &&
+           (validators.last_modified.empty() || validators.last_modified == page.last_modified);
+  }
+
+  // The channel's stored content changes in this run (any thread).
+  void MarkChanged(const std::string& channel) {
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    report_.changed_channels.insert(channel);
   }
 
   // A list page's entries; each names the project (or backend) its link points to.
@@ -637,6 +689,7 @@ class Crawler {
       return;
     }
     Update([](CrawlReport& r) { ++r.stats.pages_changed; });
+    MarkChanged(task.channel);
     record.changed_at = now;
     Check(store_.PutPage(record));
     // A page new to the store has no old anchors to delete.
@@ -646,22 +699,26 @@ class Crawler {
   void OnAbsent(const PageTask& task, const index::FetchResult& result, const std::string& now,
                 std::vector<index::FetchRequest>& next) {
     const std::string what = result.request.url + " answered " + std::to_string(result.status);
-    worker_.Post([this, task, now, status = static_cast<int>(result.status)] {
-      auto stored = stored_.find(task.path);
-      if (stored != stored_.end() && stored->second.status == status && stored->second.anchors == 0) {
-        Check(store_.TouchPage(task.path, status, now, {}));
-        return;
-      }
-      // Anchors that disappear are a change, like any other (the classification must see it).
-      if (stored != stored_.end() && stored->second.anchors > 0) {
-        Update([](CrawlReport& r) { ++r.stats.pages_changed; });
-      }
-      PageRecord record = RecordOf(task, status, now);
-      record.changed_at = now;
-      record.digest = DigestOf({});
-      Check(store_.PutPage(record));
-      if (stored != stored_.end()) Check(store_.ReplaceAnchors(task.path, {}));
-    }, 0);
+    const int answered = static_cast<int>(result.status);
+    auto before = stored_.find(task.path);
+    // Absent as before: nothing to write, no task for the store's thread.
+    const bool same = before != stored_.end() && before->second.status == answered &&
+                      before->second.anchors == 0;
+    if (!same) {
+      worker_.Post([this, task, now, status = answered] {
+        auto stored = stored_.find(task.path);
+        MarkChanged(task.channel);
+        // Anchors that disappear are a change, like any other (the classification must see it).
+        if (stored != stored_.end() && stored->second.anchors > 0) {
+          Update([](CrawlReport& r) { ++r.stats.pages_changed; });
+        }
+        PageRecord record = RecordOf(task, status, now);
+        record.changed_at = now;
+        record.digest = DigestOf({});
+        Check(store_.PutPage(record));
+        if (stored != stored_.end()) Check(store_.ReplaceAnchors(task.path, {}));
+      }, 0);
+    }
     switch (task.kind) {
       case PageKind::kChannelRoot:
         Warn("no root index", "channel " + task.channel + ": no root index (" + what +
@@ -839,6 +896,13 @@ class Crawler {
     });
   }
 
+  static bool SameBackend(const BackendRecord& a, const BackendRecord& b) {
+    return std::tie(a.channel, a.name, a.kind, a.toolkit, a.legacy, a.legacy_reason, a.state,
+                    a.discovered_from, a.projects) ==
+           std::tie(b.channel, b.name, b.kind, b.toolkit, b.legacy, b.legacy_reason, b.state,
+                    b.discovered_from, b.projects);
+  }
+
   // What the classification depends on besides the pages: the policy (and a default index,
   // whose answers are not stored, so a crawl that asks one always classifies again).
   std::string ClassificationInputs() const {
@@ -848,21 +912,52 @@ class Crawler {
   }
 
   core::Status Finish() {
+    // Pages of the store this crawl did not ask for left the index. What was asked is known
+    // here, so the pages that answered as before need no write to say they were seen.
+    std::unordered_set<std::string_view> asked;
+    for (const PageTask& t : tasks_) asked.insert(t.path);
     for (auto& [name, channel] : channels_) {
-      std::vector<std::string> narrowed = options_.backends;
-      std::int64_t removed = 0;
-      if (auto s = store_.RemoveUnseen(name, narrowed, &removed); !s) return s;
+      const std::vector<std::string>& narrowed = options_.backends;
+      std::vector<std::string> unseen;
+      for (const auto& [path, page] : stored_) {
+        if (page.channel != name || asked.contains(path)) continue;
+        if (!narrowed.empty() &&
+            std::find(narrowed.begin(), narrowed.end(), page.backend) == narrowed.end()) {
+          continue;
+        }
+        unseen.push_back(path);
+      }
+      std::sort(unseen.begin(), unseen.end());
+      if (auto s = store_.RemovePages(unseen); !s) return s;
+      const auto removed = static_cast<std::int64_t>(unseen.size());
+      if (removed != 0) MarkChanged(name);
+      // Backends: written when they differ from the stored record, removed when the channel was
+      // crawled whole and they are gone.
+      auto stored_backends = store_.Backends(name);
+      if (!stored_backends) return stored_backends.error();
+      std::map<std::string, const BackendRecord*> before;
+      for (const BackendRecord& b : *stored_backends) before[b.name] = &b;
       for (auto& [backend_name, b] : channel.backends) {
-        if (!options_.backends.empty() && b.state.starts_with("skipped")) continue;
-        if (auto s = store_.PutBackend(b); !s) return s;
+        if (!narrowed.empty() && b.state.starts_with("skipped")) continue;
         report_.backends[name].push_back(b);
+        auto it = before.find(backend_name);
+        if (it != before.end() && SameBackend(*it->second, b)) continue;
+        if (auto s = store_.PutBackend(b); !s) return s;
+        MarkChanged(name);
+      }
+      if (narrowed.empty()) {
+        for (const auto& [backend_name, b] : before) {
+          if (channel.backends.contains(backend_name)) continue;
+          if (auto s = store_.RemoveBackend(name, backend_name); !s) return s;
+          MarkChanged(name);
+        }
       }
       // Nothing changed since the last classification of this channel: it stands. This is most
       // of a re-crawl's own work otherwise (grouping every anchor of the channel).
       const std::string meta_key = "classified:" + name;
       auto last_inputs = store_.GetMeta(meta_key);
       if (!last_inputs) return last_inputs.error();
-      if (report_.stats.pages_changed == 0 && removed == 0 && options_.default_index.empty() &&
+      if (!report_.changed_channels.contains(name) && options_.default_index.empty() &&
           *last_inputs == ClassificationInputs()) {
         auto stored = store_.Projects(name);
         if (!stored) return stored.error();
@@ -888,6 +983,7 @@ class Crawler {
       const std::vector<catalogue::ProjectRecord> classes = catalogue::Classify(name, input);
       for (const catalogue::ProjectRecord& p : classes) ++report_.classes[name][p.cls];
       if (auto s = store_.ReplaceProjects(name, classes); !s) return s;
+      MarkChanged(name);
       if (auto s = store_.PutMeta(meta_key, options_.default_index.empty() ? ClassificationInputs() : ""); !s) {
         return s;
       }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,10 @@ struct CrawlReport {
   std::map<std::string, std::vector<catalogue::BackendRecord>> backends;  // by channel
   std::map<std::string, std::map<std::string, int>> classes;  // channel -> class -> count
   std::map<std::string, double> phases;  // seconds: fetch, drain, classify_and_commit
+  /// The channels whose stored content this crawl changed (a page's anchors or status, a page
+  /// or backend added or removed, the classification redone). A channel not named here is as
+  /// the last complete crawl left it, and nothing of it was written.
+  std::set<std::string> changed_channels;
 };
 
 /// Where time comes from: RFC 3339 UTC timestamps.
@@ -68,12 +73,12 @@ CrawlReport Crawl(const catalogue::IndexFamily& family, const catalogue::Routing
                   const Clock& clock, const index::Fetcher::OnProgress& on_progress = {});
 
 /// The anchor rows a project page yields: URL made relative to the base, filename parsed,
-/// backend attributed by href path or local label.
+/// backend attributed by href path or local label. The anchors' strings are moved into the rows.
 std::vector<catalogue::AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
                                                     std::string_view base_url,
                                                     std::string_view channel_path,
                                                     std::string_view project,
-                                                    const std::vector<index::Anchor>& anchors,
+                                                    std::vector<index::Anchor>&& anchors,
                                                     std::vector<CrawlWarning>* warnings);
 
 }  // namespace torchdex::crawler

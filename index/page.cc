@@ -21,6 +21,15 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// Trims `s` in place: no new string (the parser trims every anchor's text).
+void TrimInPlace(std::string& s) {
+  const std::string_view trimmed = Trim(s);
+  if (trimmed.size() == s.size()) return;
+  const std::size_t start = static_cast<std::size_t>(trimmed.data() - s.data());
+  s.erase(start + trimmed.size());
+  s.erase(0, start);
+}
+
 std::string Lowercase(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(),
@@ -73,8 +82,8 @@ bool IsHex(std::string_view text) {
 // The first "[#&]<name>=<value up to '&'>" in `url` as pip's regex finds it: names are matched
 // as written (lowercase), the leftmost match wins, and the value may be anything.
 void ReadLinkHash(std::string_view url, Anchor& anchor) {
-  for (std::size_t at = url.find_first_of("#&"); at != std::string_view::npos;
-       at = url.find_first_of("#&", at + 1)) {
+  for (std::size_t at = FindAnyOf(url, "#&"); at != std::string_view::npos;
+       at = FindAnyOf(url, "#&", at + 1)) {
     const std::string_view rest = url.substr(at + 1);
     for (const auto& [name, length] : kLinkHashes) {
       if (!rest.starts_with(name) || rest.substr(name.size(), 1) != "=") continue;
@@ -89,9 +98,10 @@ void ReadLinkHash(std::string_view url, Anchor& anchor) {
 }
 
 void SetUrlAndHash(Anchor& anchor, std::string_view page_url, std::string_view href) {
-  const std::string resolved = ResolveUrl(page_url, Trim(href));
-  anchor.url = std::string(StripFragment(resolved));
+  std::string resolved = ResolveUrl(page_url, Trim(href));
   ReadLinkHash(resolved, anchor);
+  resolved.resize(StripFragment(resolved).size());
+  anchor.url = std::move(resolved);
 }
 
 // SAX state: libxml2 calls these while it reads, so no tree of 300,000 nodes is built.
@@ -161,8 +171,7 @@ void OnEndElement(void* ctx, const xmlChar* raw_name) {
   const char* name = reinterpret_cast<const char*>(raw_name);
   if (std::strcmp(name, "a") == 0 && state->in_anchor) {
     state->in_anchor = false;
-    Anchor& anchor = state->page.anchors.back();
-    anchor.text = std::string(Trim(anchor.text));
+    TrimInPlace(state->page.anchors.back().text);
   } else if (std::strcmp(name, "h1") == 0) {
     state->in_h1 = false;
   } else if (std::strcmp(name, "title") == 0) {
@@ -260,7 +269,7 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
   IndexPage page = std::move(state.page);
   // An anchor the parser closed implicitly (a new <a> inside it, the end of a malformed page)
   // got no end-element callback; trim those too (found by html_page_fuzz).
-  for (Anchor& anchor : page.anchors) anchor.text = std::string(Trim(anchor.text));
+  for (Anchor& anchor : page.anchors) TrimInPlace(anchor.text);
   const std::string_view h1 = Trim(state.h1);
   constexpr std::string_view kLinksFor = "Links for ";
   if (h1.starts_with(kLinksFor)) page.heading = std::string(h1.substr(kLinksFor.size()));

@@ -28,11 +28,16 @@ std::size_t SchemeLength(std::string_view s) {
 }
 
 // WHATWG URL "special schemes": their authority also ends at a backslash.
+// Compared in place, case-insensitively: every UrlOrigin asks this, several times an anchor.
 bool IsSpecialScheme(std::string_view scheme) {
-  std::string lower(scheme);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower == "http" || lower == "https" || lower == "ws" || lower == "wss" ||
-         lower == "ftp" || lower == "file";
+  auto is = [scheme](std::string_view name) {
+    if (scheme.size() != name.size()) return false;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(scheme[i])) != name[i]) return false;
+    }
+    return true;
+  };
+  return is("http") || is("https") || is("ws") || is("wss") || is("ftp") || is("file");
 }
 
 // RFC 3986 §5.2.4: removes "." and ".." segments.
@@ -73,14 +78,14 @@ std::string_view UrlOrigin(std::string_view url) {
   const std::size_t scheme = SchemeLength(url);
   if (scheme == 0 || url.substr(scheme, 2) != "//") return {};
   const std::size_t end =
-      url.find_first_of(IsSpecialScheme(url.substr(0, scheme - 1)) ? "/\\?#" : "/?#", scheme + 2);
+      FindAnyOf(url, IsSpecialScheme(url.substr(0, scheme - 1)) ? "/\\?#" : "/?#", scheme + 2);
   return url.substr(0, end);
 }
 
 bool HasAmbiguousAuthority(std::string_view url) {
   const std::size_t scheme = SchemeLength(url);
   if (scheme == 0 || url.substr(scheme, 2) != "//") return false;
-  const std::size_t end = url.find_first_of("/?#", scheme + 2);
+  const std::size_t end = FindAnyOf(url, "/?#", scheme + 2);
   return url.substr(scheme + 2, end == std::string_view::npos ? end : end - scheme - 2)
              .find('\\') != std::string_view::npos;
 }
@@ -97,7 +102,7 @@ std::string_view UrlHost(std::string_view url) {
 
 std::string_view UrlPath(std::string_view url) {
   std::string_view rest = url.substr(UrlOrigin(url).size());
-  if (const std::size_t end = rest.find_first_of("?#"); end != std::string_view::npos) {
+  if (const std::size_t end = FindAnyOf(rest, "?#"); end != std::string_view::npos) {
     rest = rest.substr(0, end);
   }
   return rest;
@@ -118,7 +123,7 @@ std::string ResolveUrl(std::string_view base, std::string_view href) {
 
   const std::string_view origin = UrlOrigin(base_no_fragment);
   // Split the reference into path and the query/fragment tail.
-  const std::size_t tail_at = href.find_first_of("?#");
+  const std::size_t tail_at = FindAnyOf(href, "?#");
   const std::string_view ref_path = href.substr(0, tail_at);
   const std::string_view ref_tail =
       tail_at == std::string_view::npos ? std::string_view() : href.substr(tail_at);

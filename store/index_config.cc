@@ -8,6 +8,9 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/name.h"
+#include "core/spelling.h"
+
 namespace torchdex::catalogue {
 
 // std::regex is slow and heavy to include, so it stays here, and answers are memoised: a crawl
@@ -130,6 +133,33 @@ core::Expected<IndexConfig> ParseIndexConfig(std::string_view text, std::string_
     if (auto e = strings("hosts", &family.hosts)) return *e;
     if (auto e = strings("not_projects", &family.not_projects)) return *e;
     if (auto e = strings("discovery_projects", &family.discovery_projects)) return *e;
+    if (f.contains("primary_project")) {
+      auto primary = str("primary_project");
+      if (!primary) return primary.error();
+      family.primary_project = core::NormalizeName(*primary);
+    } else if (!family.discovery_projects.empty()) {
+      family.primary_project = core::NormalizeName(family.discovery_projects.front());
+    }
+    if (f.contains("routed_projects")) {
+      if (!f["routed_projects"].is_array()) return r.Fail(at + "/routed_projects", "expected an array");
+      for (std::size_t k = 0; k < f["routed_projects"].size(); ++k) {
+        const json& p = f["routed_projects"][k];
+        const std::string pat = at + "/routed_projects/" + std::to_string(k);
+        RoutedProject routed;
+        for (const char* key : {"name", "reason", "source"}) {
+          if (!p.is_object() || !p.contains(key) || !p[key].is_string() || p[key].get<std::string>().empty()) {
+            return r.Fail(pat + "/" + key, "expected a non-empty string");
+          }
+        }
+        routed.name = core::NormalizeName(p["name"].get<std::string>());
+        routed.reason = p["reason"].get<std::string>();
+        routed.source = p["source"].get<std::string>();
+        for (const RoutedProject& seen : family.routed_projects) {
+          if (seen.name == routed.name) return r.Fail(pat + "/name", "'" + routed.name + "' is listed twice");
+        }
+        family.routed_projects.push_back(std::move(routed));
+      }
+    }
 
     if (!f.contains("channels") || !f["channels"].is_array() || f["channels"].empty()) {
       return r.Fail(at + "/channels", "expected a non-empty array of channels");
@@ -168,6 +198,9 @@ core::Expected<IndexConfig> ParseIndexConfig(std::string_view text, std::string_
         family.legacy_patterns.push_back(std::move(legacy));
       }
     }
+    for (const IndexFamily& seen : config.families) {
+      if (seen.name == family.name) return r.Fail(at + "/name", "duplicate family '" + family.name + "'");
+    }
     config.families.push_back(std::move(family));
   }
   if (config.families.empty()) return r.Fail("/families", "expected at least one index family");
@@ -180,6 +213,20 @@ core::Expected<IndexConfig> LoadIndexConfig(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return ParseIndexConfig(text.str(), path);
+}
+
+core::Expected<const IndexFamily*> FindFamily(const IndexConfig& config, std::string_view name,
+                                              std::string_view origin) {
+  std::vector<std::string> known;
+  for (const IndexFamily& f : config.families) {
+    if (f.name == name) return &f;
+    known.push_back(f.name);
+  }
+  std::string list;
+  for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+  return core::MakeError(std::string(origin) + " has no index family '" + std::string(name) + "'" +
+                             core::DidYouMean(std::string(name), known) + "; known families: " + list,
+                         core::ErrorCode::kUsage);
 }
 
 BackendName DescribeBackend(std::string_view name) {

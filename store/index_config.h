@@ -25,6 +25,14 @@ struct LegacyPattern {
   std::string reason;
 };
 
+/// A project the family routes whatever its wheels' local labels say (paddlepaddle-gpu: the same
+/// version number on every backend), with why and where that is documented.
+struct RoutedProject {
+  std::string name;  // PEP 503 normal form
+  std::string reason;
+  std::string source;
+};
+
 struct CompiledPatterns;  // the regular expressions and a memo of answers; index_config.cc
 
 struct IndexFamily {
@@ -37,6 +45,10 @@ struct IndexFamily {
   std::shared_ptr<CompiledPatterns> compiled;  // set by ParseIndexConfig
   std::vector<std::string> not_projects;
   std::vector<std::string> discovery_projects;
+  /// Ranks the backends and is asked when nothing is named: "torch", "paddlepaddle-gpu"
+  /// (default: the first discovery project).
+  std::string primary_project;
+  std::vector<RoutedProject> routed_projects;
 
   const Channel* FindChannel(std::string_view name) const;
   bool IsBackendName(std::string_view dir) const;
@@ -51,6 +63,11 @@ struct IndexConfig {
 /// Parses indexes.json; errors name `origin` (the file) and the JSON pointer.
 core::Expected<IndexConfig> ParseIndexConfig(std::string_view json, std::string_view origin);
 core::Expected<IndexConfig> LoadIndexConfig(const std::string& path);
+
+/// The family named `name`, or a usage error naming `origin` and listing the known families
+/// (with "did you mean").
+core::Expected<const IndexFamily*> FindFamily(const IndexConfig& config, std::string_view name,
+                                              std::string_view origin);
 
 struct BackendName {
   core::BackendKind kind = core::BackendKind::kOther;

@@ -11,6 +11,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/sha256.h"
+
 namespace torchdex::catalogue {
 namespace {
 
@@ -511,52 +513,28 @@ core::Status Store::PutBackend(const BackendRecord& b) {
   return {};
 }
 
-core::Status Store::RemoveUnseen(std::string_view channel, const std::vector<std::string>& backends,
-                                 std::int64_t* pages_removed) {
+core::Status Store::RemovePages(const std::vector<std::string>& page_paths) {
   sqlite3* db = impl_->db;
-  if (pages_removed != nullptr) *pages_removed = 0;
-  auto run = [&](const char* sql, std::string_view backend) -> core::Status {
-    Statement s(db, sql);
-    s.Bind(1, channel).Bind(2, impl_->run_id);
-    if (!backend.empty()) s.Bind(3, backend);
-    if (s.Step() != SQLITE_DONE) return SqlError(db, path_, "removing pages that left the index");
-    if (pages_removed != nullptr && std::string_view(sql).starts_with("DELETE FROM pages")) {
-      *pages_removed += sqlite3_changes(db);
+  static constexpr const char* kSql[] = {
+      "DELETE FROM anchors WHERE page_id = (SELECT id FROM pages WHERE path = ?)",
+      "DELETE FROM page_groups WHERE page_id = (SELECT id FROM pages WHERE path = ?)",
+      "DELETE FROM pages WHERE path = ?"};
+  for (const std::string& path : page_paths) {
+    for (const char* sql : kSql) {
+      Statement* s = impl_->Prepared(sql);
+      if (s == nullptr) return SqlError(db, path_, "preparing the removal of pages");
+      s->Bind(1, path);
+      if (s->Step() != SQLITE_DONE) return SqlError(db, path_, "removing page " + path);
     }
-    return {};
-  };
-  if (backends.empty()) {
-    if (auto s = run("DELETE FROM anchors WHERE page_id IN (SELECT id FROM pages WHERE channel = ? "
-                     "AND run_id != ?)", "");
-        !s) {
-      return s;
-    }
-    if (auto s = run("DELETE FROM page_groups WHERE page_id IN (SELECT id FROM pages WHERE "
-                     "channel = ? AND run_id != ?)", "");
-        !s) {
-      return s;
-    }
-    if (auto s = run("DELETE FROM backends WHERE channel = ? AND run_id != ?", "");
-        !s) {
-      return s;
-    }
-    return run("DELETE FROM pages WHERE channel = ? AND run_id != ?", "");
   }
-  for (const std::string& backend : backends) {
-    if (auto s = run("DELETE FROM anchors WHERE page_id IN (SELECT id FROM pages WHERE channel = ? "
-                     "AND run_id != ? AND backend = ?)", backend);
-        !s) {
-      return s;
-    }
-    if (auto s = run("DELETE FROM page_groups WHERE page_id IN (SELECT id FROM pages WHERE "
-                     "channel = ? AND run_id != ? AND backend = ?)", backend);
-        !s) {
-      return s;
-    }
-    if (auto s = run("DELETE FROM pages WHERE channel = ? AND run_id != ? AND backend = ?", backend);
-        !s) {
-      return s;
-    }
+  return {};
+}
+
+core::Status Store::RemoveBackend(std::string_view channel, std::string_view name) {
+  Statement s(impl_->db, "DELETE FROM backends WHERE channel = ? AND name = ?");
+  s.Bind(1, channel).Bind(2, name);
+  if (s.Step() != SQLITE_DONE) {
+    return SqlError(impl_->db, path_, "removing backend " + std::string(name));
   }
   return {};
 }
@@ -857,6 +835,43 @@ core::Expected<std::vector<RunRecord>> Store::Runs() {
   }
   if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
   return out;
+}
+
+core::Expected<std::string> Store::ChannelFingerprint(std::string_view channel) {
+  // Each value with its length: no two different tables can hash alike by shifting a separator.
+  std::string data;
+  auto add = [&data](std::string_view value) {
+    data.append(std::to_string(value.size())).push_back(':');
+    data.append(value);
+  };
+  static constexpr const char* kQueries[] = {
+      // 200 and 304 are the same page as stored; 403 and 404 are absent pages (exported).
+      "SELECT path, kind, backend, project, CASE WHEN status IN (200, 304) THEN 'page' ELSE "
+      "status END, anchors, digest, changed_at FROM pages WHERE channel = ? ORDER BY path",
+      "SELECT name, kind, toolkit, legacy, legacy_reason, state, discovered_from, projects "
+      "FROM backends WHERE channel = ? ORDER BY name",
+      "SELECT name, class, reason FROM projects WHERE channel = ? ORDER BY name"};
+  for (const char* sql : kQueries) {
+    Statement s(impl_->db, sql);
+    if (!s.ok()) return SqlError(impl_->db, path_, "reading the channel's fingerprint");
+    s.Bind(1, channel);
+    const int columns = sqlite3_column_count(s.get());
+    int rc;
+    while ((rc = s.Step()) == SQLITE_ROW) {
+      for (int c = 0; c < columns; ++c) {
+        const unsigned char* text = sqlite3_column_text(s.get(), c);
+        add(text == nullptr ? std::string_view("\x01null")
+                            : std::string_view(reinterpret_cast<const char*>(text),
+                                               static_cast<std::size_t>(sqlite3_column_bytes(s.get(), c))));
+      }
+    }
+    if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
+    data.push_back('|');
+  }
+  auto base = LastBaseUrl();
+  if (!base) return base.error();
+  add(*base);
+  return core::Sha256Hex(data);
 }
 
 core::Expected<std::string> Store::LastBaseUrl() {

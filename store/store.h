@@ -162,10 +162,11 @@ class Store {
   core::Status TouchPage(std::string_view page_path, int status, std::string_view fetched_at,
                          const Validators& validators);
   core::Status PutBackend(const BackendRecord& backend);
-  /// Deletes pages (and their anchors) of `channel` not seen in this run: projects that left
-  /// the index. `backends` narrows it to those backends' pages when not empty.
-  core::Status RemoveUnseen(std::string_view channel, const std::vector<std::string>& backends,
-                            std::int64_t* pages_removed = nullptr);
+  /// Deletes these pages, their anchors and page groups (projects that left the index). A crawl
+  /// knows which pages it asked, so nothing has to be written to the pages it did not.
+  core::Status RemovePages(const std::vector<std::string>& page_paths);
+  /// Deletes one backend record of a channel (a backend that left the index).
+  core::Status RemoveBackend(std::string_view channel, std::string_view name);
   /// A value of the meta table ("" when unset), and setting one (within the run).
   core::Expected<std::string> GetMeta(std::string_view key);
   core::Status PutMeta(std::string_view key, std::string_view value);
@@ -206,6 +207,11 @@ class Store {
   /// The newest change of any page of the channel (RFC 3339), empty when none.
   core::Expected<std::string> ChannelUpdatedAt(std::string_view channel);
   core::Expected<std::vector<RunRecord>> Runs();
+  /// A digest (SHA-256, hex) of everything an export of `channel` reads: each page's path,
+  /// kind, backend, project, status, anchor count, anchor digest and change time, the backends,
+  /// the classification and the base URL of the last complete run. Equal fingerprints, equal
+  /// exports (from the same torchdex): reads the pages, not their 300,000 anchors.
+  core::Expected<std::string> ChannelFingerprint(std::string_view channel);
   /// The base URL of the last complete run, empty when none.
   core::Expected<std::string> LastBaseUrl();
 

@@ -13,6 +13,7 @@
 #include "installer/install/transport.h"
 #include "core/spelling.h"
 #include "installer/platform/file_reader.h"
+#include "installer/table/family_table.h"
 
 namespace torchdex::installer {
 namespace {
@@ -188,12 +189,31 @@ core::Status ReadCustomPages(const std::vector<std::string>& backends, const std
 }  // namespace
 
 core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& cli_files,
-                                                const Environment& env) {
+                                                const Environment& env, const std::string& family) {
   OverrideSources sources{ConfigHome(env), Lookup(env, "TORCHDEX_CATALOGUE").value_or(""), cli_files};
-  auto overrides = LoadOverrides(UserFiles(), OverrideFilePaths(sources, ListJsonFiles));
-  if (!overrides) return overrides.error();
-  auto source = LoadCatalogueSource(*overrides);
-  if (!source) return core::MakeError(source.error().message, core::ErrorCode::kBadInputFile);
+  auto all = LoadOverrides(UserFiles(), OverrideFilePaths(sources, ListJsonFiles));
+  if (!all) return all.error();
+  // A section for a family torchdex does not know is a typo, not a family of its own.
+  std::vector<std::string> families;
+  for (const table::FamilyRow& f : table::Families()) families.emplace_back(f.name);
+  for (const auto& [name, sections] : all->families) {
+    if (std::find(families.begin(), families.end(), name) != families.end() && name != "pytorch") continue;
+    std::string list;
+    for (const std::string& f : families) list += (list.empty() ? "" : ", ") + f;
+    return core::MakeError(sections.front()->path + ": /families/" + name + ": " +
+                               (name == "pytorch" ? std::string("the file's own keys are the pytorch family's")
+                                                  : "no index family \"" + name + "\"" + core::DidYouMean(name, families) +
+                                                        "; known families: " + list),
+                           core::ErrorCode::kBadInputFile);
+  }
+  core::Expected<EffectiveOverrides> overrides =
+      family == "pytorch" ? std::move(all).value() : OverridesForFamily(*all, family);
+  auto source = LoadFamilyCatalogueSource(*overrides, family);
+  if (!source) {
+    return core::MakeError(source.error().message, source.error().code == core::ErrorCode::kUsage
+                                                       ? core::ErrorCode::kUsage
+                                                       : core::ErrorCode::kBadInputFile);
+  }
   // A URL for a backend no catalogue knows is a typo (cu1288), not a new backend: a custom
   // backend says its "kind".
   std::vector<std::string> known;
@@ -202,7 +222,8 @@ core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& 
   }
   for (const auto& [name, url] : overrides->backend_urls) {
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    return core::MakeError(url.origin + ": /backends/" + name + ": no backend \"" + name + "\"" +
+    const std::string section = family == "pytorch" ? std::string() : "/families/" + family;
+    return core::MakeError(url.origin + ": " + section + "/backends/" + name + ": no backend \"" + name + "\"" +
                                ClosestBackend(name, known) + "; a custom backend needs \"kind\"",
                            core::ErrorCode::kBadInputFile);
   }
@@ -213,7 +234,7 @@ core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& 
 core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps& deps,
                                                     const Interpreter* known) {
   DecisionInputs in;
-  auto user = LoadUserCatalogue(o.catalogues, deps.env);
+  auto user = LoadUserCatalogue(o.catalogues, deps.env, o.family);
   if (!user) return user.error();
   in.catalogue = std::move(user).value();
 
@@ -235,7 +256,7 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
       const std::string name = r.requirement.NormalizedName();
       if (in.catalogue.source->IsRouted(name)) projects.push_back(name);
     }
-    if (projects.empty()) projects.push_back("torch");
+    if (projects.empty()) projects.push_back(in.catalogue.source->primary);
     LivePages live;
     if (core::Status ok = ReadCustomPages(custom, projects, in.catalogue, !resolved->automatic(), deps, live,
                                           in.warnings);

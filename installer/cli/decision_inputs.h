@@ -20,8 +20,9 @@ namespace torchdex::installer {
 
 /// The user's override files (config folder, TORCHDEX_CATALOGUE, then `cli_files`) merged, and
 /// the catalogue they lead to: what select, install, export and `catalogue show` all read.
+/// `family`: the index family (data/indexes.json) whose catalogue and override sections apply.
 core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& cli_files,
-                                                const Environment& env);
+                                                const Environment& env, const std::string& family = "pytorch");
 
 struct DecisionInputs {
   UserCatalogue catalogue;

@@ -8,6 +8,7 @@
 #include "installer/cli/commands.h"
 #include "installer/detect/detect.h"
 #include "installer/detect/report.h"
+#include "installer/variants/providers.h"
 
 namespace torchdex::installer {
 
@@ -24,7 +25,14 @@ const char* const kDetectDetails =
     "UV_CUDA_DRIVER_VERSION), CONDA_OVERRIDE_CUDA, TORCHDEX_CUDA_ARCH, TORCHDEX_AMD_GPU_ARCH (or\n"
     "UV_AMD_GPU_ARCHITECTURE), TORCHDEX_XPU=0|1. CUDA_VISIBLE_DEVICES narrows the GPUs that "
     "count.\n"
-    "See docs/detection.md.\n";
+    "See docs/detection.md.\n"
+    "\n"
+    "--variants prints the wheel-variant properties (PEP 825) this host supports instead, per\n"
+    "namespace in priority order, each feature's values most preferred first: nvidia\n"
+    "(cuda_version_lower_bound, cuda_version_upper_bound, sm_arch), intel (device_ip), amd\n"
+    "(gfx_arch, rocm_version), derived from the same facts, then what every external provider\n"
+    "prints: an executable torchdex-provider-<namespace> on PATH, run with --provider-timeout\n"
+    "and at most 1 MiB of output, replaces or adds its namespace. See docs/variants.md.\n";
 
 void AddDetectOptions(po::options_description& description, Options& options) {
   description.add_options()("json", po::bool_switch(&options.detect.json),
@@ -35,7 +43,11 @@ void AddDetectOptions(po::options_description& description, Options& options) {
       "probe-timeout",
       po::value<double>(&options.detect.probe_timeout_seconds)->value_name("SECONDS"),
       "time limit for each child process (NVML, libcuda, nvidia-smi, rocm_agent_enumerator); "
-      "default 5");
+      "default 5")("variants", po::bool_switch(&options.detect.variants),
+                   "print the wheel-variant properties (PEP 825) of this host")(
+      "provider-timeout",
+      po::value<double>(&options.detect.provider_timeout_seconds)->value_name("SECONDS"),
+      "with --variants: time limit for each external provider; default 5");
 }
 
 core::Expected<bool> CheckProbeTimeout(double seconds) {
@@ -49,6 +61,10 @@ core::Expected<bool> CheckProbeTimeout(double seconds) {
 
 core::Expected<bool> ValidateDetectOptions(Options& options) {
   if (auto ok = CheckProbeTimeout(options.detect.probe_timeout_seconds); !ok) return ok.error();
+  if (auto ok = CheckProbeTimeout(options.detect.provider_timeout_seconds); !ok) {
+    return core::MakeError("--provider-timeout" +
+                           ok.error().message.substr(std::string("--probe-timeout").size()));
+  }
   struct stat info;
   if (::stat(options.detect.root.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
     return core::MakeError("--root: " + options.detect.root + " is not a directory");
@@ -67,6 +83,20 @@ int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostrea
   if (!facts) {
     err << "torchdex detect: " << facts.error().message << "\n";
     return ExitStatus(facts.error().code);
+  }
+  if (options.detect.variants) {
+    std::vector<std::string> warnings;
+    const std::vector<ExternalProvider> external =
+        FindExternalProviders(files, deps.env, &warnings);
+    VariantDetection variants = DetectVariantProperties(
+        *facts, external, deps.env, deps.runner,
+        std::chrono::milliseconds(
+            std::max<int64_t>(1, std::llround(options.detect.provider_timeout_seconds * 1000))));
+    warnings.insert(warnings.end(), variants.warnings.begin(), variants.warnings.end());
+    variants.warnings = std::move(warnings);
+    out << (options.detect.json ? VariantDetectionToJson(variants)
+                                : VariantDetectionToText(variants));
+    return kExitOk;
   }
   out << (options.detect.json ? HostFactsToJson(*facts) : HostFactsToText(*facts));
   return kExitOk;

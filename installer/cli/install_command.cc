@@ -2,6 +2,7 @@
 // decides it), the plan over the live index, then the installer or an export.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,10 +12,12 @@
 #include "core/url.h"
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
+#include "installer/detect/detect.h"
 #include "installer/install/export.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
+#include "installer/variants/providers.h"
 
 namespace torchdex::installer {
 
@@ -55,9 +58,13 @@ void AddChoiceOptions(po::options_description& description, InstallCliOptions& o
       po::value<std::vector<std::string>>(&o.requirement_files)->value_name("FILE"),
       "read requirements from FILE, one a line ('#' comments)")(
       "torch-backend", po::value<std::string>(&c.torch_backend)->value_name("NAME"),
-      "auto, cpu, cu124, rocm6.3, xpu, ...; default: TORCHDEX_TORCH_BACKEND, UV_TORCH_BACKEND, the config file, else auto")(
+      "auto, cpu, cu124, rocm6.3, xpu, ..., or variant (the channel's PEP 825 variant index: the "
+      "wheel this host's variant properties pick; docs/variants.md); default: "
+      "TORCHDEX_TORCH_BACKEND, UV_TORCH_BACKEND, the config file, else auto")(
       "channel", po::value<std::string>(&c.channel)->value_name("C"),
       "stable (default), test or nightly")(
+      "family", po::value<std::string>(&c.family)->value_name("NAME"),
+      "the index family: pytorch (default), paddle (data/indexes.json; docs/families.md)")(
       "python", po::value<std::string>(&c.python)->value_name("PATH"), "the target interpreter")(
       "index-url", po::value<std::string>(&o.index_url)->value_name("URL"),
       "the default index for everything not routed (default: the installer's own setting)")(
@@ -90,6 +97,11 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
     if (core::Status ok = ReadRequirementFile(file, texts); !ok) return ok.error();
   }
   ChoiceOptions choice = o.choice;
+  // --torch-backend variant: the family's variant index of the channel (test/variant/), whose
+  // wheels are told apart by PEP 825 variant labels. The decision's routing is the CPU
+  // backend's (every package is offered there); the wheel is chosen by the host's properties.
+  const bool variant_index = choice.torch_backend == "variant";
+  if (variant_index) choice.torch_backend = "cpu";
   core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(texts);
   if (!asked) return asked.error();
   choice.parsed = std::move(asked).value();
@@ -100,6 +112,47 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   if (!decided) return decided.error();
   Decision& decision = *decided;
   for (const std::string& w : inputs->warnings) decision.warnings.push_back(w);
+  std::optional<VariantDetection> variants;
+  if (variant_index) {
+    HostFacts facts = inputs->facts;
+    if (!inputs->detected) {
+      const FileReader files(choice.root);
+      DetectOptions detect_options;
+      detect_options.probe_timeout = std::chrono::milliseconds(
+          std::max<int64_t>(1, std::llround(choice.probe_timeout_seconds * 1000)));
+      core::Expected<HostFacts> detected =
+          Detect(detect_options, DetectDeps{files, deps.env, deps.runner, deps.clock});
+      if (!detected) return detected.error();
+      facts = std::move(detected).value();
+    }
+    const FileReader files(choice.root);
+    std::vector<std::string> warnings;
+    const std::vector<ExternalProvider> external =
+        FindExternalProviders(files, deps.env, &warnings);
+    variants =
+        DetectVariantProperties(facts, external, deps.env, deps.runner, kDefaultProviderTimeout);
+    for (const std::string& w : warnings) decision.warnings.push_back(w);
+    for (const std::string& w : variants->warnings) decision.warnings.push_back(w);
+    decision.backend = "variant";
+    decision.forced_by = "--torch-backend variant";
+    decision.index_url = BackendIndexUrl(inputs->catalogue.overrides, decision.upstream_base,
+                                         ChannelPath(decision.channel), "variant");
+    decision.explanation = {"variant index: the wheel is chosen by PEP 825 variant properties"};
+    for (const catalogue::SupportedNamespace& ns : variants->properties) {
+      for (const catalogue::VariantFeature& f : ns.features) {
+        std::string line = "this host supports " + ns.name + " :: " + f.name + " :: ";
+        for (std::size_t i = 0; i < f.values.size() && i < 6; ++i) {
+          if (i) line += ", ";
+          line += f.values[i];
+        }
+        if (f.values.size() > 6) line += ", ...";
+        decision.explanation.push_back(line + " (" + ns.provider + ")");
+      }
+    }
+    if (variants->properties.empty()) {
+      decision.explanation.push_back("this host supports no variant property: the null variant");
+    }
+  }
   std::string backend = decision.backend;
   if (decision.default_index) {
     backend = "default";
@@ -132,6 +185,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   request.mirror_url = decision.mirror_url;
   request.upstream_base = decision.upstream_base;
   request.upstream_hosts = decision.upstream_hosts;
+  if (variants) request.variant_properties = &variants->properties;
   std::unique_ptr<index::Fetcher> own_fetcher;
   index::Fetcher* fetcher = deps.fetcher;
   std::optional<CatalogueVersionsSource> offline;
@@ -152,7 +206,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
       prepared.explanation.push_back("skipped " + request.backend + " on the mirror: " + plan.error().message);
       request.backend = candidates[i].backend;
       request.backend_index_url = BackendIndexUrl(inputs->catalogue.overrides, decision.upstream_base,
-                                                  ChannelPath(decision.channel), request.backend);
+                                                  decision.channel_path, request.backend);
       plan = MakePlan(request, fetcher);
       if (plan) {
         prepared.explanation.push_back("chose " + request.backend + " instead: the next backend that qualified");
@@ -164,6 +218,16 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
     }
   }
   if (!plan) return plan.error();
+  for (const PlannedWheel& w : plan->routed) {
+    if (w.variants_json_url.empty()) continue;
+    prepared.explanation.push_back(
+        w.name + " " + w.version + ": variant " +
+        (w.variant_label.empty() ? std::string("(none)") : w.variant_label) + ", by " +
+        w.variant_decided_by);
+    for (std::size_t i = 0; i < w.variant_ranking.size(); ++i) {
+      prepared.explanation.push_back("  " + std::to_string(i + 1) + ". " + w.variant_ranking[i]);
+    }
+  }
   prepared.decision = std::move(decision);
   prepared.plan = std::move(plan).value();
   return prepared;
@@ -193,6 +257,15 @@ std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) 
                              {"extras", w.extras},
                              {"device", w.device_note.empty() ? json(nullptr) : json(w.device_note)},
                              {"marker", w.marker.empty() ? json(nullptr) : json(w.marker)}});
+    if (!w.variants_json_url.empty()) {
+      json& entry = doc["routed"].back();
+      entry["variant_label"] = w.variant_label.empty() ? json(nullptr) : json(w.variant_label);
+      entry["variant_decided_by"] = w.variant_decided_by;
+      entry["variants_json"] = {
+          {"url", core::RedactCredentials(w.variants_json_url)},
+          {"sha256", w.variants_json_sha256.empty() ? json(nullptr) : json(w.variants_json_sha256)},
+          {"schema", w.variants_json_schema}};
+    }
   }
   doc["other"] = p.plan.other;
   doc["explanation"] = p.explanation;
@@ -298,6 +371,15 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   }
   if ((o.choice.explain || o.dry_run) && !o.json) {
     for (const std::string& line : prepared->explanation) out << core::RedactCredentials(line) << "\n";
+  }
+  if (!o.dry_run && !o.json) {
+    for (const PlannedWheel& w : prepared->plan.routed) {
+      if (w.variant_label.empty()) continue;
+      // pip and uv read a sixth filename component as a bad build tag and refuse the file.
+      err << "torchdex install: " << w.filename << " is a variant wheel (PEP 825, a draft): pip "
+          << "and uv cannot install it yet; --dry-run shows the plan\n";
+      return kExitFailure;
+    }
   }
   InstallCommandOptions command;
   command.installer = *ParseInstallerKind(o.installer);

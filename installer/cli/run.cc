@@ -18,7 +18,9 @@ namespace po = boost::program_options;
 namespace {
 
 const Subcommand kSubcommands[] = {
-    {"detect", "torchdex detect [--json] [--root DIR] [--probe-timeout SECONDS]",
+    {"detect",
+     "torchdex detect [--json] [--variants [--provider-timeout SECONDS]] [--root DIR] "
+     "[--probe-timeout SECONDS]",
      "report the accelerator: NVIDIA driver and GPUs, AMD gfx, Intel XPU, WSL, containers, Jetson",
      kDetectDetails, &AddDetectOptions, nullptr, &ValidateDetectOptions, &RunDetect},
     {"select",

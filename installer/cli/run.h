@@ -23,6 +23,8 @@ struct DetectCommandOptions {
   bool json = false;
   std::string root = "/";
   double probe_timeout_seconds = 5.0;
+  bool variants = false;  // --variants: PEP 825 properties instead of the facts
+  double provider_timeout_seconds = 5.0;
 };
 
 // What steers the choice of a backend: the same for `select`, `install` and `export`.
@@ -35,6 +37,7 @@ struct ChoiceOptions {
   std::string platform;        // select: the target platform
   std::string root;            // "" or "/" means this machine
   std::vector<std::string> catalogues;
+  std::string family = "pytorch";  // the index family (data/indexes.json): --family
   double probe_timeout_seconds = 5.0;
   bool explain = false;
   bool json = false;

@@ -28,7 +28,11 @@ const char* const kSelectDetails =
     "--catalogue FILE, TORCHDEX_CATALOGUE (':'-separated), $XDG_CONFIG_HOME/torchdex/\n"
     "catalogue.d/*.json. To plan for another machine from a CPU-only builder, pass --root with a\n"
     "captured host, or the detection overrides (TORCHDEX_CUDA_DRIVER_VERSION, TORCHDEX_CUDA_ARCH\n"
-    "...), with --platform and --python-version. See docs/selection.md.\n";
+    "...), with --platform and --python-version. See docs/selection.md.\n"
+    "\n"
+    "--family NAME chooses from another index family of data/indexes.json (paddle:\n"
+    "PaddlePaddle's per-CUDA indexes, ranked by paddlepaddle-gpu) with its own catalogue,\n"
+    "driver floors and the \"families\" sections of the override files. See docs/families.md.\n";
 
 void AddSelectionOptions(po::options_description& d, ChoiceOptions& o) {
   // clang-format off
@@ -39,6 +43,8 @@ void AddSelectionOptions(po::options_description& d, ChoiceOptions& o) {
      "auto (detect), cpu, cuXYZ, rocmX.Y, xpu, or a custom backend of an override file")
     ("channel", po::value<std::string>(&o.channel)->value_name("NAME"),
      "stable (default), test or nightly")
+    ("family", po::value<std::string>(&o.family)->value_name("NAME"),
+     "the index family: pytorch (default), paddle (data/indexes.json; docs/families.md)")
     ("python-version", po::value<std::string>(&o.python_version)->value_name("X.Y"),
      "the target Python (3.12, 3.13t); default: --python, else any Python")
     ("python", po::value<std::string>(&o.python)->value_name("PATH"),

@@ -1,7 +1,9 @@
 #include "installer/install/plan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -47,12 +49,23 @@ struct WheelCandidate {
   std::string metadata_sha256;
   std::size_t rank = 0;  // tag rank, 0 = best
   bool yanked = false;
+  std::string variant_label;             // "" for a wheel without one
+  std::size_t variant_order = SIZE_MAX;  // its label's place in the variant ordering
+};
+
+// A version's variants.json on a variant index, read and ranked against the host.
+struct VersionVariants {
+  std::string url, sha256, schema, canonical;
+  std::vector<catalogue::RankedVariant> ranked;
+  std::string decided_by;  // why ranked[0] won
 };
 
 struct ProjectPage {
   std::string url;
   std::vector<WheelCandidate> wheels;  // fit the tags and Requires-Python; page order
   std::size_t listed = 0;              // wheels of the project on the page before filtering
+  std::map<std::string, VersionVariants> variants;  // by version, on a variant index
+  std::vector<std::string> variant_problems;        // why variant wheels were not used
 };
 
 // One requirement on a routed project: the user's, or a dependency's.
@@ -191,6 +204,8 @@ class Planner {
     }
     return {};
   }
+  core::Status ReadVariants(const std::string& project, ProjectPage& parsed,
+                            const std::map<std::string, const index::Anchor*>& links);
   void ReadOfflinePage(const std::string& project);
   core::Status EnsureMetadata(const std::map<std::string, const WheelCandidate*>& picks);
   const WheelCandidate* Pick(const std::string& project, const Demand& demand,
@@ -284,10 +299,26 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
       it != request_.markers.values.end()) {
     if (core::Expected<core::Version> v = core::Version::Parse(it->second)) python = *v;
   }
+  const bool variant_index = request_.variant_properties != nullptr;
+  std::map<std::string, const index::Anchor*> variants_links;  // filename -> anchor
   for (const index::Anchor& anchor : page->anchors) {
     const std::string filename = index::UrlFilename(anchor.url);
+    constexpr std::string_view kVariantsSuffix = "-variants.json";
+    if (variant_index && filename.size() > kVariantsSuffix.size() &&
+        filename.compare(filename.size() - kVariantsSuffix.size(), kVariantsSuffix.size(),
+                         kVariantsSuffix) == 0) {
+      variants_links.emplace(filename, &anchor);
+      continue;
+    }
     if (filename.size() < 4 || filename.compare(filename.size() - 4, 4, ".whl") != 0) continue;
     core::Expected<core::WheelFilename> wheel = core::ParseWheelFilename(filename);
+    std::string label;
+    if (!wheel && variant_index) {
+      if (std::optional<catalogue::VariantWheelName> v = catalogue::SplitVariantLabel(filename)) {
+        wheel = core::ParseWheelFilename(v->plain_filename);
+        label = v->label;
+      }
+    }
     if (!wheel || wheel->name != project) continue;
     ++parsed.listed;
     const std::optional<std::size_t> rank = ranking_.BestRank(wheel->Tags());
@@ -310,9 +341,111 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
     candidate.metadata_sha256 = anchor.metadata_sha256;
     candidate.rank = *rank;
     candidate.yanked = anchor.yanked.has_value();
+    candidate.variant_label = std::move(label);
     parsed.wheels.push_back(std::move(candidate));
   }
+  if (variant_index) {
+    if (core::Status ok = ReadVariants(project, parsed, variants_links); !ok) return ok;
+  }
   pages_[project] = std::move(parsed);
+  return {};
+}
+
+// PEP 825's installer steps 5-8 for each version with variant wheels: fetch its variants.json
+// (the link on the page, hash checked), map the labels to properties (a label the file lacks,
+// or a version without a readable file, makes those wheels incompatible, with a warning), and
+// rank the variants against the host's properties.
+core::Status Planner::ReadVariants(const std::string& project, ProjectPage& parsed,
+                                   const std::map<std::string, const index::Anchor*>& links) {
+  std::map<std::string, std::vector<std::string>> labels;  // version -> labels of its wheels
+  std::map<std::string, std::string> files;                // version -> variants.json filename
+  for (const WheelCandidate& wheel : parsed.wheels) {
+    if (wheel.variant_label.empty()) continue;
+    const std::string version = wheel.version.ToString();
+    labels[version].push_back(wheel.variant_label);
+    // The file's name is the wheel's own name and version parts.
+    const std::size_t first = wheel.filename.find('-');
+    const std::size_t second = wheel.filename.find('-', first + 1);
+    files[version] = catalogue::VariantsJsonFilename(
+        std::string_view(wheel.filename).substr(0, first),
+        std::string_view(wheel.filename).substr(first + 1, second - first - 1));
+  }
+  std::vector<std::string> urls;
+  for (const auto& [version, file] : files) {
+    if (auto it = links.find(file); it != links.end()) urls.push_back(OnMirror(it->second->url));
+  }
+  std::map<std::string, index::FetchResult> fetched = FetchAll(urls);
+  std::set<std::string> unusable;  // versions whose variant wheels are all incompatible
+  for (const auto& [version, file] : files) {
+    auto link = links.find(file);
+    if (link == links.end()) {
+      parsed.variant_problems.push_back(parsed.url + " links variant wheels of " + project + " " +
+                                        version + " but no " + file +
+                                        ": PEP 825 makes them incompatible");
+      Warn(parsed.variant_problems.back());
+      unusable.insert(version);
+      continue;
+    }
+    const std::string url = OnMirror(link->second->url);
+    if (core::Status ok = CheckTransport(url, request_.trusted_hosts, file); !ok) return ok;
+    if (core::Status ok = CheckOnMirror(url, file); !ok) return ok;
+    const index::FetchResult& result = fetched[url];
+    std::string problem;
+    if (result.outcome != index::FetchOutcome::kOk &&
+        result.outcome != index::FetchOutcome::kNotModified) {
+      problem = url + " answered " + std::to_string(result.status) +
+                (result.error.empty() ? "" : " (" + result.error + ")");
+    } else if (!link->second->sha256.empty() &&
+               core::Sha256Hex(result.body) != link->second->sha256) {
+      problem = url + ": its sha256 is " + core::Sha256Hex(result.body) + ", the page says " +
+                link->second->sha256;
+    }
+    std::optional<catalogue::VariantsJson> json;
+    if (problem.empty()) {
+      core::Expected<catalogue::VariantsJson> read = catalogue::ParseVariantsJson(result.body, url);
+      if (read) {
+        json = std::move(read).value();
+      } else {
+        problem = read.error().message;
+      }
+    }
+    if (problem.empty()) {
+      if (core::Status ok = catalogue::CheckWheelLabels(*json, labels[version], url); !ok) {
+        parsed.variant_problems.push_back(ok.error().message);
+        Warn(ok.error().message);  // those wheels are not in the ranking: dropped below
+      }
+    }
+    if (!problem.empty()) {
+      parsed.variant_problems.push_back(problem + "; the variant wheels of " + project + " " +
+                                        version + " are not used");
+      Warn(parsed.variant_problems.back());
+      unusable.insert(version);
+      continue;
+    }
+    VersionVariants v;
+    v.url = url;
+    v.sha256 = link->second->sha256;
+    v.schema = std::string(catalogue::VariantsSchemaName(json->schema));
+    v.canonical = catalogue::VariantsJsonToString(*json);
+    v.ranked = catalogue::RankVariants(*json, *request_.variant_properties);
+    parsed.variants[version] = std::move(v);
+  }
+  // Each labelled wheel takes its label's place in the order; incompatible ones are dropped.
+  std::vector<WheelCandidate> kept;
+  for (WheelCandidate& wheel : parsed.wheels) {
+    if (!wheel.variant_label.empty()) {
+      const std::string version = wheel.version.ToString();
+      if (unusable.count(version)) continue;
+      const std::vector<catalogue::RankedVariant>& ranked = parsed.variants[version].ranked;
+      auto it = std::find_if(ranked.begin(), ranked.end(), [&](const catalogue::RankedVariant& r) {
+        return r.label == wheel.variant_label;
+      });
+      if (it == ranked.end() || !it->compatible) continue;
+      wheel.variant_order = static_cast<std::size_t>(it - ranked.begin());
+    }
+    kept.push_back(std::move(wheel));
+  }
+  parsed.wheels = std::move(kept);
   return {};
 }
 
@@ -371,17 +504,28 @@ const WheelCandidate* Planner::Pick(const std::string& project, const Demand& de
     const WheelCandidate* chosen = nullptr;
     for (const WheelCandidate& wheel : page.wheels) {
       if (!(wheel.version == best) || (wheel.yanked && !with_yanked)) continue;
-      if (chosen == nullptr || wheel.rank < chosen->rank) chosen = &wheel;
+      // The most preferred variant first (PEP 825: variant properties before tags; the null
+      // variant before wheels without a label), then the tags.
+      if (chosen == nullptr || wheel.variant_order < chosen->variant_order ||
+          (wheel.variant_order == chosen->variant_order && wheel.rank < chosen->rank)) {
+        chosen = &wheel;
+      }
     }
     if (chosen != nullptr) return chosen;
   }
 
   // Nothing fits: say why.
   const std::string where = "backend " + request_.backend + " (" + page.url + ")";
+  std::string variant_problems;
+  for (const std::string& problem : page.variant_problems) {
+    variant_problems += "; ";
+    variant_problems += problem;
+  }
   if (page.wheels.empty()) {
     *why = page.listed == 0 ? where + " lists no wheel of " + project
                             : "none of the " + std::to_string(page.listed) + " wheels of " +
                                   project + " on " + where + " fits " + Target();
+    *why += variant_problems;
     return nullptr;
   }
   // What dependents need first, then what the user asked: "torchvision 0.20.1+cu124 needs
@@ -401,6 +545,7 @@ const WheelCandidate* Planner::Pick(const std::string& project, const Demand& de
     *why = "conflict on " + project + ": " + constraints + " (on " + where + " for " + Target() +
            ": " + available + ")";
   }
+  *why += variant_problems;
   return nullptr;
 }
 
@@ -644,6 +789,28 @@ core::Expected<InstallPlan> Planner::Run() {
     planned.sha256 = wheel->sha256;
     planned.hash = wheel->hash;
     planned.page_url = PageUrl(project);
+    if (auto v = pages_.at(project).variants.find(planned.version);
+        v != pages_.at(project).variants.end()) {
+      const VersionVariants& variants = v->second;
+      planned.variant_label = wheel->variant_label;
+      planned.variants_json_url = variants.url;
+      planned.variants_json_sha256 = variants.sha256;
+      planned.variants_json_schema = variants.schema;
+      planned.variants_json = variants.canonical;
+      const catalogue::RankedVariant* mine = nullptr;
+      const catalogue::RankedVariant* next = nullptr;
+      for (const catalogue::RankedVariant& r : variants.ranked) {
+        planned.variant_ranking.push_back(
+            r.compatible ? r.label : r.label + " (incompatible: " + r.incompatible_because + ")");
+        if (mine != nullptr && next == nullptr && r.compatible) next = &r;
+        if (mine == nullptr && r.label == wheel->variant_label) mine = &r;
+      }
+      if (wheel->variant_label.empty()) {
+        planned.variant_decided_by = "no variant wheel fits: a wheel without a label";
+      } else if (mine != nullptr) {
+        planned.variant_decided_by = catalogue::DecidingProperty(*mine, next);
+      }
+    }
     for (const Constraint& c : demands.at(project).constraints) {
       planned.required_by.push_back(c.Describe());
     }
@@ -725,6 +892,13 @@ std::string FormatPlan(const InstallPlan& plan) {
       }
     }
     out << "    page:   " << wheel.page_url << "\n";
+    if (!wheel.variants_json_url.empty()) {
+      out << "    variant: " << (wheel.variant_label.empty() ? "(none)" : wheel.variant_label)
+          << ", by " << wheel.variant_decided_by << "\n";
+      out << "    variants.json: " << wheel.variants_json_url << " (" << wheel.variants_json_schema
+          << (wheel.variants_json_sha256.empty() ? "" : ", sha256 " + wheel.variants_json_sha256)
+          << ")\n";
+    }
     std::string why;
     for (const std::string& reason : wheel.required_by) why += (why.empty() ? "" : "; ") + reason;
     out << "    why:    " << why << "\n";

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "catalogue/variants.h"
 #include "core/expected.h"
 #include "core/requirement.h"
 #include "core/specifier.h"
@@ -79,6 +80,12 @@ struct PlanRequest {
 
   /// Set: plan from this source instead of live pages (no URLs, hashes or dependencies).
   const OfflineVersionsSource* offline = nullptr;
+
+  /// Set: the backend is a variant index (PEP 825). Wheels with a variant label are read, each
+  /// version's `{name}-{version}-variants.json` is fetched from the page, and the wheel of the
+  /// most preferred variant these properties support is planned (the null variant last, then
+  /// wheels without a label). Unset: wheels with a label are not wheels of this backend.
+  const catalogue::SupportedProperties* variant_properties = nullptr;
 };
 
 /// The mirror rule: with a mirror of the family (override files), a link to one of the
@@ -119,6 +126,18 @@ struct PlannedWheel {
   /// Device code chosen for it (ROCm >= 7.14: "gfx1100 only (torch[gfx1100], ...)"),
   /// "" when the wheel bundles its own.
   std::string device_note = {};
+  /// On a variant index: the label ("cuda12.8", "null"; "" for a wheel without one), what
+  /// decided it, and the version's variants.json (URL and sha256, its schema).
+  std::string variant_label = {};
+  std::string variant_decided_by = {};
+  std::string variants_json_url = {};
+  std::string variants_json_sha256 = {};
+  std::string variants_json_schema = {};
+  /// The variants.json as read, canonical (catalogue::VariantsJsonToString), for a lock file.
+  std::string variants_json = {};
+  /// Every variant of the version in the order chosen: "cuda12.8", ..., then "cuda13.0
+  /// (incompatible: ...)".
+  std::vector<std::string> variant_ranking = {};
 };
 
 struct InstallPlan {

@@ -28,10 +28,12 @@ std::string Escape(const std::string& key) {
 
 class Checker {
  public:
-  explicit Checker(const std::string& path) : path_(path) {}
+  // `prefix`: the pointer of the section checked ("/families/paddle"), "" for the file's top.
+  explicit Checker(const std::string& path, std::string prefix = "") : path_(path), prefix_(std::move(prefix)) {}
 
   core::Error Fail(const std::string& pointer, const std::string& what) const {
-    return core::MakeError(path_ + ": " + (pointer.empty() ? "/" : pointer) + ": " + what);
+    const std::string at = prefix_ + pointer;
+    return core::MakeError(path_ + ": " + (at.empty() ? "/" : at) + ": " + what);
   }
 
   std::optional<core::Error> Keys(const json& obj, const std::string& pointer,
@@ -118,6 +120,7 @@ class Checker {
 
  private:
   std::string path_;
+  std::string prefix_;
 };
 
 std::optional<core::Error> ParseBackends(const json& backends, const Checker& c, OverrideFile& file) {
@@ -211,6 +214,100 @@ std::optional<core::Error> ParseReasons(const json& obj, const std::string& at, 
 
 }  // namespace
 
+// The keys of one section: the file's top (with "format" and "families"), or the section of
+// one index family under "families". Every error is reported, not only the first: each key is
+// checked on its own (within one, the first error stops it).
+static void ParseSection(const json& doc, const Checker& c, const std::string& path, bool is_top, OverrideFile& file,
+                  std::vector<std::string>& errors) {
+
+  auto report = [&](const std::optional<core::Error>& e) {
+    if (e) errors.push_back(e->message);
+  };
+  // A family's section takes the same keys as the file, but "format" and "families".
+  const std::vector<std::string> top =
+      is_top ? std::vector<std::string>{"format", "mirror", "backends", "routed", "pin", "catalogue", "trusted_hosts",
+                                        "families"}
+             : std::vector<std::string>{"mirror", "backends", "routed", "pin", "catalogue", "trusted_hosts"};
+  for (const auto& [key, value] : doc.items()) {
+    if (std::find(top.begin(), top.end(), key) != top.end()) continue;
+    json one = json::object();
+    one[key] = value;
+    report(c.Keys(one, "", top));
+  }
+  if (is_top && (!doc.contains("format") || !doc["format"].is_number_integer() || doc["format"].get<int>() != 1)) {
+    report(c.Fail("/format", "expected 1, the format of this file (\"format\": 1)"));
+  }
+  if (doc.contains("mirror")) {
+    std::string url;
+    if (auto e = c.Url(doc["mirror"], "/mirror", &url)) {
+      report(e);
+    } else {
+      file.mirror = url;
+    }
+  }
+  if (doc.contains("backends")) report(ParseBackends(doc["backends"], c, file));
+  if (doc.contains("routed")) report([&]() -> std::optional<core::Error> {
+      const json& routed = doc["routed"];
+      if (!routed.is_object()) return c.Fail("/routed", "expected {\"add\": {...}, \"remove\": {...}}");
+      if (auto e = c.Keys(routed, "/routed", {"add", "remove"})) return e;
+      if (routed.contains("add")) {
+        if (auto e = ParseReasons(routed["add"], "/routed/add", c, file.routed_add)) return e;
+      }
+      if (routed.contains("remove")) {
+        if (auto e = ParseReasons(routed["remove"], "/routed/remove", c, file.routed_remove)) return e;
+      }
+      for (const auto& [project, reason] : file.routed_add) {
+        if (file.routed_remove.count(project) != 0) {
+          return c.Fail("/routed/remove/" + Escape(project), "\"" + project + "\" is both added and removed");
+        }
+      }
+      return std::nullopt;
+    }());
+  if (doc.contains("pin")) report([&]() -> std::optional<core::Error> {
+      if (!doc["pin"].is_object()) return c.Fail("/pin", "expected {\"project\": \"backend\"}");
+      for (const auto& [name, backend] : doc["pin"].items()) {
+        std::string project, b;
+        if (auto e = c.Project(name, "/pin/" + Escape(name), &project)) return e;
+        if (auto e = c.String(backend, "/pin/" + Escape(name), &b)) return e;
+        file.pins[project] = b;
+      }
+      return std::nullopt;
+    }());
+  if (doc.contains("catalogue")) {
+    std::string p;
+    if (auto e = c.String(doc["catalogue"], "/catalogue", &p)) {
+      report(e);
+    } else {
+      if (!p.starts_with('/')) {
+        const std::size_t slash = path.rfind('/');
+        if (slash != std::string::npos) p = path.substr(0, slash + 1) + p;
+      }
+      file.catalogue = p;
+    }
+  }
+  if (is_top && doc.contains("families")) report([&]() -> std::optional<core::Error> {
+      if (!doc["families"].is_object()) return c.Fail("/families", "expected {\"family\": {...}}");
+      for (const auto& [name, section] : doc["families"].items()) {
+        const std::string at = "/families/" + Escape(name);
+        if (!section.is_object()) return c.Fail(at, "expected an object: the overrides of index family " + name);
+        auto family = std::make_shared<OverrideFile>();
+        family->path = path;
+        ParseSection(section, Checker(path, at), path, /*top=*/false, *family, errors);
+        file.families[name] = std::move(family);
+      }
+      return std::nullopt;
+    }());
+  if (doc.contains("trusted_hosts")) report([&]() -> std::optional<core::Error> {
+      if (!doc["trusted_hosts"].is_array()) return c.Fail("/trusted_hosts", "expected an array of host names");
+      for (std::size_t i = 0; i < doc["trusted_hosts"].size(); ++i) {
+        std::string h;
+        if (auto e = c.Host(doc["trusted_hosts"][i], "/trusted_hosts/" + std::to_string(i), &h)) return e;
+        file.trusted_hosts.push_back(h);
+      }
+      return std::nullopt;
+    }());
+}
+
 core::Expected<OverrideFile> ParseOverrideFile(std::string_view text, const std::string& path) {
   const Checker c(path);
   json doc;
@@ -271,81 +368,10 @@ core::Expected<OverrideFile> ParseOverrideFile(std::string_view text, const std:
   }
   if (duplicate) return c.Fail(*duplicate, "the key is given twice");
   if (!doc.is_object()) return c.Fail("", "expected an object");
-  // Every error of the file is reported, not only the first: each top-level key is checked on
-  // its own (within one, the first error stops it).
-  std::vector<std::string> errors;
-  auto report = [&](const std::optional<core::Error>& e) {
-    if (e) errors.push_back(e->message);
-  };
-  const std::vector<std::string> top = {"format", "mirror", "backends", "routed", "pin", "catalogue", "trusted_hosts"};
-  for (const auto& [key, value] : doc.items()) {
-    if (std::find(top.begin(), top.end(), key) != top.end()) continue;
-    json one = json::object();
-    one[key] = value;
-    report(c.Keys(one, "", top));
-  }
-  if (!doc.contains("format") || !doc["format"].is_number_integer() || doc["format"].get<int>() != 1) {
-    report(c.Fail("/format", "expected 1, the format of this file (\"format\": 1)"));
-  }
   OverrideFile file;
   file.path = path;
-  if (doc.contains("mirror")) {
-    std::string url;
-    if (auto e = c.Url(doc["mirror"], "/mirror", &url)) {
-      report(e);
-    } else {
-      file.mirror = url;
-    }
-  }
-  if (doc.contains("backends")) report(ParseBackends(doc["backends"], c, file));
-  if (doc.contains("routed")) report([&]() -> std::optional<core::Error> {
-      const json& routed = doc["routed"];
-      if (!routed.is_object()) return c.Fail("/routed", "expected {\"add\": {...}, \"remove\": {...}}");
-      if (auto e = c.Keys(routed, "/routed", {"add", "remove"})) return e;
-      if (routed.contains("add")) {
-        if (auto e = ParseReasons(routed["add"], "/routed/add", c, file.routed_add)) return e;
-      }
-      if (routed.contains("remove")) {
-        if (auto e = ParseReasons(routed["remove"], "/routed/remove", c, file.routed_remove)) return e;
-      }
-      for (const auto& [project, reason] : file.routed_add) {
-        if (file.routed_remove.count(project) != 0) {
-          return c.Fail("/routed/remove/" + Escape(project), "\"" + project + "\" is both added and removed");
-        }
-      }
-      return std::nullopt;
-    }());
-  if (doc.contains("pin")) report([&]() -> std::optional<core::Error> {
-      if (!doc["pin"].is_object()) return c.Fail("/pin", "expected {\"project\": \"backend\"}");
-      for (const auto& [name, backend] : doc["pin"].items()) {
-        std::string project, b;
-        if (auto e = c.Project(name, "/pin/" + Escape(name), &project)) return e;
-        if (auto e = c.String(backend, "/pin/" + Escape(name), &b)) return e;
-        file.pins[project] = b;
-      }
-      return std::nullopt;
-    }());
-  if (doc.contains("catalogue")) {
-    std::string p;
-    if (auto e = c.String(doc["catalogue"], "/catalogue", &p)) {
-      report(e);
-    } else {
-      if (!p.starts_with('/')) {
-        const std::size_t slash = path.rfind('/');
-        if (slash != std::string::npos) p = path.substr(0, slash + 1) + p;
-      }
-      file.catalogue = p;
-    }
-  }
-  if (doc.contains("trusted_hosts")) report([&]() -> std::optional<core::Error> {
-      if (!doc["trusted_hosts"].is_array()) return c.Fail("/trusted_hosts", "expected an array of host names");
-      for (std::size_t i = 0; i < doc["trusted_hosts"].size(); ++i) {
-        std::string h;
-        if (auto e = c.Host(doc["trusted_hosts"][i], "/trusted_hosts/" + std::to_string(i), &h)) return e;
-        file.trusted_hosts.push_back(h);
-      }
-      return std::nullopt;
-    }());
+  std::vector<std::string> errors;
+  ParseSection(doc, c, path, /*top=*/true, file, errors);
   if (!errors.empty()) {
     std::string all = errors.front();
     for (std::size_t i = 1; i < errors.size(); ++i) all += "\n" + errors[i];
@@ -408,6 +434,20 @@ void ApplyOverride(const OverrideFile& file, EffectiveOverrides& into) {
   for (const auto& [k, v] : file.pins) into.pins[k] = {v, file.path};
   if (file.catalogue) into.catalogue = Sourced<std::string>{*file.catalogue, file.path};
   for (const std::string& h : file.trusted_hosts) into.trusted_hosts.push_back({h, file.path});
+  for (const auto& [name, section] : file.families) into.families[name].push_back(section);
+}
+
+EffectiveOverrides OverridesForFamily(const EffectiveOverrides& all, const std::string& family) {
+  EffectiveOverrides out;
+  out.files = all.files;
+  out.trusted_hosts = all.trusted_hosts;  // trust is the hosts', whatever the family
+  auto it = all.families.find(family);
+  if (it == all.families.end()) return out;
+  for (const std::shared_ptr<const OverrideFile>& section : it->second) {
+    ApplyOverride(*section, out);
+    out.files.pop_back();  // the file is already named
+  }
+  return out;
 }
 
 core::Expected<EffectiveOverrides> LoadOverrides(const FileReader& reader, const std::vector<std::string>& paths) {

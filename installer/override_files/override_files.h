@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,8 @@ struct OverrideFile {
   std::map<std::string, std::string> pins;           // project -> backend
   std::optional<std::string> catalogue;              // path of a catalogue.json (relative to the file)
   std::vector<std::string> trusted_hosts;            // plain-HTTP hosts the user trusts
+  /// "families": {"paddle": {...}}: the same keys for another index family (docs/families.md)
+  std::map<std::string, std::shared_ptr<const OverrideFile>> families;
 };
 
 /// What all the files say together, each entry with the file it came from.
@@ -61,6 +64,8 @@ struct EffectiveOverrides {
   std::map<std::string, Sourced<std::string>> pins;
   std::optional<Sourced<std::string>> catalogue;
   std::vector<Sourced<std::string>> trusted_hosts;
+  /// The sections of other index families, per family in the order applied.
+  std::map<std::string, std::vector<std::shared_ptr<const OverrideFile>>> families;
 };
 
 /// Parses one file's text. `path` is used in messages and to resolve a relative "catalogue".
@@ -89,6 +94,10 @@ core::Expected<EffectiveOverrides> LoadOverrides(const FileReader& files, const 
 
 /// Merges one more file into `into`.
 void ApplyOverride(const OverrideFile& file, EffectiveOverrides& into);
+
+/// What the files say for index family `family` (the "families" sections): its mirror,
+/// backends, routed packages, pins and catalogue; the files' trusted hosts apply to every family.
+EffectiveOverrides OverridesForFamily(const EffectiveOverrides& all, const std::string& family);
 
 /// The index URL of `backend` under the overrides: its own URL, else the mirror's base, else
 /// `default_base`; always ending in '/'.

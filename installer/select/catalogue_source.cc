@@ -11,6 +11,8 @@
 #include "core/version.h"
 #include "core/wheel.h"
 #include "installer/table/catalogue_table.h"
+#include "installer/table/family_table.h"
+#include "installer/table/hardware_table.h"
 
 namespace torchdex::installer {
 namespace {
@@ -265,6 +267,116 @@ class LivePagesView final : public CatalogueView {
   LivePages pages_;
 };
 
+// The catalogue of another index family (generated/family-<name>.json compiled in, or an
+// override's): its own backends, versions and wheel tags; driver floors from what the family
+// documents (data/indexes.json "driver_floors"), else NVIDIA's minor-version-compatibility
+// floor of the toolkit's major, as for PyTorch; arch lists are not known (not checked).
+class FamilyView final : public CatalogueView {
+ public:
+  FamilyView(const table::FamilyRow& family, catalogue::Catalogue cat) : family_(family), cat_(std::move(cat)) {}
+
+  std::vector<BackendView> Backends(const std::string&) const override {
+    std::vector<BackendView> out;
+    for (const auto& [name, b] : cat_.backends) {
+      if (b.legacy || !b.state.starts_with("ok")) continue;
+      out.push_back({name, core::ParseBackendKind(b.kind).value_or(core::BackendKind::kOther), b.toolkit});
+    }
+    return out;
+  }
+  std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
+    std::vector<std::string> out;
+    if (const catalogue::VersionTags* versions = Find(project, backend)) {
+      for (const auto& [version, tags] : *versions) out.push_back(version);
+    }
+    return out;
+  }
+  bool HasWheelFor(const std::string& project, const std::string& backend, const std::string& version,
+                   const std::vector<core::Tag>& supported) const override {
+    if (supported.empty()) return true;
+    const catalogue::VersionTags* versions = Find(project, backend);
+    if (versions == nullptr) return false;
+    auto v = versions->find(version);
+    return v != versions->end() && AnyTagFits(v->second, supported);
+  }
+  std::optional<ArchView> Arch(const std::string&, const std::string&, const std::string&) const override {
+    return std::nullopt;
+  }
+  std::optional<core::DriverVersion> DriverFloor(const std::string& backend, core::TargetOs os) const override {
+    for (const table::FamilyFloorRow& row : table::FloorsOf(family_)) {
+      if (row.backend != backend) continue;
+      const core::DriverVersion& floor = os == core::TargetOs::kWindows ? row.windows_floor : row.linux_floor;
+      if (floor.known()) return floor;
+    }
+    const std::optional<std::pair<unsigned, unsigned>> toolkit = Toolkit(backend);
+    if (!toolkit) return std::nullopt;
+    if (std::optional<core::DriverVersion> floor = table::MajorFloor(toolkit->first, os)) return floor;
+    return ReleaseDriver(backend, os);
+  }
+  std::optional<core::DriverVersion> ReleaseDriver(const std::string& backend, core::TargetOs os) const override {
+    const std::optional<std::pair<unsigned, unsigned>> toolkit = Toolkit(backend);
+    if (!toolkit) return std::nullopt;
+    for (const CudaDriverRow& row : CudaDriverRows()) {
+      if (row.cuda_major != toolkit->first || row.cuda_minor != toolkit->second) continue;
+      const core::DriverVersion& driver = os == core::TargetOs::kWindows ? row.windows_min : row.linux_min;
+      if (driver.known()) return driver;
+    }
+    return std::nullopt;
+  }
+  CudaLimits Limits(const std::string& backend) const override {
+    CudaLimits limits;
+    for (std::string_view name : table::IntegratedTargets()) {
+      if (auto cc = core::ComputeCapability::ParseSm(name)) limits.integrated.push_back(*cc);
+    }
+    // What a CUDA toolkit can build does not depend on the family: the package table's backend
+    // of the same toolkit answers, when it has one.
+    auto b = cat_.backends.find(backend);
+    if (b == cat_.backends.end() || b->second.kind != "cuda") return limits;
+    for (const table::BackendRow& row : table::Backends()) {
+      if (row.kind != core::BackendKind::kCuda || row.toolkit != b->second.toolkit) continue;
+      if (const std::optional<table::ArchTargets> targets = table::ToolkitTargets(row.name)) {
+        for (std::size_t i = 0; i < targets->targets.size(); ++i) {
+          if (auto cc = core::ComputeCapability::ParseSm(targets->Name(i))) limits.toolkit_targets.push_back(*cc);
+        }
+        std::sort(limits.toolkit_targets.begin(), limits.toolkit_targets.end());
+        break;
+      }
+    }
+    return limits;
+  }
+  bool NotCrawled(const std::string& project, const std::string& backend) const override {
+    auto p = cat_.projects.find(project);
+    if (p == cat_.projects.end()) return false;
+    return std::find(p->second.unfetched.begin(), p->second.unfetched.end(), backend) != p->second.unfetched.end();
+  }
+  std::string AsOf() const override { return cat_.AsOf(); }
+
+ private:
+  const catalogue::VersionTags* Find(const std::string& project, const std::string& backend) const {
+    auto p = cat_.projects.find(project);
+    if (p == cat_.projects.end()) return nullptr;
+    auto b = p->second.builds.find(backend);
+    return b == p->second.builds.end() ? nullptr : &b->second;
+  }
+  // "12.6" of a CUDA backend as {12, 6}.
+  std::optional<std::pair<unsigned, unsigned>> Toolkit(const std::string& backend) const {
+    auto b = cat_.backends.find(backend);
+    if (b == cat_.backends.end() || b->second.kind != "cuda") return std::nullopt;
+    const std::string& text = b->second.toolkit;
+    const std::size_t dot = text.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 >= text.size()) return std::nullopt;
+    unsigned major = 0, minor = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (i == dot) continue;
+      if (text[i] < '0' || text[i] > '9') return std::nullopt;
+      (i < dot ? major : minor) = (i < dot ? major : minor) * 10 + static_cast<unsigned>(text[i] - '0');
+    }
+    return std::pair{major, minor};
+  }
+
+  const table::FamilyRow& family_;
+  catalogue::Catalogue cat_;
+};
+
 }  // namespace
 
 std::unique_ptr<CatalogueView> WithLivePages(std::unique_ptr<CatalogueView> view, LivePages pages) {
@@ -283,6 +395,11 @@ bool CatalogueSource::HoldsChannel(const std::string& channel) const {
 const CatalogueView& CatalogueSource::ViewFor(const std::string& channel) const {
   auto it = channel_views.find(channel);
   return it == channel_views.end() || it->second == nullptr ? *view : *it->second;
+}
+
+std::string CatalogueSource::ChannelPath(const std::string& channel) const {
+  auto it = channel_paths.find(channel);
+  return it == channel_paths.end() ? std::string() : it->second;
 }
 
 std::vector<std::string> CatalogueSource::BackendNames(const std::string& channel) const {
@@ -333,6 +450,88 @@ core::Expected<CatalogueSource> LoadCatalogueSource(const EffectiveOverrides& ov
         (table::CatalogueSnapshot().empty() ? "" : ", from a snapshot") + ")";
     source.view = std::make_unique<TableView>(overrides, "stable");
   }
+  for (const auto& [name, sourced] : overrides.routed_add) routed[name] = {sourced.value, sourced.origin};
+  for (const auto& [name, sourced] : overrides.routed_remove) routed.erase(name);
+  for (const auto& [name, why] : routed) {
+    source.routed.push_back(name);
+    source.routed_reasons.emplace_back(name, why.first);
+    source.routed_origins.emplace_back(name, why.second);
+  }
+  if (!overrides.files.empty()) {
+    source.description += "; overrides: ";
+    for (std::size_t i = 0; i < overrides.files.size(); ++i) source.description += (i ? ", " : "") + overrides.files[i];
+  }
+  return source;
+}
+
+core::Expected<CatalogueSource> LoadFamilyCatalogueSource(const EffectiveOverrides& overrides,
+                                                          const std::string& family) {
+  if (family == "pytorch") return LoadCatalogueSource(overrides);
+  const table::FamilyRow* row = table::FindFamily(family);
+  if (row == nullptr) {
+    std::vector<std::string> known;
+    for (const table::FamilyRow& f : table::Families()) known.emplace_back(f.name);
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    return core::MakeError("--family " + family + ": no such index family" + core::DidYouMean(family, known) +
+                               "; known families (data/indexes.json): " + list,
+                           core::ErrorCode::kUsage);
+  }
+  if (!overrides.custom_backends.empty()) {
+    const auto& [name, sourced] = *overrides.custom_backends.begin();
+    return core::MakeError(sourced.origin + ": /families/" + family + "/backends/" + name +
+                               ": custom backends are not supported for index family " + family +
+                               " (only for pytorch); give the backend's \"url\" without \"kind\" to move a known one",
+                           core::ErrorCode::kBadInputFile);
+  }
+  CatalogueSource source;
+  source.family = family;
+  source.primary = std::string(row->primary);
+  source.default_base_url = std::string(row->base_url);
+  source.upstream_hosts.clear();
+  for (std::string_view host : table::HostsOf(*row)) source.upstream_hosts.emplace_back(host);
+  source.channel_paths.clear();
+  for (const table::FamilyChannelRow& c : table::ChannelsOf(*row)) source.channel_paths[std::string(c.name)] = c.path;
+
+  core::Expected<catalogue::Catalogue> cat = core::MakeError("");
+  std::string description;
+  if (overrides.catalogue) {
+    cat = catalogue::LoadCatalogueJson(overrides.catalogue->value);
+    if (!cat) return core::MakeError(cat.error().message + " (named by " + overrides.catalogue->origin + ")");
+    description = overrides.catalogue->value;
+  } else if (!row->catalogue.empty()) {
+    cat = catalogue::ParseCatalogueJson(row->catalogue, row->catalogue_file);
+    if (!cat) return cat.error();
+    description = "embedded catalogue";
+  } else {
+    return core::MakeError("index family " + family + ": this build of torchdex has no catalogue of it (" +
+                               "generated/family-" + family + ".json was not crawled); crawl one with " +
+                               "`torchdex-crawl crawl --family " + family + " --export FILE` and name it with " +
+                               "{\"families\": {\"" + family + "\": {\"catalogue\": FILE}}} in an override file " +
+                               "(docs/families.md)",
+                           core::ErrorCode::kBadInputFile);
+  }
+  if (cat->family != family) {
+    return core::MakeError(description + ": /provenance/family: \"" + cat->family +
+                               "\", but it was given as the catalogue of index family " + family,
+                           core::ErrorCode::kBadInputFile);
+  }
+  std::map<std::string, std::pair<std::string, std::string>> routed;  // name -> reason, origin
+  const std::string origin = overrides.catalogue ? overrides.catalogue->value : "embedded";
+  for (const auto& [name, p] : cat->projects) {
+    if (p.cls == "routed" || p.cls == "companion") routed[name] = {p.reason, origin};
+  }
+  for (const table::FamilyRoutedRow& r : table::RoutedOf(*row)) {
+    routed.emplace(std::string(r.name), std::pair{std::string(r.reason) + " (source: " + std::string(r.source) + ")",
+                                                  std::string("data/indexes.json")});
+  }
+  source.description = family + " family: " + description + " (" + cat->channel + " channel of " +
+                       (cat->index_url.empty() ? std::string(row->base_url) : cat->index_url) + " as of " +
+                       cat->AsOf() + (cat->snapshot.empty() ? "" : ", from a snapshot") + ")" +
+                       (overrides.catalogue ? ", named by " + overrides.catalogue->origin : "");
+  const std::string channel = cat->channel;
+  source.view = std::make_unique<FamilyView>(*row, std::move(cat).value());
+  source.channel_views[channel] = nullptr;
   for (const auto& [name, sourced] : overrides.routed_add) routed[name] = {sourced.value, sourced.origin};
   for (const auto& [name, sourced] : overrides.routed_remove) routed.erase(name);
   for (const auto& [name, why] : routed) {

@@ -16,6 +16,12 @@
 namespace torchdex::installer {
 
 struct CatalogueSource {
+  /// The index family (data/indexes.json) the catalogue describes: "pytorch", "paddle".
+  std::string family = "pytorch";
+  /// The project that ranks the backends and is asked when nothing is named.
+  std::string primary = "torch";
+  /// Each channel's path under the base URL ("" for PyTorch's stable, "stable/" for Paddle's).
+  std::map<std::string, std::string> channel_paths = {{"stable", ""}, {"test", "test/"}, {"nightly", "nightly/"}};
   std::unique_ptr<CatalogueView> view;  // the stable channel (or the override file's catalogue)
   /// The channels whose versions the catalogue holds, each with its view (null: `view`).
   std::map<std::string, std::unique_ptr<CatalogueView>> channel_views;
@@ -36,6 +42,8 @@ struct CatalogueSource {
   bool HoldsChannel(const std::string& channel) const;
   /// The view of `channel`, or `view` when the catalogue does not hold it.
   const CatalogueView& ViewFor(const std::string& channel) const;
+  /// The path of `channel`'s backends under the base URL.
+  std::string ChannelPath(const std::string& channel) const;
   /// Every backend name the catalogue knows in `channel` (for "did you mean" and listings).
   std::vector<std::string> BackendNames(const std::string& channel) const;
 };
@@ -51,6 +59,16 @@ std::unique_ptr<CatalogueView> WithLivePages(std::unique_ptr<CatalogueView> view
 /// Errors name the file (a catalogue.json that does not parse, a custom backend without what
 /// selection needs).
 core::Expected<CatalogueSource> LoadCatalogueSource(const EffectiveOverrides& overrides);
+
+/// The catalogue of index family `family`: the package table's family ("pytorch") is
+/// LoadCatalogueSource; another family's is the catalogue compiled in for it
+/// (generated/family-<name>.json) or the one its override section names, with the family's
+/// base URL, hosts, channels, primary project, routed projects and driver floors
+/// (generated/family_table.inc). `overrides` are the family's (OverridesForFamily). An unknown
+/// family is a usage error listing the known ones; a family without a catalogue, an error
+/// saying how to give one.
+core::Expected<CatalogueSource> LoadFamilyCatalogueSource(const EffectiveOverrides& overrides,
+                                                          const std::string& family);
 
 /// "cu12" -> "did you mean cu126?" over `known`; empty when nothing is close.
 std::string ClosestBackend(const std::string& name, const std::vector<std::string>& known);

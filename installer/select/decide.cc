@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/name.h"
+#include "installer/table/family_table.h"
 
 namespace torchdex::installer {
 std::string ChannelPath(const std::string& channel) {
@@ -34,7 +35,7 @@ core::Expected<BackendRequest> ResolveBackend(const DecisionRequest& request, co
       const std::string name = core::NormalizeName(r.requirement.name);
       if (source.IsRouted(name)) names.push_back(name);
     }
-    if (names.empty()) names.push_back("torch");
+    if (names.empty()) names.push_back(source.primary);
     // One backend serves every routed package: pins of the asked packages that name different
     // backends are an error naming each, whatever the order of the arguments.
     std::vector<std::string> pinned;  // "torchvision -> cu126 (FILE)"
@@ -69,6 +70,83 @@ core::Expected<BackendRequest> ResolveBackend(const DecisionRequest& request, co
   return backend;
 }
 
+namespace {
+
+// Packages of the default index that choose their accelerator by an extra
+// (data/accelerator-extras.json): the first extra whose driver floor and oldest GPU the detected
+// host meets is added to a requirement that names none of them; the reason goes to the
+// explanation. Nothing changes for a requirement that names one, or for any other package.
+void ChooseAcceleratorExtras(const HostFacts& facts, const SelectionTarget& target, Decision& out) {
+  for (AskedRequirement& asked : out.others) {
+    const std::string name = core::NormalizeName(asked.requirement.name);
+    const std::span<const table::AcceleratorExtraRow> extras = table::ExtrasOf(name);
+    if (extras.empty()) continue;
+    std::string named;
+    for (const table::AcceleratorExtraRow& row : extras) {
+      for (const std::string& e : asked.requirement.extras) {
+        if (e == row.extra) named = e;
+      }
+    }
+    if (!named.empty()) {
+      out.explanation.push_back(name + ": [" + named + "] as asked");
+      continue;
+    }
+    std::vector<const NvidiaGpu*> gpus;
+    if (facts.nvidia && facts.nvidia->devices_exposed) {
+      for (const NvidiaGpu& g : facts.nvidia->gpus) {
+        if (g.visible) gpus.push_back(&g);
+      }
+    }
+    std::string why;  // why no extra fits
+    if (target.os != core::TargetOs::kLinux) {
+      why = "its accelerator extras are for Linux only";
+    } else if (gpus.empty()) {
+      why = "no visible NVIDIA GPU";
+    } else if (!facts.nvidia->driver_version) {
+      why = "the NVIDIA driver version is unknown";
+    }
+    std::vector<std::string> passed;  // "[cuda13] needs driver >= 580"
+    const table::AcceleratorExtraRow* chosen = nullptr;
+    for (const table::AcceleratorExtraRow& row : extras) {
+      if (!why.empty()) break;
+      const core::DriverVersion driver = *facts.nvidia->driver_version;
+      const core::ComputeCapability oldest{static_cast<std::uint8_t>(row.min_cc_major),
+                                           static_cast<std::uint8_t>(row.min_cc_minor)};
+      if (driver < row.linux_floor) {
+        passed.push_back("[" + std::string(row.extra) + "] needs driver >= " + row.linux_floor.ToString());
+        continue;
+      }
+      std::string old_gpu;
+      for (const NvidiaGpu* g : gpus) {
+        if (g->compute_capability && *g->compute_capability < oldest) old_gpu = g->compute_capability->ToString();
+      }
+      if (!old_gpu.empty()) {
+        passed.push_back("[" + std::string(row.extra) + "] needs compute capability >= " + oldest.ToString() +
+                         " (a GPU here is " + old_gpu + ")");
+        continue;
+      }
+      chosen = &row;
+      break;
+    }
+    std::string tried;
+    for (const std::string& p : passed) tried += "; " + p;
+    if (chosen == nullptr) {
+      out.explanation.push_back(name + ": no accelerator extra fits (" +
+                                (why.empty() ? tried.substr(tried.empty() ? 0 : 2) : why) +
+                                "): the plain package, as asked");
+      continue;
+    }
+    asked.requirement.extras.emplace_back(chosen->extra);
+    std::sort(asked.requirement.extras.begin(), asked.requirement.extras.end());
+    asked.text = asked.requirement.ToString();
+    out.explanation.push_back(name + ": " + asked.text + " for driver " + facts.nvidia->driver_version->ToString() +
+                              " (>= " + chosen->linux_floor.ToString() + ")" + tried + "; source: " +
+                              std::string(chosen->source));
+  }
+}
+
+}  // namespace
+
 core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts& facts,
                                 const UserCatalogue& catalogue) {
   const CatalogueSource& source = *catalogue.source;
@@ -81,6 +159,15 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   out.upstream_base = source.default_base_url;
   out.upstream_hosts = source.upstream_hosts;
   out.prereleases = out.channel == "stable" ? core::Prereleases::kDefault : core::Prereleases::kAllow;
+  if (!source.channel_paths.contains(out.channel)) {
+    std::string known;
+    for (const auto& [name, path] : source.channel_paths) known += (known.empty() ? "" : ", ") + name;
+    return core::MakeError("--channel " + out.channel + ": index family " + source.family + " has no such channel (" +
+                               known + ")",
+                           core::ErrorCode::kUsage);
+  }
+  out.channel_path = source.ChannelPath(out.channel);
+  out.primary = source.primary;
   out.target_description = request.target.description;
 
   // What was asked: routed requirements decide the backend; the rest goes to the default index.
@@ -94,7 +181,7 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   if (!out.routed.empty()) {
     out.primary = core::NormalizeName(out.routed.front().name);
     for (const core::Requirement& r : out.routed) {
-      if (core::NormalizeName(r.name) == "torch") out.primary = "torch";
+      if (core::NormalizeName(r.name) == source.primary) out.primary = source.primary;
     }
   }
 
@@ -134,7 +221,7 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
   } else if (out.selection.chosen) {
     out.backend = out.selection.chosen->backend;
     out.primary_version = out.selection.chosen->primary_version;
-    out.index_url = BackendIndexUrl(catalogue.overrides, source.default_base_url, ChannelPath(out.channel),
+    out.index_url = BackendIndexUrl(catalogue.overrides, source.default_base_url, out.channel_path,
                                     out.backend);
   }
   for (const std::string& w : out.selection.warnings) out.warnings.push_back(w);
@@ -144,6 +231,8 @@ core::Expected<Decision> Decide(const DecisionRequest& request, const HostFacts&
                            ": the GPUs were checked only against what its CUDA toolkit can build");
   }
   for (const std::string& w : facts.warnings) out.warnings.push_back(w);
+  // Extras chosen by the driver, when the host was detected for an automatic choice.
+  if (backend->automatic() && !out.default_index) ChooseAcceleratorExtras(facts, request.target, out);
   return out;
 }
 

@@ -55,6 +55,7 @@ struct Decision {
   std::string backend;    // empty when the default index applies (macOS)
   std::string index_url;  // the backend's index, mirrors applied
   std::string channel;
+  std::string channel_path;  // the channel's path under the family's base URL ("", "nightly/", "stable/")
   bool default_index = false;  // macOS: PyPI's wheels are the right ones
   std::string forced_by;       // where a named backend came from; empty for auto
   std::string primary = "torch";

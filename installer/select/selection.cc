@@ -22,7 +22,11 @@ std::string Join(const std::vector<std::string>& items, const std::string& sep =
 
 std::string Join(const std::vector<ComputeCapability>& items) {
   std::string out;
-  for (const ComputeCapability& cc : items) out += (out.empty() ? "" : " ") + cc.ToString();
+  for (const ComputeCapability& cc : items) {
+    // Appended piece by piece: g++ 12 warns (-Wrestrict, a false positive) on "x" + string.
+    if (!out.empty()) out.push_back(' ');
+    out.append(cc.ToString());
+  }
   return out;
 }
 
@@ -204,9 +208,9 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
   std::vector<Requested> requested;
   for (const core::Requirement& r : request.routed) requested.push_back({r, core::NormalizeName(r.name)});
   if (requested.empty()) {
-    core::Requirement torch;
-    torch.name = "torch";
-    requested.push_back({torch, "torch"});
+    core::Requirement primary;
+    primary.name = request.primary;
+    requested.push_back({primary, core::NormalizeName(request.primary)});
   }
   const std::string primary = core::NormalizeName(request.primary);
   const Requested* primary_request = &requested.front();

@@ -346,7 +346,8 @@ TEST(CheckDataFile, EveryDataFileOfTheRepositoryPasses) {
       const std::string schema_path = "data/schema/" + stem + ".schema.json";
       const std::string data = ReadFile(source / input);
       const std::string schema = ReadFile(source / schema_path);
-      core::Status status = CheckDataFile({input, data}, {schema_path, schema});
+      // data/indexes.json is the crawler's, in its hand layout: its schema only.
+      core::Status status = CheckDataFile({input, data}, {schema_path, schema}, input != "data/indexes.json");
       EXPECT_TRUE(status) << status.error().message;
       ++checked;
     }
@@ -380,6 +381,7 @@ TEST(RunCodegen, ADataFileWithoutASchemaIsAnError) {
   std::filesystem::create_directories(root / "generated");
   for (const TableSpec& table : AllTables()) {
     for (std::string_view input : table.Inputs()) {
+      if (input.find('*') != std::string_view::npos) continue;  // a pattern: none is fine
       std::filesystem::copy_file(source / input, root / input,
                                  std::filesystem::copy_options::skip_existing);
     }

@@ -289,6 +289,86 @@ TEST_F(CrawlTest, ARecrawlThatChangesNothingIsAll304sAndByteIdentical) {
   EXPECT_NE(b.err.find("catalogue.json unchanged"), std::string::npos) << b.err;
 }
 
+// Every row of `sql` in the store at `path`, as text: what a crawl left there.
+std::vector<std::string> Rows(const std::string& path, const std::string& sql) {
+  std::vector<std::string> out;
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
+  while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
+    std::string row;
+    for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+      const unsigned char* text = sqlite3_column_text(stmt, c);
+      row.append(text == nullptr ? "NULL" : reinterpret_cast<const char*>(text)).push_back('|');
+    }
+    out.push_back(std::move(row));
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
+
+// Issue 20: an unchanged crawl writes no page, no backend and no catalogue; what changes the
+// catalogue (its file, a provenance flag, a page) is exported again.
+TEST_F(CrawlTest, AnUnchangedCrawlWritesNoPageAndExportsNothing) {
+  const fs::path exported = dir_.path() / "catalogue.json";
+  auto crawl_on = [&](const std::string& day, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"crawl", "--store", StorePath(), "--base-url", BaseUrl(),
+                                     "--export", exported.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunCli(args, [day](CliDeps& deps) {
+      deps.clock = [day] { return day + "T00:00:00Z"; };
+    });
+  };
+  const CliResult first = crawl_on("2026-03-15");
+  ASSERT_EQ(first.code, kExitOk) << first.err;
+  EXPECT_NE(first.err.find("catalogue.json written"), std::string::npos) << first.err;
+  const std::string bytes = ReadFile(exported);
+  // nginx's 304 names the ETag of a gzipped 200 without its W/: the first re-crawl stores
+  // validators the index now answers with (and the export stands: nothing of it changed).
+  const CliResult settle = crawl_on("2026-03-15");
+  ASSERT_EQ(settle.code, kExitOk) << settle.err;
+  EXPECT_NE(settle.err.find("not exported again"), std::string::npos) << settle.err;
+  const std::string kPages = "SELECT * FROM pages ORDER BY path";
+  const std::string kBackends = "SELECT * FROM backends ORDER BY channel, name";
+  const std::vector<std::string> pages = Rows(StorePath(), kPages);
+  const std::vector<std::string> backends = Rows(StorePath(), kBackends);
+  ASSERT_GT(pages.size(), 70u);
+  // An old modification time: a rewrite of the same bytes would still show.
+  const auto old_time = fs::file_time_type::clock::now() - std::chrono::hours(48);
+  fs::last_write_time(exported, old_time);
+
+  // A day later nothing has changed: no page or backend row is written (their fetched_at and
+  // run_id would say the new day and run), the catalogue is neither exported nor written.
+  const CliResult second = crawl_on("2026-03-16");
+  ASSERT_EQ(second.code, kExitOk) << second.err;
+  EXPECT_NE(second.err.find("catalogue.json unchanged ("), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("not exported again"), std::string::npos) << second.err;
+  EXPECT_EQ(Rows(StorePath(), kPages), pages);
+  EXPECT_EQ(Rows(StorePath(), kBackends), backends);
+  EXPECT_EQ(fs::last_write_time(exported), old_time);
+  EXPECT_EQ(ReadFile(exported), bytes);
+  EXPECT_EQ(Rows(StorePath(), "SELECT status FROM runs ORDER BY id"),
+            (std::vector<std::string>{"complete|", "complete|", "complete|"}));
+
+  // The file was changed by hand: exported again, the same bytes as the first time.
+  { std::ofstream(exported, std::ios::trunc) << "edited\n"; }
+  const CliResult edited = crawl_on("2026-03-17");
+  ASSERT_EQ(edited.code, kExitOk) << edited.err;
+  EXPECT_NE(edited.err.find("catalogue.json written"), std::string::npos) << edited.err;
+  EXPECT_EQ(ReadFile(exported), bytes);
+  EXPECT_EQ(Rows(StorePath(), kPages), pages);
+
+  // Another provenance flag: another catalogue.
+  const CliResult noted = crawl_on("2026-03-18", {"--note", "a new note"});
+  ASSERT_EQ(noted.code, kExitOk) << noted.err;
+  EXPECT_NE(noted.err.find("catalogue.json written"), std::string::npos) << noted.err;
+  EXPECT_NE(ReadFile(exported).find("a new note"), std::string::npos);
+  const CliResult again = crawl_on("2026-03-19", {"--note", "a new note"});
+  EXPECT_NE(again.err.find("catalogue.json unchanged ("), std::string::npos) << again.err;
+}
+
 TEST_F(CrawlTest, ExportIsCanonical) {
   ASSERT_EQ(Crawl().code, kExitOk);
   const CliResult a = RunCli({"export", "--store", StorePath()});
@@ -620,6 +700,27 @@ TEST_F(CrawlFaultTest, APageThatDisappearsIsReclassifiedAndAnUnchangedCrawlKeeps
   const nlohmann::json cat = nlohmann::json::parse(Exported());
   EXPECT_EQ(cat["projects"]["torch"]["class"], "mirror");
   EXPECT_EQ(cat["projects"]["torch"]["reason"], "listed by a backend, but its page is missing or empty");
+}
+
+// Issue 20: the export of an unchanged crawl is skipped only while the store holds what it held;
+// a page that changes (here: goes away) is exported at once.
+TEST_F(CrawlFaultTest, APageThatChangesIsExportedAgainAfterAnUnchangedCrawl) {
+  const std::string file = (dir_.path() / "c.json").string();
+  ASSERT_EQ(Crawl({"--export", file}).code, kExitOk);
+  const std::string good = ReadFile(file);
+  const CliResult same = Crawl({"--export", file});
+  ASSERT_EQ(same.code, kExitOk) << same.err;
+  EXPECT_NE(same.err.find("not exported again"), std::string::npos) << same.err;
+  ScriptTorch(testing::FaultResponse::Status(404));
+  const CliResult gone = Crawl({"--export", file});
+  ASSERT_EQ(gone.code, kExitOk) << gone.err;
+  EXPECT_NE(gone.err.find("c.json written"), std::string::npos) << gone.err;
+  const nlohmann::json cat = nlohmann::json::parse(ReadFile(file));
+  EXPECT_EQ(cat["projects"]["torch"]["class"], "mirror");
+  EXPECT_NE(ReadFile(file), good);
+  EXPECT_EQ(ReadFile(file), RunCli({"export", "--store", (dir_.path() / "s.sqlite").string(),
+                                    "--index-url", "https://download.pytorch.org/whl/"})
+                                .out);
 }
 
 TEST_F(CrawlFaultTest, AbsentProjectPagesAreWarningsNotFailures) {
