@@ -600,9 +600,16 @@ int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::o
     out << "would run: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
     return kExitOk;
   }
+  // With UV_NO_CONFIG uv ignores the project's own [tool.uv] settings, its explicit indexes
+  // among them, and would take torch from the default index: it is left out of uv's run.
+  Environment env = deps.env;
+  if (env.erase("UV_NO_CONFIG") > 0) {
+    out << "note: UV_NO_CONFIG is left out of uv sync's environment: with it uv ignores the "
+           "project's [[tool.uv.index]] entries\n";
+  }
   out << "running: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
   out.flush();
-  return ExecuteInstall(argv, deps.runner, deps.env, out, err);
+  return ExecuteInstall(argv, deps.runner, env, out, err);
 }
 
 }  // namespace

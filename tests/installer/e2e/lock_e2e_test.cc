@@ -453,9 +453,10 @@ TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
   EXPECT_THAT(log, Not(HasSubstr("GET /simple/torch"))) << log;
 
   Output synced = Torchdex({"sync", "--uv-project", "--lock-dir", project.string(), "--python", python, "--root",
-                            Host("container-with-devices-a100-driver535")},
-                           &project_env);
+                            Host("container-with-devices-a100-driver535")});
   ASSERT_EQ(synced.exit_code, 0) << synced.out << synced.err;
+  // The suite's environment sets UV_NO_CONFIG, which would make uv ignore the project's indexes.
+  EXPECT_THAT(synced.out, HasSubstr("note: UV_NO_CONFIG is left out of uv sync's environment"));
   EXPECT_THAT(synced.out, HasSubstr("backend: cu124"));
   EXPECT_THAT(synced.out, HasSubstr(" sync --project " + project.string() + " --python " + python + " --extra cu124"));
   const std::map<std::string, std::string> installed = Installed((project / ".venv/bin/python").string());
