@@ -188,6 +188,13 @@ core::Status ReadCustomPages(const std::vector<std::string>& backends, const std
 
 }  // namespace
 
+core::Expected<EffectiveOverrides> LoadUserOverrides(const std::vector<std::string>& cli_files,
+                                                     const Environment& env) {
+  OverrideSources sources{ConfigHome(env), Lookup(env, "TORCHDEX_CATALOGUE").value_or(""),
+                          cli_files};
+  return LoadOverrides(UserFiles(), OverrideFilePaths(sources, ListJsonFiles));
+}
+
 core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& cli_files,
                                                 const Environment& env, const std::string& family) {
   OverrideSources sources{ConfigHome(env), Lookup(env, "TORCHDEX_CATALOGUE").value_or(""), cli_files};
