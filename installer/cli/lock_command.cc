@@ -685,12 +685,22 @@ int RunLock(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(texts);
   if (!asked) return fail(asked.error());
   core::Expected<std::string> uv = FindUv(deps.env);
-  if (!uv) return fail(core::MakeError(uv.error().message + " (torchdex lock resolves with uv)", uv.error().code));
+  if (!uv) {
+    // FindUv speaks of --installer; lock has no other resolver, so say that instead.
+    const std::string& why = uv.error().message;
+    const size_t from = why.find("uv is not on PATH");
+    const size_t to = why.find("); ");
+    return fail(core::MakeError(
+        "torchdex lock resolves with uv, and " +
+            (from == std::string::npos || to == std::string::npos ? why : why.substr(from, to + 1 - from)) +
+            "; install it (pipx install uv, or the tools venv of scripts/setup.sh) or put it on PATH",
+        uv.error().code));
+  }
 
   std::vector<std::string> backends = o.backends;
   if (backends.empty()) backends.push_back("");  // auto
-  // Every lock is made before any is written over? No: each is written whole (renamed into
-  // place) as it is made, so a failure leaves the earlier ones new and the rest as they were.
+  // Each lock is written whole (renamed into place) as it is made, so a failure leaves the
+  // earlier ones new and the rest as they were.
   for (const std::string& backend : backends) {
     core::Expected<LockOutcome> made = LockOne(o, backend, texts, *asked, *target, *uv, deps, out);
     if (!made) return fail(made.error());
