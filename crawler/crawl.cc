@@ -40,7 +40,9 @@ struct PageTask {
 // slows the fetch instead of filling memory.
 class Worker {
  public:
-  static constexpr std::size_t kMaxQueuedBytes = 32u << 20;
+  // What may wait in one queue: a few pages' bodies or rows (the largest page of the real
+  // index is about 4 MB), so a full crawl's peak stays well under its 150 MB budget.
+  static constexpr std::size_t kMaxQueuedBytes = 12u << 20;
 
   Worker() : thread_([this] { Loop(); }) {}
   ~Worker() {
@@ -151,6 +153,22 @@ std::string DigestOf(const std::vector<AnchorRow>& rows) {
     d.Add(a.has_metadata ? "m" : "-");
   }
   return d.Hex();
+}
+
+// What rows hold in memory, their strings' allocations included: what bounds the store
+// thread's queue (a flat guess of 256 bytes a row let it hold twice its bound under load).
+std::size_t RowBytes(const std::vector<AnchorRow>& rows) {
+  std::size_t bytes = rows.capacity() * sizeof(AnchorRow);
+  auto heap = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };
+  for (const AnchorRow& a : rows) {
+    for (const std::string* s : {&a.url, &a.text, &a.filename, &a.project, &a.version, &a.local,
+                                 &a.build, &a.tags, &a.file_kind, &a.sha256, &a.metadata_sha256,
+                                 &a.requires_python, &a.upload_time, &a.host, &a.backend}) {
+      bytes += heap(*s);
+    }
+    if (a.yanked) bytes += heap(*a.yanked);
+  }
+  return bytes;
 }
 
 // Where a page's relative links point from: the URL it was served from after redirects, not
@@ -537,7 +555,7 @@ class Crawler {
                 family_, base_url_, task.channel_path, task.project, std::move(page->anchors),
                 &warnings);
             for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
-            const std::size_t row_bytes = project_rows.size() * 256;  // a rough size of a row
+            const std::size_t row_bytes = RowBytes(project_rows);
             const index::PageShape shape = page->shape;
             worker_.Post([this, task, now, shape, result = std::move(result),
                           rows = std::move(project_rows)]() {

@@ -100,8 +100,11 @@ void ReadLinkHash(std::string_view url, Anchor& anchor) {
 void SetUrlAndHash(Anchor& anchor, std::string_view page_url, std::string_view href) {
   std::string resolved = ResolveUrl(page_url, Trim(href));
   ReadLinkHash(resolved, anchor);
-  resolved.resize(StripFragment(resolved).size());
-  anchor.url = std::move(resolved);
+  const std::string_view without_fragment = StripFragment(resolved);
+  // Moved when there is no fragment; otherwise copied to its size (the "#sha256=..." would stay
+  // allocated in every stored row).
+  if (without_fragment.size() == resolved.size()) anchor.url = std::move(resolved);
+  else anchor.url = std::string(without_fragment);
 }
 
 // SAX state: libxml2 calls these while it reads, so no tree of 300,000 nodes is built.

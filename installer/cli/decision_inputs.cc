@@ -188,6 +188,13 @@ core::Status ReadCustomPages(const std::vector<std::string>& backends, const std
 
 }  // namespace
 
+core::Expected<EffectiveOverrides> LoadUserOverrides(const std::vector<std::string>& cli_files,
+                                                     const Environment& env) {
+  OverrideSources sources{ConfigHome(env), Lookup(env, "TORCHDEX_CATALOGUE").value_or(""),
+                          cli_files};
+  return LoadOverrides(UserFiles(), OverrideFilePaths(sources, ListJsonFiles));
+}
+
 core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& cli_files,
                                                 const Environment& env, const std::string& family) {
   OverrideSources sources{ConfigHome(env), Lookup(env, "TORCHDEX_CATALOGUE").value_or(""), cli_files};
@@ -222,7 +229,8 @@ core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& 
   }
   for (const auto& [name, url] : overrides->backend_urls) {
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    return core::MakeError(url.origin + ": /backends/" + name + ": no backend \"" + name + "\"" +
+    const std::string section = family == "pytorch" ? std::string() : "/families/" + family;
+    return core::MakeError(url.origin + ": " + section + "/backends/" + name + ": no backend \"" + name + "\"" +
                                ClosestBackend(name, known) + "; a custom backend needs \"kind\"",
                            core::ErrorCode::kBadInputFile);
   }

@@ -23,6 +23,9 @@ namespace torchdex::installer {
 /// `family`: the index family (data/indexes.json) whose catalogue and override sections apply.
 core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& cli_files,
                                                 const Environment& env, const std::string& family = "pytorch");
+/// The override files alone, merged (detect --variants reads their "providers").
+core::Expected<EffectiveOverrides> LoadUserOverrides(const std::vector<std::string>& cli_files,
+                                                     const Environment& env);
 
 struct DecisionInputs {
   UserCatalogue catalogue;

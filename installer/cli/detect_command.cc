@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "installer/cli/commands.h"
+#include "installer/cli/decision_inputs.h"
 #include "installer/detect/detect.h"
 #include "installer/detect/report.h"
 #include "installer/variants/providers.h"
@@ -31,8 +32,9 @@ const char* const kDetectDetails =
     "namespace in priority order, each feature's values most preferred first: nvidia\n"
     "(cuda_version_lower_bound, cuda_version_upper_bound, sm_arch), intel (device_ip), amd\n"
     "(gfx_arch, rocm_version), derived from the same facts, then what every external provider\n"
-    "prints: an executable torchdex-provider-<namespace> on PATH, run with --provider-timeout\n"
-    "and at most 1 MiB of output, replaces or adds its namespace. See docs/variants.md.\n";
+    "prints: an executable torchdex-provider-<namespace> on PATH (or named in an override\n"
+    "file's \"providers\"), run with --provider-timeout and at most 1 MiB of output, replaces\n"
+    "or adds its namespace. See docs/variants.md.\n";
 
 void AddDetectOptions(po::options_description& description, Options& options) {
   description.add_options()("json", po::bool_switch(&options.detect.json),
@@ -86,8 +88,15 @@ int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostrea
   }
   if (options.detect.variants) {
     std::vector<std::string> warnings;
+    core::Expected<EffectiveOverrides> overrides = LoadUserOverrides({}, deps.env);
+    if (!overrides) {
+      err << "torchdex detect: " << overrides.error().message << "\n";
+      return ExitStatus(core::ErrorCode::kBadInputFile);
+    }
+    std::vector<ExternalProvider> named;
+    for (const auto& [ns, exe] : overrides->providers) named.push_back({ns, exe.value, exe.origin});
     const std::vector<ExternalProvider> external =
-        FindExternalProviders(files, deps.env, &warnings);
+        WithNamedProviders(FindExternalProviders(files, deps.env, &warnings), named);
     VariantDetection variants = DetectVariantProperties(
         *facts, external, deps.env, deps.runner,
         std::chrono::milliseconds(

@@ -128,8 +128,12 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
     }
     const FileReader files(choice.root);
     std::vector<std::string> warnings;
+    std::vector<ExternalProvider> named;
+    for (const auto& [ns, exe] : inputs->catalogue.overrides.providers) {
+      named.push_back({ns, exe.value, exe.origin});
+    }
     const std::vector<ExternalProvider> external =
-        FindExternalProviders(files, deps.env, &warnings);
+        WithNamedProviders(FindExternalProviders(files, deps.env, &warnings), named);
     variants =
         DetectVariantProperties(facts, external, deps.env, deps.runner, kDefaultProviderTimeout);
     for (const std::string& w : warnings) decision.warnings.push_back(w);

@@ -87,6 +87,14 @@ core::Expected<bool> ValidateSelectionOptions(ChoiceOptions& o) {
 }
 
 core::Expected<bool> ValidateSelectOptions(Options& options) {
+  if (options.select.torch_backend == "variant") {
+    // A variant is chosen from the variant index's live variants.json, which no catalogue
+    // holds yet (docs/variants.md).
+    return core::MakeError(
+        "--torch-backend variant: select does not choose wheel variants yet; "
+        "`torchdex install --dry-run --torch-backend variant` plans the variant wheel, and "
+        "`torchdex detect --variants` prints this host's variant properties (docs/variants.md)");
+  }
   return ValidateSelectionOptions(options.select);
 }
 

@@ -16,6 +16,8 @@
 
 namespace torchdex::installer::toml {
 
+struct Entry;
+
 struct Value {
   enum class Kind { kString, kInteger, kBoolean, kDateTime, kArray, kTable };
   Kind kind = Kind::kTable;
@@ -23,7 +25,7 @@ struct Value {
   std::int64_t integer = 0;  // kInteger
   bool boolean = false;      // kBoolean
   std::vector<Value> items;  // kArray
-  std::vector<std::pair<std::string, Value>> entries;  // kTable, in the order written
+  std::vector<Entry> entries;  // kTable, in the order written
   // Where the value (a table: its header or its first key) was written; 0 when built in code.
   int line = 0;
   int column = 0;
@@ -34,11 +36,12 @@ struct Value {
   // so that a table is defined once and an inline one never extended. Ignored elsewhere.
   std::uint8_t origin = 0;
 
-  static Value String(std::string s) { Value v; v.kind = Kind::kString; v.text = std::move(s); return v; }
-  static Value Integer(std::int64_t i) { Value v; v.kind = Kind::kInteger; v.integer = i; return v; }
-  static Value Boolean(bool b) { Value v; v.kind = Kind::kBoolean; v.boolean = b; return v; }
-  static Value Array() { Value v; v.kind = Kind::kArray; return v; }
-  static Value Table(bool inline_form = false) { Value v; v.kind = Kind::kTable; v.inline_form = inline_form; return v; }
+  // Defined below Entry: a Value can only be made or destroyed where Entry is complete.
+  static Value String(std::string s);
+  static Value Integer(std::int64_t i);
+  static Value Boolean(bool b);
+  static Value Array();
+  static Value Table(bool inline_form = false);
 
   /// The entry `key` of a table; null when absent (or when this is not a table).
   const Value* Find(std::string_view key) const;
@@ -48,6 +51,20 @@ struct Value {
   bool is_array() const { return kind == Kind::kArray; }
   bool is_string() const { return kind == Kind::kString; }
 };
+
+/// A key and its value in a table. Not a std::pair: clang with libstdc++ refuses a pair whose
+/// second type is still incomplete, as Value is inside its own definition.
+struct Entry {
+  Entry(std::string key, Value value) : first(std::move(key)), second(std::move(value)) {}
+  std::string first;
+  Value second;
+};
+
+inline Value Value::String(std::string s) { Value v; v.kind = Kind::kString; v.text = std::move(s); return v; }
+inline Value Value::Integer(std::int64_t i) { Value v; v.kind = Kind::kInteger; v.integer = i; return v; }
+inline Value Value::Boolean(bool b) { Value v; v.kind = Kind::kBoolean; v.boolean = b; return v; }
+inline Value Value::Array() { Value v; v.kind = Kind::kArray; return v; }
+inline Value Value::Table(bool inline_form) { Value v; v.kind = Kind::kTable; v.inline_form = inline_form; return v; }
 
 /// "a string", "an integer", ... for errors.
 std::string_view KindName(Value::Kind kind);

@@ -226,7 +226,7 @@ static void ParseSection(const json& doc, const Checker& c, const std::string& p
   // A family's section takes the same keys as the file, but "format" and "families".
   const std::vector<std::string> top =
       is_top ? std::vector<std::string>{"format", "mirror", "backends", "routed", "pin", "catalogue", "trusted_hosts",
-                                        "families", "find_links"}
+                                        "families", "providers", "find_links"}
              : std::vector<std::string>{"mirror", "backends", "routed", "pin", "catalogue", "trusted_hosts"};
   for (const auto& [key, value] : doc.items()) {
     if (std::find(top.begin(), top.end(), key) != top.end()) continue;
@@ -312,6 +312,31 @@ static void ParseSection(const json& doc, const Checker& c, const std::string& p
         std::string h;
         if (auto e = c.Host(doc["trusted_hosts"][i], "/trusted_hosts/" + std::to_string(i), &h)) return e;
         file.trusted_hosts.push_back(h);
+      }
+      return std::nullopt;
+    }());
+  // Variant providers belong to the host, not to an index family: the file's top only.
+  if (is_top && doc.contains("providers")) report([&]() -> std::optional<core::Error> {
+      // A variant provider named by its executable (docs/variants.md): "acme": "/opt/acme/bin/x".
+      if (!doc["providers"].is_object()) {
+        return c.Fail("/providers", "expected {\"namespace\": \"/absolute/path/of/the/provider\"}");
+      }
+      for (const auto& [ns, exe] : doc["providers"].items()) {
+        const std::string at = "/providers/" + Escape(ns);
+        const bool name_ok = !ns.empty() && std::all_of(ns.begin(), ns.end(), [](char ch) {
+          return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+        });
+        if (!name_ok) return c.Fail(at, "not a variant namespace (^[a-z0-9_]+$)");
+        std::string path_of;
+        if (auto e = c.String(exe, at, &path_of)) return e;
+        const bool clean = std::none_of(path_of.begin(), path_of.end(), [](char ch) {
+          const auto u = static_cast<unsigned char>(ch);
+          return u < 0x20 || u == 0x7f;
+        });
+        if (!path_of.starts_with('/') || !clean) {
+          return c.Fail(at, "expected the absolute path of the provider's executable");
+        }
+        file.providers[ns] = path_of;
       }
       return std::nullopt;
     }());
@@ -443,6 +468,7 @@ void ApplyOverride(const OverrideFile& file, EffectiveOverrides& into) {
   for (const auto& [k, v] : file.pins) into.pins[k] = {v, file.path};
   if (file.catalogue) into.catalogue = Sourced<std::string>{*file.catalogue, file.path};
   for (const std::string& h : file.trusted_hosts) into.trusted_hosts.push_back({h, file.path});
+  for (const auto& [k, v] : file.providers) into.providers[k] = {v, file.path};
   for (const auto& [name, section] : file.families) into.families[name].push_back(section);
   for (const auto& [name, url] : file.find_links) into.find_links[name] = {url, file.path};
 }
@@ -451,6 +477,7 @@ EffectiveOverrides OverridesForFamily(const EffectiveOverrides& all, const std::
   EffectiveOverrides out;
   out.files = all.files;
   out.trusted_hosts = all.trusted_hosts;  // trust is the hosts', whatever the family
+  out.providers = all.providers;          // so are variant providers
   out.find_links = all.find_links;        // the torch-keyed indexes follow the chosen torch
   auto it = all.families.find(family);
   if (it == all.families.end()) return out;

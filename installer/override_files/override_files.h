@@ -49,6 +49,8 @@ struct OverrideFile {
   std::map<std::string, std::string> pins;           // project -> backend
   std::optional<std::string> catalogue;              // path of a catalogue.json (relative to the file)
   std::vector<std::string> trusted_hosts;            // plain-HTTP hosts the user trusts
+  /// Variant providers (docs/variants.md): namespace -> absolute path of the executable.
+  std::map<std::string, std::string> providers;
   /// "families": {"paddle": {...}}: the same keys for another index family (docs/families.md)
   std::map<std::string, std::shared_ptr<const OverrideFile>> families;
   /// "find_links": {"pyg": URL}: the base URL of an index keyed by the chosen torch
@@ -67,6 +69,7 @@ struct EffectiveOverrides {
   std::map<std::string, Sourced<std::string>> pins;
   std::optional<Sourced<std::string>> catalogue;
   std::vector<Sourced<std::string>> trusted_hosts;
+  std::map<std::string, Sourced<std::string>> providers;  // namespace -> executable
   /// The sections of other index families, per family in the order applied.
   std::map<std::string, std::vector<std::shared_ptr<const OverrideFile>>> families;
   /// "find_links": dependent index name -> base URL.

@@ -227,6 +227,24 @@ std::vector<ExternalProvider> FindExternalProviders(const FileReader& files, con
   return out;
 }
 
+std::vector<ExternalProvider> WithNamedProviders(std::vector<ExternalProvider> found,
+                                                 const std::vector<ExternalProvider>& named) {
+  for (const ExternalProvider& n : named) {
+    auto same = std::find_if(found.begin(), found.end(), [&](const ExternalProvider& p) {
+      return p.name_space == n.name_space;
+    });
+    if (same != found.end()) {
+      *same = n;
+    } else {
+      found.push_back(n);
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const ExternalProvider& a, const ExternalProvider& b) {
+    return a.name_space < b.name_space;
+  });
+  return found;
+}
+
 core::Expected<SupportedNamespace> ParseProviderOutput(std::string_view output,
                                                        const std::string& expected_namespace,
                                                        const std::string& provider) {

@@ -64,6 +64,11 @@ struct ExternalProvider {
 std::vector<ExternalProvider> FindExternalProviders(const FileReader& files, const Environment& env,
                                                     std::vector<std::string>* warnings);
 
+/// `found` with the providers an override file names (`"providers": {"acme": "/path"}`): each
+/// replaces the one of its namespace found on PATH.
+std::vector<ExternalProvider> WithNamedProviders(std::vector<ExternalProvider> found,
+                                                 const std::vector<ExternalProvider>& named);
+
 /// Parses and checks what provider `provider` printed. Errors name the provider.
 core::Expected<catalogue::SupportedNamespace> ParseProviderOutput(
     std::string_view output, const std::string& expected_namespace, const std::string& provider);

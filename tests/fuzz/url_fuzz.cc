@@ -47,6 +47,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     TORCHDEX_FUZZ_CHECK(url.starts_with(StripFragment(url)));
     TORCHDEX_FUZZ_CHECK(torchdex::core::PercentDecode(url).size() <= url.size());
     TORCHDEX_FUZZ_CHECK(UrlFilename(url).size() <= url.size());
+    // FindAnyOf is string_view::find_first_of, from any start.
+    for (std::string_view set : {"/?#", "/\\?#", "#&", ""}) {
+      for (std::size_t from : {std::size_t{0}, std::size_t{1}, url.size() / 2, url.size() + 1}) {
+        TORCHDEX_FUZZ_CHECK(FindAnyOf(url, set, from) == url.find_first_of(set, from));
+      }
+    }
   }
 
   const std::string resolved = ResolveUrl(base, href);

@@ -283,6 +283,16 @@ TEST(UrlTest, ResolvesEveryKindOfReference) {
 }
 
 // A scheme starts with a letter (RFC 3986 §3.1): "2.5:x" and "+x:y" are relative paths.
+TEST(UrlTest, FindAnyOfIsFindFirstOf) {
+  const std::string_view url = "https://h/whl/x.whl?q#sha256=ab&md5=cd";
+  for (std::string_view set : {"/?#", "#&", "?", "z", ""}) {
+    for (std::size_t from = 0; from <= url.size() + 1; ++from) {
+      EXPECT_EQ(FindAnyOf(url, set, from), url.find_first_of(set, from)) << set << " " << from;
+    }
+  }
+  EXPECT_EQ(FindAnyOf("", "/"), std::string_view::npos);
+}
+
 TEST(UrlTest, AReferenceStartingWithADigitHasNoScheme) {
   EXPECT_EQ(ResolveUrl("https://h/whl/torch/", "2.5:x"), "https://h/whl/torch/2.5:x");
   EXPECT_EQ(ResolveUrl("https://h/whl/torch/", "+x:y"), "https://h/whl/torch/+x:y");

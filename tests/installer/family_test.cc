@@ -164,6 +164,11 @@ TEST_F(FamilyFiles, ASectionForAnUnknownFamilyIsALocatedError) {
   const CliResult key = Select({"--family", "paddle", "--root", kA100, "--catalogue", bad});
   EXPECT_EQ(key.code, kExitBadInputFile);
   EXPECT_THAT(key.err, HasSubstr(bad + ": /families/paddle/mirrror: unknown key \"mirrror\" (did you mean \"mirror\"?)"));
+  const std::string typo = Write("backend-typo.json", R"({"format": 1,
+    "families": {"paddle": {"backends": {"cu1188": {"url": "https://x.example/"}}}}})");
+  const CliResult backend = Select({"--family", "paddle", "--root", kA100, "--catalogue", typo});
+  EXPECT_EQ(backend.code, kExitBadInputFile);
+  EXPECT_THAT(backend.err, HasSubstr(typo + ": /families/paddle/backends/cu1188: no backend \"cu1188\" (did you mean cu118?)"));
   // Nothing of a bad file applies: pytorch's choice fails the same way (the file is read whole).
   const CliResult pytorch = Select({"--root", kA100, "--catalogue", bad});
   EXPECT_EQ(pytorch.code, kExitBadInputFile);

@@ -243,7 +243,7 @@ VariantDetection RunProviders(const std::vector<std::pair<std::string, std::stri
     external.push_back({ns, (kProviders / file).string(), "test"});
   std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
   return DetectVariantProperties(facts, external, {{"PATH", "/usr/bin:/bin"}}, *runner,
-                                 std::chrono::milliseconds(300));
+                                 std::chrono::milliseconds(2000));
 }
 
 bool AnyContains(const std::vector<std::string>& list, const std::string& needle) {
@@ -282,6 +282,7 @@ TEST(ExternalProviders, BadProvidersAreBoundedAndNamed) {
   VariantDetection d = RunProviders({{"hang", "hang"},
                                      {"crash", "crash"},
                                      {"huge", "huge"},
+                                     {"flood", "flood"},
                                      {"garbage", "garbage"},
                                      {"other", "other-namespace"},
                                      {"fails", "fails"},
@@ -290,7 +291,7 @@ TEST(ExternalProviders, BadProvidersAreBoundedAndNamed) {
   ASSERT_EQ(d.properties.size(), 1u);
   EXPECT_EQ(d.properties[0].name, "acme");
   EXPECT_TRUE(AnyContains(d.warnings, "torchdex-provider-hang (" + (kProviders / "hang").string() +
-                                          ") timed out after 0.3 s"));
+                                          ") timed out after 2 s"));
   EXPECT_TRUE(AnyContains(
       d.warnings,
       "torchdex-provider-crash (" + (kProviders / "crash").string() + ") crashed (signal 11"));
@@ -302,7 +303,10 @@ TEST(ExternalProviders, BadProvidersAreBoundedAndNamed) {
       AnyContains(d.warnings, "): at /namespace: \"nvidia\", but the provider is for \"other\""));
   EXPECT_TRUE(AnyContains(d.warnings, "torchdex-provider-fails (" +
                                           (kProviders / "fails").string() + ") exited with 3"));
-  EXPECT_EQ(d.warnings.size(), 6u);
+  EXPECT_TRUE(AnyContains(
+      d.warnings,
+      "torchdex-provider-flood (" + (kProviders / "flood").string() + ") timed out after 2 s"));
+  EXPECT_EQ(d.warnings.size(), 7u);
 }
 
 TEST(ExternalProviders, OutputIsChecked) {
@@ -374,6 +378,45 @@ TEST(DetectVariantsCommand, PrintsPropertiesAsJson) {
   EXPECT_NE(bad.err.find("--provider-timeout: expected seconds in (0, 600], got 0"),
             std::string::npos)
       << bad.err;
+}
+
+}  // namespace
+}  // namespace torchdex::installer::testing
+
+namespace torchdex::installer::testing {
+namespace {
+
+TEST(DetectVariantsCommand, AProviderNamedInAnOverrideFile) {
+  TempRoot config;
+  const std::string acme = (kProviders / "torchdex-provider-acme").string();
+  config.Write("/o.json", R"({"format": 1, "providers": {"acme": ")" + acme + "\"}}");
+  const std::string root = (kFixtures / "hosts" / "linux-no-gpu").string();
+  CliResult r = RunTorchdex({"detect", "--variants", "--json", "--root", root},
+                            {{"TORCHDEX_CATALOGUE", (config.path() / "o.json").string()},
+                             {"HOME", config.path().string()}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["namespaces"].size(), 1u);
+  EXPECT_EQ(doc["namespaces"][0]["namespace"], "acme");
+  EXPECT_EQ(doc["providers"].back()["provider"], acme);
+  EXPECT_EQ(doc["providers"].back()["outcome"], "answered");
+
+  config.Write("/o.json", R"({"format": 1, "providers": {"Acme": "relative/path"}})");
+  CliResult bad = RunTorchdex({"detect", "--variants", "--root", root},
+                              {{"TORCHDEX_CATALOGUE", (config.path() / "o.json").string()},
+                               {"HOME", config.path().string()}});
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("/providers/Acme: not a variant namespace"), std::string::npos) << bad.err;
+}
+
+TEST(DetectVariantsCommand, SelectSaysWhereVariantsAreChosen) {
+  CliResult r = RunTorchdex({"select", "--torch-backend", "variant", "--root",
+                             (kFixtures / "hosts" / "linux-no-gpu").string(), "torch"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("select does not choose wheel variants yet; `torchdex install --dry-run "
+                       "--torch-backend variant` plans the variant wheel"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace
