@@ -42,7 +42,8 @@ const char* const kLockDetails =
     "comes from the default index. Writes DIR/pylock.<backend>.toml (PEP 751; a '.' of the\n"
     "backend becomes '-': pylock.rocm6-3.toml) with [tool.torchdex]: the backend, the\n"
     "catalogue and its date, the target and the decision. The lock is for the target\n"
-    "interpreter (--python, else $VIRTUAL_ENV, else python3). See docs/teams.md.\n";
+    "interpreter (--python, else $VIRTUAL_ENV, else python3), or for the Linux CPython that\n"
+    "--python-version and --platform describe. See docs/teams.md.\n";
 
 const char* const kSyncDetails =
     "Reads every pylock.*.toml of --lock-dir (default: the current directory), chooses the one\n"
@@ -137,6 +138,36 @@ struct LockOutcome {
   PyLock lock;
 };
 
+core::Expected<Interpreter> LockTargetInterpreter(const std::string& python, Deps& deps) {
+  core::Expected<std::string> path = FindInterpreter(python, deps.env);
+  if (!path) return path.error();
+  return QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
+}
+
+// --python-version X.Y [--platform TAG]: a CPython described, not asked. Its markers are those
+// of CPython X.Y.0 on Linux (PEP 508's values for that platform); uv resolves for it with
+// --python-version and --python-platform. No path: uv is given the description.
+core::Expected<Interpreter> DescribedTarget(const std::string& version, const std::string& platform, Deps& deps) {
+  const std::string tag = platform.empty() ? "linux_" + deps.system.machine : platform;
+  core::Expected<core::InterpreterInfo> info = DescribeTarget(version, tag, deps.system.glibc_minor);
+  if (!info) return core::MakeError("--python-version/--platform: " + info.error().message, core::ErrorCode::kUsage);
+  if (info->os != core::OperatingSystem::kLinux || (info->arch != "x86_64" && info->arch != "aarch64")) {
+    return core::MakeError("--platform " + tag + ": torchdex lock describes Linux targets only (linux_x86_64, "
+                               "linux_aarch64); lock on the machine itself otherwise",
+                           core::ErrorCode::kUsage);
+  }
+  const size_t dot = version.find('.');
+  const int major = std::stoi(version.substr(0, dot));
+  const int minor = std::stoi(version.substr(dot + 1));
+  Interpreter target;
+  target.info = *info;
+  target.full_version = std::to_string(major) + "." + std::to_string(minor) + ".0";
+  target.markers = core::MarkerEnvironment::ForLinuxCPython(major, minor, 0, info->arch);
+  target.description = "CPython " + version + " on linux " + info->arch + " (--python-version" +
+                       (platform.empty() ? "" : ", --platform " + platform) + ")";
+  return target;
+}
+
 core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& backend_name,
                                     const std::vector<std::string>& texts,
                                     const std::vector<AskedRequirement>& asked, const Interpreter& target,
@@ -222,10 +253,16 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   const std::string in_path = work.path() + "/requirements.in";
   const std::string out_path = work.path() + "/pylock.toml";
   if (core::Status ok = WriteFileAtomically(in_path, input); !ok) return ok.error();
-  const std::vector<std::string> argv = {uv,          "pip",        "compile",           "--no-config",
-                                         "--quiet",   "--format",   "pylock.toml",       "--output-file",
-                                         out_path,    "--python",   target.path,         "--index-url",
-                                         (*server)->url(), in_path};
+  std::vector<std::string> argv = {uv, "pip", "compile", "--no-config", "--quiet", "--format", "pylock.toml",
+                                   "--output-file", out_path, "--index-url", (*server)->url()};
+  if (target.path.empty()) {
+    // A described target: uv's spelling of the platform is "<arch>-unknown-linux-gnu".
+    argv.insert(argv.end(), {"--python-version", target.full_version.substr(0, target.full_version.rfind('.')),
+                             "--python-platform", target.info.arch + "-unknown-linux-gnu"});
+  } else {
+    argv.insert(argv.end(), {"--python", target.path});
+  }
+  argv.push_back(in_path);
   const ProcessResult result = deps.runner.Run(argv, ResolverEnvironment(deps.env), kResolverTimeout);
   (*server)->Stop();
   if (!result.Succeeded()) {
@@ -563,9 +600,16 @@ int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::o
     out << "would run: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
     return kExitOk;
   }
+  // With UV_NO_CONFIG uv ignores the project's own [tool.uv] settings, its explicit indexes
+  // among them, and would take torch from the default index: it is left out of uv's run.
+  Environment env = deps.env;
+  if (env.erase("UV_NO_CONFIG") > 0) {
+    out << "note: UV_NO_CONFIG is left out of uv sync's environment: with it uv ignores the "
+           "project's [[tool.uv.index]] entries\n";
+  }
   out << "running: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
   out.flush();
-  return ExecuteInstall(argv, deps.runner, deps.env, out, err);
+  return ExecuteInstall(argv, deps.runner, env, out, err);
 }
 
 }  // namespace
@@ -582,6 +626,10 @@ void AddLockOptions(po::options_description& d, Options& options) {
       "channel", po::value<std::string>(&c.channel)->value_name("C"), "stable (default), test or nightly")(
       "python", po::value<std::string>(&c.python)->value_name("PATH"),
       "the interpreter the locks are for (default: $VIRTUAL_ENV, python3)")(
+      "python-version", po::value<std::string>(&c.python_version)->value_name("X.Y"),
+      "lock for CPython X.Y instead of an interpreter (Linux targets)")(
+      "platform", po::value<std::string>(&c.platform)->value_name("TAG"),
+      "with --python-version: the target platform, linux_x86_64 or linux_aarch64 (default: this machine's)")(
       "index-url", po::value<std::string>(&o.index_url)->value_name("URL"),
       "the default index for everything not routed (default: uv's own setting, else PyPI)")(
       "output,o", po::value<std::string>(&o.output_dir)->value_name("DIR"),
@@ -607,6 +655,12 @@ core::Expected<bool> ValidateLockOptions(Options& options) {
     if (!seen.insert(b).second) return core::MakeError("--backend " + b + " is given twice");
   }
   if (o.output_dir.empty()) return core::MakeError("--output: an empty directory name");
+  if (!o.choice.platform.empty() && o.choice.python_version.empty()) {
+    return core::MakeError("--platform describes the target with --python-version");
+  }
+  if (!o.choice.python_version.empty() && !o.choice.python.empty()) {
+    return core::MakeError("--python and --python-version: name the interpreter or describe it, not both");
+  }
   return true;
 }
 
@@ -620,9 +674,9 @@ int RunLock(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   if (!fs::is_directory(o.output_dir, error)) {
     return fail(core::MakeError("--output " + o.output_dir + ": not a directory", core::ErrorCode::kUsage));
   }
-  core::Expected<std::string> path = FindInterpreter(o.choice.python, deps.env);
-  if (!path) return fail(path.error());
-  core::Expected<Interpreter> target = QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
+  core::Expected<Interpreter> target = o.choice.python_version.empty()
+                                           ? LockTargetInterpreter(o.choice.python, deps)
+                                           : DescribedTarget(o.choice.python_version, o.choice.platform, deps);
   if (!target) return fail(target.error());
   std::vector<std::string> texts = o.choice.requirements;
   for (const std::string& file : o.requirement_files) {

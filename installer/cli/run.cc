@@ -44,8 +44,8 @@ const Subcommand kSubcommands[] = {
      "write the decision for pip, uv or pip.conf: routed packages pinned to the backend",
      kExportDetails, &AddExportOptions, "requirement", &ValidateInstallOptions, &RunExport},
     {"lock",
-     "torchdex lock [REQUIREMENT...] [-r FILE]... [--backend NAME]... [--python PATH] "
-     "[--index-url URL] [-o DIR] [--channel C] [--root DIR] [--catalogue FILE]... [--explain]",
+     "torchdex lock [REQUIREMENT...] [-r FILE]... [--backend NAME]... "
+     "[--python PATH | --python-version X.Y [--platform TAG]] [--index-url URL] [-o DIR] [--channel C] [--root DIR] [--catalogue FILE]... [--explain]",
      "write a PEP 751 lock file per backend (pylock.<backend>.toml), resolved by uv",
      kLockDetails, &AddLockOptions, "requirement", &ValidateLockOptions, &RunLock},
     {"sync",

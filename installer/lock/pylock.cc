@@ -5,6 +5,7 @@
 #include "core/name.h"
 #include "core/specifier.h"
 #include "core/url.h"
+#include "core/utf8.h"
 #include "core/version.h"
 #include "installer/lock/toml.h"
 
@@ -73,6 +74,9 @@ core::Expected<LockedWheel> ParseWheel(const Value& w, std::string_view file, co
     // PEP 751: the name may be left out when the URL ends in it.
     std::string tail = wheel.url.substr(0, wheel.url.find_first_of("?#"));
     wheel.name = core::PercentDecode(tail.substr(tail.rfind('/') + 1));
+    if (!core::IsValidUtf8(wheel.name)) {
+      return Bad(At(file, *w.Find("url")) + ": " + where + ": the file name of the url is not UTF-8 once decoded");
+    }
   } else {
     wheel.name = *name;
   }

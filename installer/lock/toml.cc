@@ -19,8 +19,8 @@ Value& Value::Set(std::string key, Value value) {
   for (auto& [k, v] : entries) {
     if (k == key) return v = std::move(value);
   }
-  entries.emplace_back(std::move(key), std::move(value));
-  return entries.back().second;
+  entries.push_back(Entry{std::move(key), std::move(value)});
+  return entries.back().value;
 }
 
 std::string_view KindName(Value::Kind kind) {
@@ -757,7 +757,7 @@ void WriteTable(const Value& table, const std::string& path, bool header_written
     if (v.is_table() && !v.inline_form) {
       // A table of tables alone needs no header of its own: [a.b] defines a.
       const bool only_tables = !v.entries.empty() && std::all_of(v.entries.begin(), v.entries.end(), [](const auto& e) {
-        return (e.second.is_table() && !e.second.inline_form) || ArrayOfTables(e.second);
+        return (e.value.is_table() && !e.value.inline_form) || ArrayOfTables(e.value);
       });
       if (!only_tables) {
         if (!out.empty()) out += "\n";

@@ -36,7 +36,7 @@ struct Value {
   // so that a table is defined once and an inline one never extended. Ignored elsewhere.
   std::uint8_t origin = 0;
 
-  // Defined below Entry: a Value can only be made or destroyed where Entry is complete.
+  // Defined after the class, where Value and Entry are complete.
   static Value String(std::string s);
   static Value Integer(std::int64_t i);
   static Value Boolean(bool b);
@@ -52,19 +52,42 @@ struct Value {
   bool is_string() const { return kind == Kind::kString; }
 };
 
-/// A key and its value in a table. Not a std::pair: clang with libstdc++ refuses a pair whose
-/// second type is still incomplete, as Value is inside its own definition.
+/// One key of a table and its value (a plain struct, not std::pair: a pair of an incomplete
+/// Value cannot be checked for default construction, which libstdc++ does under clang).
 struct Entry {
-  Entry(std::string key, Value value) : first(std::move(key)), second(std::move(value)) {}
-  std::string first;
-  Value second;
+  std::string key;
+  Value value;
 };
 
-inline Value Value::String(std::string s) { Value v; v.kind = Kind::kString; v.text = std::move(s); return v; }
-inline Value Value::Integer(std::int64_t i) { Value v; v.kind = Kind::kInteger; v.integer = i; return v; }
-inline Value Value::Boolean(bool b) { Value v; v.kind = Kind::kBoolean; v.boolean = b; return v; }
-inline Value Value::Array() { Value v; v.kind = Kind::kArray; return v; }
-inline Value Value::Table(bool inline_form) { Value v; v.kind = Kind::kTable; v.inline_form = inline_form; return v; }
+inline Value Value::String(std::string s) {
+  Value v;
+  v.kind = Kind::kString;
+  v.text = std::move(s);
+  return v;
+}
+inline Value Value::Integer(std::int64_t i) {
+  Value v;
+  v.kind = Kind::kInteger;
+  v.integer = i;
+  return v;
+}
+inline Value Value::Boolean(bool b) {
+  Value v;
+  v.kind = Kind::kBoolean;
+  v.boolean = b;
+  return v;
+}
+inline Value Value::Array() {
+  Value v;
+  v.kind = Kind::kArray;
+  return v;
+}
+inline Value Value::Table(bool inline_form) {
+  Value v;
+  v.kind = Kind::kTable;
+  v.inline_form = inline_form;
+  return v;
+}
 
 /// "a string", "an integer", ... for errors.
 std::string_view KindName(Value::Kind kind);

@@ -81,6 +81,12 @@ class ViewBase : public CatalogueView {
   }
 
   CudaLimits Limits(const std::string& backend) const override {
+    // Asked once per backend and torch version by selection: parsed once per backend.
+    if (auto it = limits_.find(backend); it != limits_.end()) return it->second;
+    return limits_.emplace(backend, ComputeLimits(backend)).first->second;
+  }
+
+  CudaLimits ComputeLimits(const std::string& backend) const {
     CudaLimits limits;
     for (std::string_view name : table::IntegratedTargets()) {
       if (auto cc = core::ComputeCapability::ParseSm(name)) limits.integrated.push_back(*cc);
@@ -125,6 +131,7 @@ class ViewBase : public CatalogueView {
  protected:
   std::string channel_;
   std::map<std::string, CustomBackend> custom_;
+  mutable std::map<std::string, CudaLimits> limits_;  // Limits, by backend
 };
 
 // The table compiled into torchdex.

@@ -25,11 +25,11 @@ bool Same(const Value& a, const Value& b) {
       }
       return true;
     case Value::Kind::kTable:
+      // Tables are unordered (TOML 1.0): the writer puts plain keys before sub-tables.
       if (a.entries.size() != b.entries.size()) return false;
-      for (std::size_t i = 0; i < a.entries.size(); ++i) {
-        if (a.entries[i].first != b.entries[i].first || !Same(a.entries[i].second, b.entries[i].second)) {
-          return false;
-        }
+      for (const auto& [key, value] : a.entries) {
+        const Value* other = b.Find(key);
+        if (other == nullptr || !Same(value, *other)) return false;
       }
       return true;
   }

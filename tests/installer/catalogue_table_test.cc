@@ -32,6 +32,37 @@ std::string PublicOf(std::string_view version) {
 
 // ---- Facts of the real catalogue (2026-03-15 snapshot) and the curated data ----
 
+// TargetTags ranks each of the table's tags by its first position among the target's tags;
+// the same answer as core::TagRanking, which it replaced for speed.
+TEST(CatalogueTableFacts, TargetTagsRankAsTagRankingDoes) {
+  std::set<std::tuple<std::string_view, std::string_view, std::string_view>> distinct;
+  for (const TagRow& t : Tags()) distinct.insert({t.interpreter, t.abi, t.platform});
+  EXPECT_EQ(distinct.size(), Tags().size()) << "the table's tags are distinct";
+  for (int minor : {9, 12, 14}) {
+    core::InterpreterInfo info;
+    info.python_minor = minor;
+    info.libc_minor = 35;
+    std::vector<core::Tag> supported = core::SupportedTags(info);
+    // A repeated tag keeps its first rank.
+    supported.push_back(supported.front());
+    const core::TagRanking ranking(supported);
+    const TargetTags target(supported);
+    int ranked = 0;
+    for (std::size_t i = 0; i < Tags().size(); ++i) {
+      const core::Tag tag{std::string(Tags()[i].interpreter), std::string(Tags()[i].abi),
+                          std::string(Tags()[i].platform)};
+      const std::optional<std::size_t> want = ranking.Rank(tag);
+      const std::optional<std::uint32_t> got = target.Rank(static_cast<std::uint16_t>(i));
+      ASSERT_EQ(want.has_value(), got.has_value()) << tag.ToString();
+      if (want) {
+        EXPECT_EQ(*want, *got) << tag.ToString();
+        ++ranked;
+      }
+    }
+    EXPECT_GT(ranked, 0) << "python 3." << minor;
+  }
+}
+
 TEST(CatalogueTableFacts, Torch231IsInCu121AndCu118ButNotCu124) {
   ASSERT_NE(FindVersion("torch", "cu121", "2.3.1"), nullptr);
   EXPECT_EQ(FindVersion("torch", "cu121", "2.3.1")->version, "2.3.1+cu121");

@@ -120,5 +120,30 @@ TEST_F(LockCliTest, AWheelUrlThatBreaksTheRulesIsRefusedWithItsLine) {
   EXPECT_THAT(run.out, HasSubstr("would run: /usr/bin/python3 -m pip install --no-deps --require-hashes"));
 }
 
+// What docs/teams.md promises for images built on a machine that is not the one they run on:
+// the override variables choose among the locks as they choose for select.
+TEST_F(LockCliTest, TheOverrideVariablesChooseTheLock) {
+  const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
+  Write("pylock.cpu.toml", Lock("cpu", "https://h/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+  Write("pylock.cu124.toml", Lock("cu124", "https://h/torch-2.5.1%2Bcu124-py3-none-any.whl"));
+  const std::vector<std::string> args = {"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3",
+                                         "--root", host, "--dry-run"};
+  CliResult run = RunTorchdex(args);
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("lock: " + (dir_ / "pylock.cpu.toml").string()));
+  run = RunTorchdex(args, {{"TORCHDEX_TORCH_BACKEND", "cu124"}});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("lock: " + (dir_ / "pylock.cu124.toml").string()));
+  EXPECT_THAT(run.out, HasSubstr("named by TORCHDEX_TORCH_BACKEND"));
+  run = RunTorchdex(args, {{"TORCHDEX_CUDA_DRIVER_VERSION", "550.54.14"}, {"TORCHDEX_CUDA_ARCH", "8.6"}});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("lock: " + (dir_ / "pylock.cu124.toml").string())) << run.out;
+  // A named backend without a lock is refused, not replaced by another lock.
+  run = RunTorchdex(args, {{"TORCHDEX_TORCH_BACKEND", "cu126"}});
+  EXPECT_EQ(run.code, 4) << run.out;
+  EXPECT_THAT(run.err, HasSubstr("no lock file in " + dir_.string() + " fits"));
+  EXPECT_THAT(run.err, HasSubstr("unknown backend 'cu126' (from TORCHDEX_TORCH_BACKEND)"));
+}
+
 }  // namespace
 }  // namespace torchdex::installer

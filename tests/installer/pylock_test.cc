@@ -81,6 +81,14 @@ TEST(PyLockTest, AWheelNamedOnlyByItsUrlGetsItsDecodedName) {
       "uv.toml", false);
   ASSERT_TRUE(read.ok()) << read.error().message;
   EXPECT_EQ(read->packages[0].wheels[0].name, "torch-2.5.1+cpu-py3-none-any.whl");
+  // Found by toml_fuzz: a name that decodes to bytes that are not UTF-8 could not be written.
+  auto bad = ParsePyLock(
+      "lock-version = \"1.0\"\ncreated-by = \"uv\"\n[[packages]]\nname = \"torch\"\nversion = \"2.5.1\"\n"
+      "wheels = [{ url = \"http://h/torch%BC.whl\", hashes = { sha256 = \"" + kSha + "\" } }]\n",
+      "uv.toml", false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "uv.toml:6:19: packages[0] (torch): the file name of the url is not UTF-8 once decoded");
 }
 
 std::string ErrorOf(const std::string& text) {

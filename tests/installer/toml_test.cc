@@ -37,9 +37,11 @@ bool Same(const Value& a, const Value& b) {
       }
       return true;
     case Value::Kind::kTable:
+      // Tables are unordered (TOML 1.0): the writer puts plain keys before sub-tables.
       if (a.entries.size() != b.entries.size()) return false;
-      for (std::size_t i = 0; i < a.entries.size(); ++i) {
-        if (a.entries[i].first != b.entries[i].first || !Same(a.entries[i].second, b.entries[i].second)) return false;
+      for (const auto& [key, value] : a.entries) {
+        const Value* other = b.Find(key);
+        if (other == nullptr || !Same(value, *other)) return false;
       }
       return true;
   }
@@ -138,6 +140,10 @@ TEST(TomlTest, WhatIsWrittenReadsBackTheSame) {
   EXPECT_THAT(written, HasSubstr("[packages.tool.torchdex]\nrouted = true\n"));
   EXPECT_THAT(written, HasSubstr("[tool.\"a b\"]\n"));
   EXPECT_THAT(written, HasSubstr("\"\\u0007\""));
+  // A sub-table defined before its parent's own keys: written parent first, still the same.
+  const Value late = Parsed("[a.b]\nc = 1\n[a]\nx = 2\n");
+  EXPECT_EQ(Write(late), "[a]\nx = 2\n\n[a.b]\nc = 1\n");
+  EXPECT_TRUE(Same(late, Parsed(Write(late))));
 }
 
 }  // namespace

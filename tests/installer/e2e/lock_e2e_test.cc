@@ -260,7 +260,55 @@ TEST_F(LockE2eTest, PackagingsPylockParserAndUvReadTheLocks) {
     Output read = RunChild({std::string(kToolsBin) + "/uv", "pip", "install", "--dry-run", "--python", python, "-r", file});
     EXPECT_EQ(read.exit_code, 0) << name << ": " << read.out << read.err;
     EXPECT_THAT(read.out + read.err, HasSubstr("torch==")) << read.out << read.err;
+    // pip 26.3 reads it too (`pip install -r pylock.toml`, experimental in pip) and would
+    // install exactly the locked versions.
+    Output pip = RunChild({python, "-m", "pip", "install", "--dry-run", "--no-cache-dir", "-r", file});
+    EXPECT_EQ(pip.exit_code, 0) << name << ": " << pip.out << pip.err;
+    auto lock = ParsePyLock(ReadText(file), file);
+    ASSERT_TRUE(lock.ok()) << lock.error().message;
+    for (const LockedPackage& p : lock->packages) {
+      EXPECT_THAT(pip.out, HasSubstr(p.name + "-" + p.version)) << pip.out;
+    }
   }
+}
+
+// A lock for a described target (--python-version, --platform): uv resolves for it without an
+// interpreter, and the lock says what it is for.
+TEST_F(LockE2eTest, ALockForADescribedTarget) {
+  const fs::path dir = *root_ / "locks-described";
+  fs::create_directories(dir);
+  Output run = Torchdex({"lock", "--backend", "cpu", "--python-version", "3.12", "--platform", "linux_aarch64",
+                         "--catalogue", (*root_ / "mirror.json").string(), "--index-url", nginx_->Url("/simple/"),
+                         "-o", dir.string(), "torch==2.5.1", "needs-torch"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  auto lock = ParsePyLock(ReadText(dir / "pylock.cpu.toml"), "pylock.cpu.toml");
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  EXPECT_EQ(lock->torchdex.target, "CPython 3.12 on linux aarch64 (--python-version, --platform linux_aarch64)");
+  EXPECT_EQ(lock->requires_python, ">=3.12");
+  std::map<std::string, std::string> versions;
+  for (const LockedPackage& p : lock->packages) versions[p.name] = p.version;
+  EXPECT_EQ(versions["torch"], "2.5.1+cpu");
+  EXPECT_EQ(versions["needs-torch"], "1.0");
+  Output refused = Torchdex({"lock", "--backend", "cpu", "--python-version", "3.12", "--platform", "win_amd64",
+                             "-o", dir.string(), "torch"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("describes Linux targets only"));
+}
+
+// What pip's own `pip lock` (experimental in 26.3) does with a package of the default index
+// that requires torch: it takes the bait torch 9.9.9 of the default index, as pip alone does.
+// torchdex reads its file (PEP 751, [[packages.wheels]] tables) but never locks this way.
+TEST_F(LockE2eTest, PipLockAloneTakesTheBaitTorch) {
+  const fs::path out = *root_ / "pip-lock" / "pylock.pip.toml";
+  fs::create_directories(out.parent_path());
+  Output locked = RunChild({(*root_ / "base-venv/bin/python").string(), "-m", "pip", "lock", "--no-cache-dir",
+                            "--index-url", nginx_->Url("/simple/"), "-o", out.string(), "needs-torch"});
+  ASSERT_EQ(locked.exit_code, 0) << locked.out << locked.err;
+  auto lock = ParsePyLock(ReadText(out), out.string(), false);
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  std::map<std::string, std::string> versions;
+  for (const LockedPackage& p : lock->packages) versions[p.name] = p.version;
+  EXPECT_EQ(versions["torch"], "9.9.9");
 }
 
 TEST_F(LockE2eTest, SyncInstallsTheCu124LockOnAnA100AndTheCpuLockWithoutAGpu) {
@@ -405,9 +453,10 @@ TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
   EXPECT_THAT(log, Not(HasSubstr("GET /simple/torch"))) << log;
 
   Output synced = Torchdex({"sync", "--uv-project", "--lock-dir", project.string(), "--python", python, "--root",
-                            Host("container-with-devices-a100-driver535")},
-                           &project_env);
+                            Host("container-with-devices-a100-driver535")});
   ASSERT_EQ(synced.exit_code, 0) << synced.out << synced.err;
+  // The suite's environment sets UV_NO_CONFIG, which would make uv ignore the project's indexes.
+  EXPECT_THAT(synced.out, HasSubstr("note: UV_NO_CONFIG is left out of uv sync's environment"));
   EXPECT_THAT(synced.out, HasSubstr("backend: cu124"));
   EXPECT_THAT(synced.out, HasSubstr(" sync --project " + project.string() + " --python " + python + " --extra cu124"));
   const std::map<std::string, std::string> installed = Installed((project / ".venv/bin/python").string());
