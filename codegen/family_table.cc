@@ -289,3 +289,87 @@ core::Expected<std::string> GenerateAcceleratorExtras(std::string_view data_text
 }
 
 }  // namespace torchdex::codegen
+
+namespace torchdex::codegen {
+
+using namespace detail;  // NOLINT: the helpers of codegen/located.h
+
+core::Expected<std::string> GenerateDependentIndexes(std::string_view data_text, std::string_view data_file) {
+  return Located(data_file, [&]() -> std::string {
+    const json document = ParseDocument(data_text);
+    const std::set<std::string> ids = ReadSourceIds(document);
+    std::map<std::string, std::string> where;  // source id -> where, for the rows' citations
+    for (const json& s : RequireArray(document, "", "sources")) {
+      where[s.at("id").get<std::string>()] = s.at("where").get<std::string>();
+    }
+    const auto cite = [&](const json& row) {
+      std::string cited;
+      for (const json& id : row.at("source")) {
+        const std::string text = id.get<std::string>();
+        const std::string base = text.substr(0, text.find(':'));
+        cited += (cited.empty() ? "" : "; ") + (where[base].empty() ? text : where[base]);
+      }
+      return cited;
+    };
+    const json& indexes = RequireArray(document, "", "indexes");
+    std::vector<std::string> index_rows, project_rows, page_rows;
+    std::set<std::string> names, projects;
+    for (size_t i = 0; i < indexes.size(); ++i) {
+      const json& row = indexes[i];
+      const std::string pointer = Child("/indexes", i);
+      const std::string name = RequireString(row, pointer, "name");
+      if (!names.insert(name).second) Fail(Child(pointer, "name"), "\"" + name + "\" is listed twice");
+      RequireSource(row, pointer, ids);
+      index_rows.push_back("    {" + Literal(name) + ", " + Literal(RequireString(row, pointer, "base_url")) + ", " +
+                           Literal(RequireString(row, pointer, "page")) + ", " +
+                           Literal(RequireString(row, pointer, "local_label")) + ", " +
+                           Literal(RequireString(row, pointer, "depends_on")) + ", " + Literal(cite(row)) + "},\n");
+      const json& listed = RequireArray(row, pointer, "projects");
+      for (size_t k = 0; k < listed.size(); ++k) {
+        const std::string at = Child(Child(pointer, "projects"), k);
+        if (!listed[k].is_string()) Fail(at, "expected a project name");
+        const std::string project = listed[k].get<std::string>();
+        if (core::NormalizeName(project) != project) {
+          Fail(at, "\"" + project + "\" is not in PEP 503 normal form (\"" + core::NormalizeName(project) + "\")");
+        }
+        if (!projects.insert(project).second) Fail(at, "\"" + project + "\" is listed twice");
+        project_rows.push_back("    {" + Literal(name) + ", " + Literal(project) + "},\n");
+      }
+      const json& pages = RequireArray(row, pointer, "pages");
+      std::set<std::string> series;
+      for (size_t k = 0; k < pages.size(); ++k) {
+        const std::string at = Child(Child(pointer, "pages"), k);
+        const std::string for_series = RequireString(pages[k], at, "for");
+        const std::string torch = RequireString(pages[k], at, "torch");
+        if (!series.insert(for_series).second) Fail(Child(at, "for"), "torch " + for_series + " is listed twice");
+        if (!torch.starts_with(for_series + ".")) {
+          Fail(Child(at, "torch"), "page key " + torch + " is not a torch " + for_series + " release");
+        }
+        RequireSource(pages[k], at, ids);
+        const json& backends = RequireArray(pages[k], at, "backends");
+        std::set<std::string> seen;
+        for (size_t b = 0; b < backends.size(); ++b) {
+          const std::string backend = backends[b].get<std::string>();
+          if (!seen.insert(backend).second) Fail(Child(Child(at, "backends"), b), "\"" + backend + "\" is listed twice");
+          page_rows.push_back("    {" + Literal(name) + ", " + Literal(for_series) + ", " + Literal(torch) + ", " +
+                              Literal(backend) + ", " + Literal(cite(pages[k])) + "},\n");
+        }
+      }
+    }
+    std::ostringstream inc;
+    inc << Banner(std::array{InputFile{data_file, data_text}})
+        << "// Indexes keyed by the chosen torch (find-links pages): the index, its projects, and its\n"
+        << "// pages (torch series, page key, backend, where documented). Read only by\n"
+        << "// installer/table/family_table.cc.\n"
+        << "inline constexpr std::array<DependentIndexRow, " << index_rows.size() << "> kDependentIndexes = {{\n";
+    for (const std::string& r : index_rows) inc << r;
+    inc << "}};\ninline constexpr std::array<DependentProjectRow, " << project_rows.size() << "> kDependentProjects = {{\n";
+    for (const std::string& r : project_rows) inc << r;
+    inc << "}};\ninline constexpr std::array<DependentPageRow, " << page_rows.size() << "> kDependentPages = {{\n";
+    for (const std::string& r : page_rows) inc << r;
+    inc << "}};\n";
+    return inc.str();
+  });
+}
+
+}  // namespace torchdex::codegen

@@ -285,6 +285,9 @@ core::Expected<std::vector<OutputFile>> DriverCudaTable(std::span<const InputFil
 core::Expected<std::vector<OutputFile>> AcceleratorExtrasTable(std::span<const InputFile> inputs) {
   return SingleOutput<&GenerateAcceleratorExtras>(inputs, "generated/accelerator_extras.inc");
 }
+core::Expected<std::vector<OutputFile>> DependentIndexesTable(std::span<const InputFile> inputs) {
+  return SingleOutput<&GenerateDependentIndexes>(inputs, "generated/dependent_indexes.inc");
+}
 
 size_t CountUsed(std::span<const std::string_view> names) {
   size_t count = 0;
@@ -313,6 +316,7 @@ std::span<const TableSpec> AllTables() {
         "docs/reference/backends.md"},
        &GenerateCatalogueTable},
       {{"data/accelerator-extras.json"}, {"generated/accelerator_extras.inc"}, &AcceleratorExtrasTable},
+      {{"data/dependent-indexes.json"}, {"generated/dependent_indexes.inc"}, &DependentIndexesTable},
       {{"data/indexes.json", "data/cuda-drivers.json", "generated/family-*.json"},
        {"generated/family_table.inc"},
        &GenerateFamilyTable},

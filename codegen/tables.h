@@ -72,6 +72,10 @@ core::Expected<std::vector<OutputFile>> GenerateFamilyTable(std::span<const Inpu
 // generated/accelerator_extras.inc.
 core::Expected<std::string> GenerateAcceleratorExtras(std::string_view data_text, std::string_view data_file);
 
+// Indexes keyed by the chosen torch (data/dependent-indexes.json: PyG's find-links pages) ->
+// generated/dependent_indexes.inc.
+core::Expected<std::string> GenerateDependentIndexes(std::string_view data_text, std::string_view data_file);
+
 // Checks a data file against its JSON Schema (the subset described in data/schema/*.json) and
 // that it is in canonical form: parsing it and writing it back with sorted keys, a one-space
 // indent and a trailing newline gives the same bytes. Errors: "data/x.json: /pointer: what".

@@ -13,6 +13,7 @@
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
 #include "installer/detect/detect.h"
+#include "installer/install/dependent_index.h"
 #include "installer/install/export.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
@@ -222,6 +223,21 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
     }
   }
   if (!plan) return plan.error();
+  // Packages of an index keyed by the chosen torch (PyG's pages): on the page of this torch.
+  std::map<std::string, std::pair<std::string, std::string>> find_links;
+  for (const auto& [name, url] : inputs->catalogue.overrides.find_links) find_links[name] = {url.value, url.origin};
+  core::Expected<std::vector<DependentIndex>> dependent_indexes = DependentIndexesWith(find_links);
+  if (!dependent_indexes) return dependent_indexes.error();
+  core::Expected<DependentRouting> dependent =
+      RouteDependentRequirements(*plan, request, *dependent_indexes, fetcher);
+  if (!dependent) return dependent.error();
+  for (const std::string& line : dependent->explanation) prepared.explanation.push_back(line);
+  for (const std::string& name : dependent->routed_names) {
+    if (std::find(decision.routed_names.begin(), decision.routed_names.end(), name) == decision.routed_names.end()) {
+      decision.routed_names.push_back(name);
+    }
+  }
+  std::sort(decision.routed_names.begin(), decision.routed_names.end());
   for (const PlannedWheel& w : plan->routed) {
     if (w.variants_json_url.empty()) continue;
     prepared.explanation.push_back(

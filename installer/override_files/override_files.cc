@@ -226,7 +226,7 @@ static void ParseSection(const json& doc, const Checker& c, const std::string& p
   // A family's section takes the same keys as the file, but "format" and "families".
   const std::vector<std::string> top =
       is_top ? std::vector<std::string>{"format", "mirror", "backends", "routed", "pin", "catalogue", "trusted_hosts",
-                                        "families", "providers"}
+                                        "families", "providers", "find_links"}
              : std::vector<std::string>{"mirror", "backends", "routed", "pin", "catalogue", "trusted_hosts"};
   for (const auto& [key, value] : doc.items()) {
     if (std::find(top.begin(), top.end(), key) != top.end()) continue;
@@ -294,6 +294,15 @@ static void ParseSection(const json& doc, const Checker& c, const std::string& p
         family->path = path;
         ParseSection(section, Checker(path, at), path, /*top=*/false, *family, errors);
         file.families[name] = std::move(family);
+      }
+      return std::nullopt;
+    }());
+  if (is_top && doc.contains("find_links")) report([&]() -> std::optional<core::Error> {
+      if (!doc["find_links"].is_object()) return c.Fail("/find_links", "expected {\"index\": \"base URL\"}");
+      for (const auto& [name, value] : doc["find_links"].items()) {
+        std::string url;
+        if (auto e = c.Url(value, "/find_links/" + Escape(name), &url)) return e;
+        file.find_links[name] = url;
       }
       return std::nullopt;
     }());
@@ -461,6 +470,7 @@ void ApplyOverride(const OverrideFile& file, EffectiveOverrides& into) {
   for (const std::string& h : file.trusted_hosts) into.trusted_hosts.push_back({h, file.path});
   for (const auto& [k, v] : file.providers) into.providers[k] = {v, file.path};
   for (const auto& [name, section] : file.families) into.families[name].push_back(section);
+  for (const auto& [name, url] : file.find_links) into.find_links[name] = {url, file.path};
 }
 
 EffectiveOverrides OverridesForFamily(const EffectiveOverrides& all, const std::string& family) {
@@ -468,6 +478,7 @@ EffectiveOverrides OverridesForFamily(const EffectiveOverrides& all, const std::
   out.files = all.files;
   out.trusted_hosts = all.trusted_hosts;  // trust is the hosts', whatever the family
   out.providers = all.providers;          // so are variant providers
+  out.find_links = all.find_links;        // the torch-keyed indexes follow the chosen torch
   auto it = all.families.find(family);
   if (it == all.families.end()) return out;
   for (const std::shared_ptr<const OverrideFile>& section : it->second) {

@@ -53,6 +53,9 @@ struct OverrideFile {
   std::map<std::string, std::string> providers;
   /// "families": {"paddle": {...}}: the same keys for another index family (docs/families.md)
   std::map<std::string, std::shared_ptr<const OverrideFile>> families;
+  /// "find_links": {"pyg": URL}: the base URL of an index keyed by the chosen torch
+  /// (data/dependent-indexes.json), where its pages are read instead (docs/families.md)
+  std::map<std::string, std::string> find_links = {};
 };
 
 /// What all the files say together, each entry with the file it came from.
@@ -69,6 +72,8 @@ struct EffectiveOverrides {
   std::map<std::string, Sourced<std::string>> providers;  // namespace -> executable
   /// The sections of other index families, per family in the order applied.
   std::map<std::string, std::vector<std::shared_ptr<const OverrideFile>>> families;
+  /// "find_links": dependent index name -> base URL.
+  std::map<std::string, Sourced<std::string>> find_links = {};
 };
 
 /// Parses one file's text. `path` is used in messages and to resolve a relative "catalogue".

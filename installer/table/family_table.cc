@@ -7,6 +7,7 @@ namespace {
 
 #include "generated/family_table.inc"
 #include "generated/accelerator_extras.inc"
+#include "generated/dependent_indexes.inc"
 
 template <typename Row, std::size_t N>
 std::span<const Row> Slice(const std::array<Row, N>& rows, std::uint16_t first, std::uint16_t count) {
@@ -22,6 +23,10 @@ std::span<const AcceleratorExtraRow> ExtrasOf(std::string_view project) {
   while (end < kAcceleratorExtras.size() && kAcceleratorExtras[end].project == project) ++end;
   return std::span<const AcceleratorExtraRow>(kAcceleratorExtras.data() + first, end - first);
 }
+
+std::span<const DependentIndexRow> DependentIndexes() { return kDependentIndexes; }
+std::span<const DependentProjectRow> DependentProjects() { return kDependentProjects; }
+std::span<const DependentPageRow> DependentPages() { return kDependentPages; }
 
 std::span<const FamilyRow> Families() { return kFamilyRows; }
 

@@ -65,6 +65,31 @@ struct AcceleratorExtraRow {
 /// The extras of `project` (normal form) in the order they are tried; empty for any other.
 std::span<const AcceleratorExtraRow> ExtrasOf(std::string_view project);
 
+// An index keyed by the chosen torch (data/dependent-indexes.json): PyG's find-links pages.
+struct DependentIndexRow {
+  std::string_view name;         // "pyg"
+  std::string_view base_url;     // "https://data.pyg.org/whl/"
+  std::string_view page;         // "torch-{torch}+{backend}.html"
+  std::string_view local_label;  // "pt{major}{minor}{backend}"
+  std::string_view depends_on;   // "torch"
+  std::string_view source;       // where that is documented
+};
+struct DependentProjectRow {
+  std::string_view index;    // "pyg"
+  std::string_view project;  // normal form: "torch-scatter"
+};
+// One published page: the torch release series it serves, its key and backend.
+struct DependentPageRow {
+  std::string_view index;    // "pyg"
+  std::string_view series;   // "2.5": torch 2.5.*
+  std::string_view torch;    // "2.5.0": the page's key
+  std::string_view backend;  // "cu124"
+  std::string_view source;
+};
+std::span<const DependentIndexRow> DependentIndexes();  // in the order of the data file
+std::span<const DependentProjectRow> DependentProjects();
+std::span<const DependentPageRow> DependentPages();     // per index, newest torch first
+
 std::span<const FamilyRow> Families();  // in the order of data/indexes.json
 const FamilyRow* FindFamily(std::string_view name);
 std::span<const std::string_view> HostsOf(const FamilyRow& family);

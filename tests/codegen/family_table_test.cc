@@ -86,6 +86,37 @@ TEST(GenerateFamilyTable, ABadFloorIsLocated) {
   EXPECT_THAT(out.error().message, HasSubstr("data/indexes.json: /families/1/driver_floors/1/linux:"));
 }
 
+// data/dependent-indexes.json: the rows of the committed file, and located errors.
+TEST(GenerateDependentIndexes, HoldsPygAndItsPages) {
+  const std::string data = ReadText(kSource / "data/dependent-indexes.json");
+  auto inc = GenerateDependentIndexes(data, "data/dependent-indexes.json");
+  ASSERT_TRUE(inc.ok()) << inc.error().message;
+  EXPECT_THAT(*inc, HasSubstr("{\"pyg\", \"https://data.pyg.org/whl/\", \"torch-{torch}+{backend}.html\", "
+                              "\"pt{major}{minor}{backend}\", \"torch\", "));
+  EXPECT_THAT(*inc, HasSubstr("{\"pyg\", \"torch-scatter\"},"));
+  EXPECT_THAT(*inc, HasSubstr("{\"pyg\", \"2.3\", \"2.3.0\", \"cu121\", \"https://pytorch-geometric.readthedocs.io"));
+}
+
+TEST(GenerateDependentIndexes, BadRowsAreLocated) {
+  const std::string data = ReadText(kSource / "data/dependent-indexes.json");
+  const auto error_with = [&](const std::string& from, const std::string& to) {
+    std::string changed = data;
+    const size_t at = changed.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at == std::string::npos) return std::string();
+    changed.replace(at, from.size(), to);
+    auto inc = GenerateDependentIndexes(changed, "data/dependent-indexes.json");
+    return inc.ok() ? std::string("(no error)") : inc.error().message;
+  };
+  EXPECT_THAT(error_with("\"torch\": \"2.4.0\"", "\"torch\": \"2.5.0\""),
+              HasSubstr("data/dependent-indexes.json: /indexes/0/pages/1/torch: page key 2.5.0 is not a torch 2.4 release"));
+  EXPECT_THAT(error_with("\"for\": \"2.4\"", "\"for\": \"2.5\""),
+              HasSubstr("/indexes/0/pages/1/for: torch 2.5 is listed twice"));
+  EXPECT_THAT(error_with("\"torch-scatter\"", "\"Torch_Scatter\""),
+              HasSubstr("/indexes/0/projects/2: \"Torch_Scatter\" is not in PEP 503 normal form (\"torch-scatter\")"));
+  EXPECT_THAT(error_with("\"pyg-usage\"\n     ]", "\"no-such-source\"\n     ]"), HasSubstr("/indexes/0/pages/0/source"));
+}
+
 TEST(RunCodegen, PicksUpFamilyCataloguesByTheirNames) {
   std::string pattern = (fs::temp_directory_path() / "torchdex-codegen-family-XXXXXX").string();
   const fs::path root = ::mkdtemp(pattern.data());
