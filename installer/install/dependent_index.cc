@@ -91,7 +91,8 @@ core::Expected<std::vector<DependentIndex>> DependentIndexesWith(
     out.push_back(std::move(index));
   }
   for (const auto& [name, value] : find_links) {
-    if (std::none_of(out.begin(), out.end(), [&](const DependentIndex& i) { return i.name == name; })) {
+    const std::string& wanted = name;  // clang 14 cannot capture a structured binding
+    if (std::none_of(out.begin(), out.end(), [&](const DependentIndex& i) { return i.name == wanted; })) {
       std::string message = value.second;
       message += ": /find_links/";
       message += name;
