@@ -18,6 +18,7 @@
 #include "installer/cli/run.h"
 #include "installer/platform/clock.h"
 #include "installer/platform/process_runner.h"
+#include "tests/installer/e2e/e2e_support.h"
 #include "tests/support/nginx.h"
 
 namespace torchdex::installer {
@@ -30,45 +31,25 @@ using ::testing::Not;
 const fs::path kFixtures = TORCHDEX_FIXTURES_DIR;
 const std::string kA100 = (kFixtures / "hosts/container-with-devices-a100-driver535").string();
 
-class ZeroClock final : public Clock {
- public:
-  int64_t NowMicros() const override { return 0; }
-};
-
-std::string ReadBytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-struct Output {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using e2e::Output;
+using e2e::ReadBytes;
 
 class FamilyE2eTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string pattern = (fs::temp_directory_path() / "torchdex-family-e2e-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = new fs::path(pattern);
+    const fs::path root = e2e::MakeTempRoot("family-e2e");
+    ASSERT_FALSE(root.empty());
+    root_ = new fs::path(root);
     runner_ = MakeSystemProcessRunner().release();
-    env_ = new Environment{{"PATH", "/usr/local/bin:/usr/bin:/bin"},
-                           {"HOME", (*root_ / "home").string()},
-                           {"PIP_CONFIG_FILE", "/dev/null"},
-                           {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
-                           {"PIP_NO_INPUT", "1"}};
-    fs::create_directories(*root_ / "home");
+    env_ = new Environment(e2e::ChildEnvironment(root));
     Output index = Child({TORCHDEX_TEST_PYTHON, (kFixtures / "paddle-index/make_paddle_index.py").string(),
                           (*root_ / "index").string()});
-    ASSERT_EQ(index.code, 0) << index.err;
+    ASSERT_EQ(index.exit_code, 0) << index.err;
     auto nginx = testing::Nginx::Start(*root_ / "index");
     ASSERT_TRUE(nginx.ok()) << nginx.error().message;
     nginx_ = nginx->release();
     Output venv = Child({TORCHDEX_TEST_PYTHON, "-m", "venv", (*root_ / "base-venv").string()});
-    ASSERT_EQ(venv.code, 0) << venv.err;
+    ASSERT_EQ(venv.exit_code, 0) << venv.err;
     overrides_ = new std::string((*root_ / "paddle-mirror.json").string());
     std::ofstream(*overrides_) << "{\"format\": 1, \"families\": {\"paddle\": {\"mirror\": \"" +
                                       nginx_->Url("/packages/") + "\"}}}\n";
@@ -86,19 +67,11 @@ class FamilyE2eTest : public ::testing::Test {
   }
 
   static Output Child(const std::vector<std::string>& argv, const Environment* env = nullptr) {
-    ProcessResult r = runner_->Run(argv, env ? *env : *env_, std::chrono::seconds(120));
-    return {r.status == ProcessResult::Status::kExited ? r.exit_code : -1, r.output, r.errors + r.failure};
+    return e2e::RunChild(*runner_, argv, env ? *env : *env_);
   }
-  static std::string NewVenv(const std::string& name) {
-    fs::copy(*root_ / "base-venv", *root_ / name, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    return (*root_ / name / "bin/python").string();
-  }
+  static std::string NewVenv(const std::string& name) { return e2e::CopyVenv(*root_, name); }
   static Output Torchdex(std::vector<std::string> args, const Environment* env = nullptr) {
-    ZeroClock clock;
-    Deps deps{env ? *env : *env_, *runner_, clock};
-    std::ostringstream out, err;
-    const int code = Main(args, deps, out, err);
-    return {code, out.str(), err.str()};
+    return e2e::RunTorchdex(args, env ? *env : *env_, *runner_);
   }
   // The tag of the venv's interpreter: "cp311".
   static std::string PythonTag(const std::string& python) {
@@ -124,7 +97,7 @@ TEST_F(FamilyE2eTest, TheDryRunOnAnA100PlansTheCudaBuildItsDriverRuns) {
   const Output r = Torchdex({"install", "--dry-run", "--explain", "--family", "paddle", "--torch-backend=auto", "--root",
                              kA100, "--python", python, "--catalogue", *overrides_, "--index-url",
                              nginx_->Url("/simple/"), "paddlepaddle-gpu"});
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("chose cu118 (CUDA): paddlepaddle-gpu 3.1.0 is the newest that fits"));
   EXPECT_THAT(r.out, HasSubstr("backend: cu118 (" + nginx_->Url("/packages/stable/cu118/") + ")"));
   // The wheel of the cu118 folder, by URL and by the hash of its bytes (cu126 has a file of the
@@ -145,11 +118,11 @@ TEST_F(FamilyE2eTest, PipInstallsTheCu118BuildAndNotTheDefaultIndexBait) {
   const std::string python = NewVenv("venv-pip");
   const Output r = Torchdex({"install", "--family", "paddle", "--root", kA100, "--python", python, "--catalogue",
                              *overrides_, "--index-url", nginx_->Url("/simple/"), "paddlepaddle-gpu"});
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const Output built = Child({python, "-c",
                               "import importlib.metadata as m, paddlepaddle_gpu as p; "
                               "print(m.version('paddlepaddle-gpu'), p.built_for, m.version('numpy'))"});
-  ASSERT_EQ(built.code, 0) << built.err;
+  ASSERT_EQ(built.exit_code, 0) << built.err;
   EXPECT_EQ(built.out, "3.1.0 stable/cu118 2.2.0\n");  // numpy from the default index
   EXPECT_THAT(nginx_->AccessLog(), Not(HasSubstr("GET /simple/paddlepaddle-gpu")));
 }
@@ -166,7 +139,7 @@ TEST_F(FamilyE2eTest, UvInstallsTheBuildTheNewerDriverRuns) {
                              (kFixtures / "hosts/linux-rtx3090-driver550-proprietary").string(), "--python", python,
                              "--catalogue", *overrides_, "--index-url", nginx_->Url("/simple/"), "paddlepaddle-gpu"},
                             &env);
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const Output built = Child({python, "-c", "import paddlepaddle_gpu as p; print(p.built_for)"});
   EXPECT_EQ(built.out, "stable/cu126\n") << built.err;
 }
@@ -181,13 +154,13 @@ TEST_F(FamilyE2eTest, InstallJaxGetsTheExtraTheDriverRuns) {
   std::vector<std::string> dry = {"install", "--dry-run"};
   dry.insert(dry.end(), args.begin(), args.end());
   const Output plan = Torchdex(dry);
-  ASSERT_EQ(plan.code, 0) << plan.out << plan.err;
+  ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
   EXPECT_THAT(plan.out, HasSubstr("jax: jax[cuda12] for driver 535.104.05 (>= 525); [cuda13] needs driver >= 580"));
   EXPECT_THAT(plan.out, HasSubstr("jax[cuda12]"));
   std::vector<std::string> real = {"install"};
   real.insert(real.end(), args.begin(), args.end());
   const Output r = Torchdex(real);
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const Output installed = Child({python, "-c",
                                   "import importlib.metadata as m\n"
                                   "print(sorted(d.metadata['Name'] for d in m.distributions() if 'jax' in d.metadata['Name']))"});

@@ -35,6 +35,7 @@
 #include "installer/install/plan.h"
 #include "installer/python/interpreter.h"
 #include "tests/support/fault_server.h"
+#include "tests/installer/e2e/e2e_support.h"
 #include "tests/support/nginx.h"
 
 namespace torchdex::installer {
@@ -49,27 +50,10 @@ const char* const kMakeIndex = TORCHDEX_MAKE_INDEX_SCRIPT;
 const char* const kToolsBin = TORCHDEX_TOOLS_BIN_DIR;  // pip 26.3 and uv 0.13.9
 constexpr std::chrono::seconds kChildTimeout{120};
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+const auto& ReadText = e2e::ReadBytes;
+const auto& WriteText = e2e::WriteBytes;
 
-void WriteText(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
-struct Output {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-class NoClock final : public Clock {
- public:
-  int64_t NowMicros() const override { return 0; }
-};
+using e2e::Output;
 
 // A connection to 127.0.0.1:port is refused.
 bool PortClosed(int port) {
@@ -94,17 +78,12 @@ int RoutingPort(const std::string& out) {
 class InstallE2eTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string pattern = (fs::temp_directory_path() / "torchdex-install-e2e-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = new fs::path(pattern);
+    const fs::path root = e2e::MakeTempRoot("install-e2e");
+    ASSERT_FALSE(root.empty());
+    root_ = new fs::path(root);
     runner_ = MakeSystemProcessRunner().release();
     // Children see only this: no user pip config, find-links or cache from the machine.
-    env_ = new Environment{{"PATH", "/usr/local/bin:/usr/bin:/bin"},
-                           {"HOME", (*root_ / "home").string()},
-                           {"PIP_CONFIG_FILE", "/dev/null"},
-                           {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
-                           {"PIP_NO_INPUT", "1"}};
-    fs::create_directories(*root_ / "home");
+    env_ = new Environment(e2e::ChildEnvironment(root));
 
     Output index = RunChild({kPython, kMakeIndex, (*root_ / "index").string()});
     ASSERT_EQ(index.exit_code, 0) << index.err;
@@ -135,25 +114,7 @@ class InstallE2eTest : public ::testing::Test {
   // pure-Python package, copied; the same Python), since the tests have no network to install
   // it with.
   static void MakePip26Venv() {
-    const fs::path venv = *root_ / "base-venv-pip26";
-    Output made = RunChild({kPython, "-m", "venv", "--without-pip", venv.string()});
-    ASSERT_EQ(made.exit_code, 0) << made.err;
-    const std::string purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])";
-    Output from = RunChild({std::string(kToolsBin) + "/python", "-c", purelib});
-    ASSERT_EQ(from.exit_code, 0) << "the tools venv (scripts/setup.sh: torchdex_tools_venv): "
-                                 << from.err;
-    Output to = RunChild({(venv / "bin/python").string(), "-c", purelib});
-    ASSERT_EQ(to.exit_code, 0) << to.err;
-    const fs::path source = from.out.substr(0, from.out.find('\n'));
-    const fs::path target = to.out.substr(0, to.out.find('\n'));
-    for (const fs::directory_entry& entry : fs::directory_iterator(source)) {
-      const std::string name = entry.path().filename().string();
-      if (name == "pip" || (name.rfind("pip-", 0) == 0 && name.find(".dist-info") != name.npos)) {
-        fs::copy(entry.path(), target / name, fs::copy_options::recursive);
-      }
-    }
-    Output version = RunChild({(venv / "bin/python").string(), "-m", "pip", "--version"});
-    ASSERT_THAT(version.out, HasSubstr("pip 26.3 ")) << version.err;
+    ASSERT_EQ(e2e::MakeVenvWithPinnedPip(*root_ / "base-venv-pip26", kPython, kToolsBin, *runner_, *env_), "");
   }
 
   static void TearDownTestSuite() {
@@ -174,16 +135,12 @@ class InstallE2eTest : public ::testing::Test {
   }
 
   static Output RunChild(const std::vector<std::string>& argv, const Environment* env = nullptr) {
-    ProcessResult result = runner_->Run(argv, env ? *env : *env_, kChildTimeout);
-    return {result.status == ProcessResult::Status::kExited ? result.exit_code : -1, result.output,
-            result.errors + result.failure};
+    return e2e::RunChild(*runner_, argv, env ? *env : *env_, kChildTimeout);
   }
 
   // A fresh venv: a copy of the base one (Debian's bundled pip), or of the one with pip 26.3.
   static std::string NewVenv(const std::string& name, const std::string& base = "base-venv") {
-    const fs::path venv = *root_ / name;
-    fs::copy(*root_ / base, venv, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    return (venv / "bin/python").string();
+    return e2e::CopyVenv(*root_, name, base);
   }
 
   static PlanRequest Request(const std::string& backend_path, std::vector<std::string> routed,
@@ -287,11 +244,7 @@ class InstallE2eTest : public ::testing::Test {
       args.push_back(nginx_->Url("/simple/"));
     }
     args.insert(args.end(), requirements.begin(), requirements.end());
-    NoClock clock;
-    Deps deps{env, *runner_, clock};
-    std::ostringstream out, err;
-    const int code = Main(args, deps, out, err);
-    return {code, out.str(), err.str()};
+    return e2e::RunTorchdex(args, env, *runner_);
   }
 
   // The environment of a run: the suite's, with the tools venv first on PATH (FindUv) and a
@@ -597,7 +550,7 @@ TEST_F(InstallE2eTest, TheInstallAndExportCommandsRunThePlan) {
   const fs::path overrides = *root_ / "mirror.json";
   WriteText(overrides, "{\"format\": 1, \"mirror\": \"" + nginx_->Url("/whl/") + "\"}\n");
   const std::string python = NewVenv("venv-cli");
-  NoClock clock;
+  e2e::ZeroClock clock;
   Deps deps{*env_, *runner_, clock};
   const std::vector<std::string> choice = {
       "--python",         python,        "--torch-backend",      "cu124", "--catalogue",

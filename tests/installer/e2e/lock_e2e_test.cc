@@ -21,6 +21,7 @@
 #include "installer/lock/pylock.h"
 #include "installer/platform/clock.h"
 #include "installer/platform/process_runner.h"
+#include "tests/installer/e2e/e2e_support.h"
 #include "tests/support/nginx.h"
 
 namespace torchdex::installer {
@@ -35,16 +36,8 @@ const char* const kMakeIndex = TORCHDEX_MAKE_INDEX_SCRIPT;
 const char* const kToolsBin = TORCHDEX_TOOLS_BIN_DIR;
 constexpr std::chrono::seconds kChildTimeout{180};
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void WriteText(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
+const auto& ReadText = e2e::ReadBytes;
+const auto& WriteText = e2e::WriteBytes;
 
 std::string Replace(std::string text, const std::string& from, const std::string& to) {
   const size_t at = text.find(from);
@@ -53,35 +46,21 @@ std::string Replace(std::string text, const std::string& from, const std::string
   return text;
 }
 
-struct Output {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-class NoClock final : public Clock {
- public:
-  int64_t NowMicros() const override { return 0; }
-};
+using e2e::Output;
 
 class LockE2eTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string pattern = (fs::temp_directory_path() / "torchdex-lock-e2e-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = new fs::path(pattern);
+    const fs::path root = e2e::MakeTempRoot("lock-e2e");
+    ASSERT_FALSE(root.empty());
+    root_ = new fs::path(root);
     runner_ = MakeSystemProcessRunner().release();
-    fs::create_directories(*root_ / "home");
     // Children see only this: the tools venv first on PATH (uv), no configuration of the
     // machine's pip or uv, a cache of the suite's own.
-    env_ = new Environment{{"PATH", std::string(kToolsBin) + ":/usr/local/bin:/usr/bin:/bin"},
-                           {"HOME", (*root_ / "home").string()},
-                           {"PIP_CONFIG_FILE", "/dev/null"},
-                           {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
-                           {"PIP_NO_INPUT", "1"},
-                           {"UV_CACHE_DIR", (*root_ / "uv-cache").string()},
-                           {"UV_NO_CONFIG", "1"},
-                           {"UV_PYTHON_DOWNLOADS", "never"}};
+    env_ = new Environment(e2e::ChildEnvironment(root, std::string(kToolsBin) + ":/usr/local/bin:/usr/bin:/bin"));
+    (*env_)["UV_CACHE_DIR"] = (root / "uv-cache").string();
+    (*env_)["UV_NO_CONFIG"] = "1";
+    (*env_)["UV_PYTHON_DOWNLOADS"] = "never";
     Output index = RunChild({kPython, kMakeIndex, (*root_ / "index").string(), "--lock"});
     ASSERT_EQ(index.exit_code, 0) << index.err;
     auto nginx = testing::Nginx::Start(*root_ / "index");
@@ -94,24 +73,7 @@ class LockE2eTest : public ::testing::Test {
   // A venv without the bundled pip, given the tools venv's pinned pip 26.3 (pure Python,
   // copied; the same Python): the tests have no network to install it with.
   static void MakeBaseVenv() {
-    const fs::path venv = *root_ / "base-venv";
-    Output made = RunChild({kPython, "-m", "venv", "--without-pip", venv.string()});
-    ASSERT_EQ(made.exit_code, 0) << made.err;
-    const std::string purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])";
-    Output from = RunChild({std::string(kToolsBin) + "/python", "-c", purelib});
-    ASSERT_EQ(from.exit_code, 0) << "the tools venv (scripts/setup.sh: torchdex_tools_venv): " << from.err;
-    Output to = RunChild({(venv / "bin/python").string(), "-c", purelib});
-    ASSERT_EQ(to.exit_code, 0) << to.err;
-    const fs::path source = from.out.substr(0, from.out.find('\n'));
-    const fs::path target = to.out.substr(0, to.out.find('\n'));
-    for (const fs::directory_entry& entry : fs::directory_iterator(source)) {
-      const std::string name = entry.path().filename().string();
-      if (name == "pip" || (name.rfind("pip-", 0) == 0 && name.find(".dist-info") != name.npos)) {
-        fs::copy(entry.path(), target / name, fs::copy_options::recursive);
-      }
-    }
-    Output version = RunChild({(venv / "bin/python").string(), "-m", "pip", "--version"});
-    ASSERT_THAT(version.out, HasSubstr("pip 26.3 ")) << version.err;
+    ASSERT_EQ(e2e::MakeVenvWithPinnedPip(*root_ / "base-venv", kPython, kToolsBin, *runner_, *env_), "");
   }
 
   static void TearDownTestSuite() {
@@ -130,23 +92,13 @@ class LockE2eTest : public ::testing::Test {
   }
 
   static Output RunChild(const std::vector<std::string>& argv, const Environment* env = nullptr) {
-    ProcessResult result = runner_->Run(argv, env ? *env : *env_, kChildTimeout);
-    return {result.status == ProcessResult::Status::kExited ? result.exit_code : -1, result.output,
-            result.errors + result.failure};
+    return e2e::RunChild(*runner_, argv, env ? *env : *env_, kChildTimeout);
   }
 
-  static std::string NewVenv(const std::string& name) {
-    const fs::path venv = *root_ / name;
-    fs::copy(*root_ / "base-venv", venv, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    return (venv / "bin/python").string();
-  }
+  static std::string NewVenv(const std::string& name) { return e2e::CopyVenv(*root_, name); }
 
   static Output Torchdex(std::vector<std::string> args, const Environment* env = nullptr) {
-    NoClock clock;
-    Deps deps{env ? *env : *env_, *runner_, clock};
-    std::ostringstream out, err;
-    const int code = Main(args, deps, out, err);
-    return {code, out.str(), err.str()};
+    return e2e::RunTorchdex(args, env ? *env : *env_, *runner_);
   }
 
   // name -> version of every distribution in the venv but pip.

@@ -16,6 +16,7 @@
 #include "installer/cli/run.h"
 #include "installer/platform/clock.h"
 #include "installer/platform/process_runner.h"
+#include "tests/installer/e2e/e2e_support.h"
 #include "tests/support/nginx.h"
 
 namespace torchdex::installer {
@@ -27,47 +28,27 @@ using ::testing::Not;
 
 const fs::path kFixtures = TORCHDEX_FIXTURES_DIR;
 
-class ZeroClock final : public Clock {
- public:
-  int64_t NowMicros() const override { return 0; }
-};
-
-std::string ReadBytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-struct Output {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using e2e::Output;
+using e2e::ReadBytes;
 
 class PygE2eTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string pattern = (fs::temp_directory_path() / "torchdex-pyg-e2e-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = new fs::path(pattern);
+    const fs::path root = e2e::MakeTempRoot("pyg-e2e");
+    ASSERT_FALSE(root.empty());
+    root_ = new fs::path(root);
     runner_ = MakeSystemProcessRunner().release();
-    env_ = new Environment{{"PATH", "/usr/local/bin:/usr/bin:/bin"},
-                           {"HOME", (*root_ / "home").string()},
-                           {"PIP_CONFIG_FILE", "/dev/null"},
-                           {"PIP_DISABLE_PIP_VERSION_CHECK", "1"},
-                           {"PIP_NO_INPUT", "1"}};
-    fs::create_directories(*root_ / "home");
+    env_ = new Environment(e2e::ChildEnvironment(root));
     Output torch = Child({TORCHDEX_TEST_PYTHON, TORCHDEX_MAKE_INDEX_SCRIPT, (*root_ / "index").string()});
-    ASSERT_EQ(torch.code, 0) << torch.err;
+    ASSERT_EQ(torch.exit_code, 0) << torch.err;
     Output pyg = Child({TORCHDEX_TEST_PYTHON, (kFixtures / "pyg-index/make_pyg_index.py").string(),
                         (*root_ / "index").string()});
-    ASSERT_EQ(pyg.code, 0) << pyg.err;
+    ASSERT_EQ(pyg.exit_code, 0) << pyg.err;
     auto nginx = testing::Nginx::Start(*root_ / "index");
     ASSERT_TRUE(nginx.ok()) << nginx.error().message;
     nginx_ = nginx->release();
     Output venv = Child({TORCHDEX_TEST_PYTHON, "-m", "venv", (*root_ / "base-venv").string()});
-    ASSERT_EQ(venv.code, 0) << venv.err;
+    ASSERT_EQ(venv.exit_code, 0) << venv.err;
     overrides_ = new std::string((*root_ / "pyg-mirror.json").string());
     std::ofstream(*overrides_) << "{\"format\": 1, \"mirror\": \"" + nginx_->Url("/whl/") +
                                       "\", \"find_links\": {\"pyg\": \"" + nginx_->Url("/pyg/whl/") + "\"}}\n";
@@ -84,21 +65,9 @@ class PygE2eTest : public ::testing::Test {
     if (nginx_ == nullptr || overrides_ == nullptr) GTEST_SKIP() << "suite setup failed";
   }
 
-  static Output Child(const std::vector<std::string>& argv) {
-    ProcessResult r = runner_->Run(argv, *env_, std::chrono::seconds(120));
-    return {r.status == ProcessResult::Status::kExited ? r.exit_code : -1, r.output, r.errors + r.failure};
-  }
-  static std::string NewVenv(const std::string& name) {
-    fs::copy(*root_ / "base-venv", *root_ / name, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    return (*root_ / name / "bin/python").string();
-  }
-  static Output Torchdex(std::vector<std::string> args) {
-    ZeroClock clock;
-    Deps deps{*env_, *runner_, clock};
-    std::ostringstream out, err;
-    const int code = Main(args, deps, out, err);
-    return {code, out.str(), err.str()};
-  }
+  static Output Child(const std::vector<std::string>& argv) { return e2e::RunChild(*runner_, argv, *env_); }
+  static std::string NewVenv(const std::string& name) { return e2e::CopyVenv(*root_, name); }
+  static Output Torchdex(std::vector<std::string> args) { return e2e::RunTorchdex(args, *env_, *runner_); }
   static std::vector<std::string> Args(const std::string& command, const std::string& backend,
                                        const std::string& python, std::vector<std::string> requirements) {
     std::vector<std::string> args = {"install"};
@@ -136,7 +105,7 @@ TEST_F(PygE2eTest, TheDryRunPlansTorchScatterFromThePageOfTheChosenTorch) {
   const std::string tag = WheelTag(python);
   // torch==2.5.1: the page of torch 2.5 (torch-2.5.0+cu124.html), its newest torch-scatter.
   const Output r = Torchdex(Args("dry-run", "cu124", python, {"torch==2.5.1", "torch-scatter"}));
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const std::string file = "torch_scatter-2.1.2+pt25cu124-" + tag + ".whl";
   const std::string hash = core::Sha256Hex(ReadBytes(*root_ / "index/pyg/whl/torch-2.5.0+cu124" / file));
   EXPECT_THAT(r.out, HasSubstr("torch-scatter 2.1.2+pt25cu124: from the pyg page for torch 2.5.1+cu124 on cu124, "
@@ -158,13 +127,13 @@ TEST_F(PygE2eTest, PipInstallsTorchAndTheTorchScatterOfItsPage) {
   const std::string python = NewVenv("venv-pip");
   // No version asked: torch 2.6.0+cu124, the newest on the backend, and so the 2.6 page.
   const Output r = Torchdex(Args("install", "cu124", python, {"torch", "torch-scatter"}));
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("from the pyg page for torch 2.6.0+cu124 on cu124, torch-2.6.0+cu124.html"));
   EXPECT_THAT(r.out, HasSubstr("this page is not in data/dependent-indexes.json: read as published"));
   const Output built = Child({python, "-c",
                               "import importlib.metadata as m, torch_scatter as s; "
                               "print(m.version('torch'), m.version('torch-scatter'), s.built_for)"});
-  ASSERT_EQ(built.code, 0) << built.err;
+  ASSERT_EQ(built.exit_code, 0) << built.err;
   EXPECT_EQ(built.out, "2.6.0+cu124 2.1.2+pt26cu124 torch-2.6.0+cu124\n");
   EXPECT_THAT(nginx_->AccessLog(), HasSubstr("GET /pyg/whl/torch-2.6.0+cu124.html"));
   EXPECT_THAT(nginx_->AccessLog(), Not(HasSubstr("GET /simple/torch-scatter")));
@@ -174,19 +143,19 @@ TEST_F(PygE2eTest, NoPageForTheChosenTorchNamesTheNearestAndInstallsNothing) {
   const std::string python = NewVenv("venv-none");
   // cu121 has torch 2.5.1+cu121; the copy has no torch-2.5.0+cu121.html.
   const Output r = Torchdex(Args("install", "cu121", python, {"torch", "torch-scatter"}));
-  EXPECT_EQ(r.code, 4) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("torch-scatter: pyg publishes no page for torch 2.5.1+cu121 on cu121 (" +
                                nginx_->Url("/pyg/whl/torch-2.5.0+cu121.html") +
                                " answered 404); the nearest pages: torch-2.5.0+cpu.html, torch-2.5.0+cu118.html, "
                                "torch-2.5.0+cu124.html, torch-2.4.0+cu121.html"));
   const Output none = Child({python, "-c", "import torch"});
-  EXPECT_NE(none.code, 0);
+  EXPECT_NE(none.exit_code, 0);
 }
 
 TEST_F(PygE2eTest, APageListingWheelsForAnotherTorchIsRefused) {
   const std::string python = NewVenv("venv-hostile");
   const Output r = Torchdex(Args("dry-run", "cpu", python, {"torch", "torch-scatter"}));
-  EXPECT_EQ(r.code, 6) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 6) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr(nginx_->Url("/pyg/whl/torch-2.5.0+cpu.html") + ": link 2, torch_scatter-2.1.2+pt24cu121-"));
   EXPECT_THAT(r.err, HasSubstr("built for +pt24cu121, not for +pt25cpu as the page torch-2.5.0+cpu.html is keyed"));
 }
