@@ -89,6 +89,10 @@ inline Value Value::Table(bool inline_form) {
   return v;
 }
 
+/// Equal as TOML sees them: the same kinds and values, tables whatever their order; not where
+/// they were written or how (line, column, inline form). What Write then Parse must keep.
+bool Same(const Value& a, const Value& b);
+
 /// "a string", "an integer", ... for errors.
 std::string_view KindName(Value::Kind kind);
 

@@ -22,31 +22,6 @@ std::string ErrorOf(std::string_view text) {
   return v.ok() ? "" : v.error().message;
 }
 
-// Values equal as TOML sees them (not where they were written or how).
-bool Same(const Value& a, const Value& b) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-    case Value::Kind::kString:
-    case Value::Kind::kDateTime: return a.text == b.text;
-    case Value::Kind::kInteger: return a.integer == b.integer;
-    case Value::Kind::kBoolean: return a.boolean == b.boolean;
-    case Value::Kind::kArray:
-      if (a.items.size() != b.items.size()) return false;
-      for (std::size_t i = 0; i < a.items.size(); ++i) {
-        if (!Same(a.items[i], b.items[i])) return false;
-      }
-      return true;
-    case Value::Kind::kTable:
-      // Tables are unordered (TOML 1.0): the writer puts plain keys before sub-tables.
-      if (a.entries.size() != b.entries.size()) return false;
-      for (const auto& [key, value] : a.entries) {
-        const Value* other = b.Find(key);
-        if (other == nullptr || !Same(value, *other)) return false;
-      }
-      return true;
-  }
-  return false;
-}
 
 TEST(TomlTest, ReadsWhatLockFilesUse) {
   const Value v = Parsed(
