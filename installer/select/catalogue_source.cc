@@ -416,6 +416,28 @@ std::vector<std::string> CatalogueSource::BackendNames(const std::string& channe
   return out;
 }
 
+namespace {
+
+// The end of both loaders: the override files' routed.add/remove applied to the catalogue's
+// routed names (name -> reason, origin), and the files named in the description.
+void FinishSource(const EffectiveOverrides& overrides,
+                  std::map<std::string, std::pair<std::string, std::string>> routed,
+                  CatalogueSource& source) {
+  for (const auto& [name, sourced] : overrides.routed_add) routed[name] = {sourced.value, sourced.origin};
+  for (const auto& [name, sourced] : overrides.routed_remove) routed.erase(name);
+  for (const auto& [name, why] : routed) {
+    source.routed.push_back(name);
+    source.routed_reasons.emplace_back(name, why.first);
+    source.routed_origins.emplace_back(name, why.second);
+  }
+  if (!overrides.files.empty()) {
+    source.description += "; overrides: ";
+    for (std::size_t i = 0; i < overrides.files.size(); ++i) source.description += (i ? ", " : "") + overrides.files[i];
+  }
+}
+
+}  // namespace
+
 core::Expected<CatalogueSource> LoadCatalogueSource(const EffectiveOverrides& overrides) {
   CatalogueSource source;
   std::map<std::string, std::pair<std::string, std::string>> routed;  // name -> reason, origin
@@ -457,17 +479,7 @@ core::Expected<CatalogueSource> LoadCatalogueSource(const EffectiveOverrides& ov
         (table::CatalogueSnapshot().empty() ? "" : ", from a snapshot") + ")";
     source.view = std::make_unique<TableView>(overrides, "stable");
   }
-  for (const auto& [name, sourced] : overrides.routed_add) routed[name] = {sourced.value, sourced.origin};
-  for (const auto& [name, sourced] : overrides.routed_remove) routed.erase(name);
-  for (const auto& [name, why] : routed) {
-    source.routed.push_back(name);
-    source.routed_reasons.emplace_back(name, why.first);
-    source.routed_origins.emplace_back(name, why.second);
-  }
-  if (!overrides.files.empty()) {
-    source.description += "; overrides: ";
-    for (std::size_t i = 0; i < overrides.files.size(); ++i) source.description += (i ? ", " : "") + overrides.files[i];
-  }
+  FinishSource(overrides, std::move(routed), source);
   return source;
 }
 
@@ -539,17 +551,7 @@ core::Expected<CatalogueSource> LoadFamilyCatalogueSource(const EffectiveOverrid
   const std::string channel = cat->channel;
   source.view = std::make_unique<FamilyView>(*row, std::move(cat).value());
   source.channel_views[channel] = nullptr;
-  for (const auto& [name, sourced] : overrides.routed_add) routed[name] = {sourced.value, sourced.origin};
-  for (const auto& [name, sourced] : overrides.routed_remove) routed.erase(name);
-  for (const auto& [name, why] : routed) {
-    source.routed.push_back(name);
-    source.routed_reasons.emplace_back(name, why.first);
-    source.routed_origins.emplace_back(name, why.second);
-  }
-  if (!overrides.files.empty()) {
-    source.description += "; overrides: ";
-    for (std::size_t i = 0; i < overrides.files.size(); ++i) source.description += (i ? ", " : "") + overrides.files[i];
-  }
+  FinishSource(overrides, std::move(routed), source);
   return source;
 }
 
