@@ -589,7 +589,8 @@ int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::o
   if (o.explain) {
     for (const Rejection& r : decided->selection.rejected) out << "  not " << r.backend << ": " << Join(r.reasons, "; ") << "\n";
   }
-  core::Expected<std::string> uv = FindUv(deps.env);
+  core::Expected<std::string> uv =
+      FindUv(deps.env, "sync --uv-project (it runs uv sync)", "install uv or put it on PATH");
   if (!uv) return Refuse(err, uv.error());
   std::vector<std::string> argv = {*uv, "sync", "--project", o.lock_dir, "--python", target->path};
   if (backends.size() > 1) {
@@ -684,18 +685,10 @@ int RunLock(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   }
   core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(texts);
   if (!asked) return fail(asked.error());
-  core::Expected<std::string> uv = FindUv(deps.env);
-  if (!uv) {
-    // FindUv speaks of --installer; lock has no other resolver, so say that instead.
-    const std::string& why = uv.error().message;
-    const size_t from = why.find("uv is not on PATH");
-    const size_t to = why.find("); ");
-    return fail(core::MakeError(
-        "torchdex lock resolves with uv, and " +
-            (from == std::string::npos || to == std::string::npos ? why : why.substr(from, to + 1 - from)) +
-            "; install it (pipx install uv, or the tools venv of scripts/setup.sh) or put it on PATH",
-        uv.error().code));
-  }
+  core::Expected<std::string> uv =
+      FindUv(deps.env, "torchdex lock (it resolves with uv)",
+             "install it (pipx install uv, or the tools venv of scripts/setup.sh) or put it on PATH");
+  if (!uv) return fail(uv.error());
 
   std::vector<std::string> backends = o.backends;
   if (backends.empty()) backends.push_back("");  // auto

@@ -15,7 +15,8 @@ core::Expected<InstallerKind> ParseInstallerKind(std::string_view text) {
   return core::MakeError("unknown installer \"" + std::string(text) + "\" (pip or uv)");
 }
 
-core::Expected<std::string> FindUv(const Environment& env) {
+core::Expected<std::string> FindUv(const Environment& env, std::string_view needed_by,
+                                   std::string_view instead) {
   const std::string path = Lookup(env, "PATH").value_or("");
   std::stringstream dirs(path);
   std::string dir;
@@ -24,9 +25,10 @@ core::Expected<std::string> FindUv(const Environment& env) {
     const std::string candidate = dir + "/uv";
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
-  return core::MakeError("--installer uv: uv is not on PATH (" +
-                         (path.empty() ? std::string("PATH is empty") : path) +
-                         "); install uv or use the default installer, pip");
+  std::string message(needed_by);
+  message.append(": uv is not on PATH (").append(path.empty() ? std::string("PATH is empty") : path);
+  message.append("); ").append(instead);
+  return core::MakeError(message);
 }
 
 std::string PipConfigIndexUrl(std::string_view config_list) {

@@ -36,8 +36,10 @@ struct InstallCommandOptions {
   std::string routing_index_url = {};  // `= {}`: brace-initialised options may leave it out
 };
 
-/// uv on PATH, as an absolute path; a clear error when it is not there.
-core::Expected<std::string> FindUv(const Environment& env);
+/// uv on PATH, as an absolute path; else an error saying what needed it and what to do instead.
+core::Expected<std::string> FindUv(
+    const Environment& env, std::string_view needed_by = "--installer uv",
+    std::string_view instead = "install uv or use the default installer, pip");
 
 /// The default index the installer would use without torchdex's `--index-url`: for pip, what
 /// `python -m pip config list` says (PIP_INDEX_URL, then an `install.` and a `global.` value
