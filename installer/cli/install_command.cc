@@ -19,6 +19,7 @@
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
 #include "installer/variants/providers.h"
+#include "installer/python/interpreter_cache.h"
 
 namespace torchdex::installer {
 
@@ -89,7 +90,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   core::Expected<std::string> path = FindInterpreter(o.choice.python, deps.env);
   if (!path) return path.error();
   core::Expected<Interpreter> target =
-      QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
+      QueryInterpreterCached(*path, deps.runner, deps.env, std::chrono::seconds(30));
   if (!target) return target.error();
 
   // What was asked, parsed once: the command line, then each -r file.

@@ -26,6 +26,7 @@
 #include "installer/install/transport.h"
 #include "installer/lock/pylock.h"
 #include "installer/lock/toml.h"
+#include "installer/python/interpreter_cache.h"
 
 namespace torchdex::installer {
 
@@ -72,7 +73,7 @@ struct LockOutcome {
 core::Expected<Interpreter> LockTargetInterpreter(const std::string& python, Deps& deps) {
   core::Expected<std::string> path = FindInterpreter(python, deps.env);
   if (!path) return path.error();
-  return QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
+  return QueryInterpreterCached(*path, deps.runner, deps.env, std::chrono::seconds(30));
 }
 
 // --python-version X.Y [--platform TAG]: a CPython described, not asked. Its markers are those

@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::CliResult;
 using testing::RunTorchdex;
 
@@ -118,6 +119,42 @@ TEST_F(LockCliTest, AWheelUrlThatBreaksTheRulesIsRefusedWithItsLine) {
   EXPECT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_THAT(run.out, HasSubstr("would install: torch 2.5.1+cpu https://h/torch-2.5.1%2Bcpu-py3-none-any.whl\n"));
   EXPECT_THAT(run.out, HasSubstr("would run: /usr/bin/python3 -m pip install --no-deps --require-hashes"));
+  // pip's check for a newer pip (a request to PyPI) is not made; the rest is pip's default.
+  EXPECT_THAT(run.out, HasSubstr(" --no-input --disable-pip-version-check -r "));
+  EXPECT_THAT(run.out, Not(HasSubstr("--no-compile")));
+}
+
+// sync asks the interpreter through the cache of its answers (interpreter_cache_test.cc has
+// the cache's own tests): an entry is written where the environment says, none when it is off.
+TEST_F(LockCliTest, SyncCachesTheInterpretersAnswers) {
+  const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
+  Write("pylock.cpu.toml", Lock("cpu", "https://h/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+  const std::vector<std::string> args = {"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3",
+                                         "--root", host, "--dry-run"};
+  const fs::path cache = dir_ / "cache";
+  auto entries = [&] {
+    std::error_code missing;
+    int n = 0;
+    for (auto it = fs::directory_iterator(cache / "interpreter-v1", missing); !missing && it != fs::directory_iterator();
+         ++it) {
+      ++n;
+    }
+    return n;
+  };
+  CliResult off = RunTorchdex(args, {{"TORCHDEX_CACHE_DIR", cache.string()}, {"TORCHDEX_NO_CACHE", "1"}});
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_EQ(entries(), 0);
+  CliResult first = RunTorchdex(args, {{"TORCHDEX_CACHE_DIR", cache.string()}});
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_EQ(entries(), 1);
+  CliResult second = RunTorchdex(args, {{"TORCHDEX_CACHE_DIR", cache.string()}});
+  ASSERT_EQ(second.code, 0) << second.err;
+  // The same output but for the name of the temporary requirements file.
+  auto stable = [](const std::string& out) { return out.substr(0, out.find(" -r /")); };
+  EXPECT_EQ(stable(second.out), stable(first.out));
+  EXPECT_EQ(stable(second.out), stable(off.out));
+  EXPECT_THAT(second.out, HasSubstr("would run: /usr/bin/python3 -m pip"));
+  EXPECT_EQ(entries(), 1);
 }
 
 // What docs/teams.md promises for images built on a machine that is not the one they run on:
