@@ -18,6 +18,7 @@
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
+#include "installer/platform/file_writer.h"
 #include "installer/variants/providers.h"
 #include "installer/python/interpreter_cache.h"
 
@@ -527,19 +528,8 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
     return kExitOk;
   }
   // Written beside the target and renamed over it: a failed run leaves the old file whole.
-  const std::string temporary = o.output + ".torchdex-tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << *text;
-    if (!file) {
-      err << "torchdex export: cannot write " << temporary << "\n";
-      return kExitFailure;
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, o.output, error);
-  if (error) {
-    err << "torchdex export: cannot write " << o.output << ": " << error.message() << "\n";
+  if (core::Status written = WriteFileReplacing(o.output, *text); !written) {
+    err << "torchdex export: " << written.error().message << "\n";
     return kExitFailure;
   }
   return kExitOk;

@@ -43,19 +43,6 @@ core::Expected<std::string> ReadFileText(const std::string& path, std::uintmax_t
   return text.str();
 }
 
-core::Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".torchdex-tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << text;
-    if (!file) return core::MakeError("cannot write " + temporary);
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) return core::MakeError("cannot write " + path + ": " + error.message());
-  return {};
-}
-
 TemporaryDirectory::TemporaryDirectory() {
   std::string pattern = (fs::temp_directory_path() / "torchdex-lock-XXXXXX").string();
   if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;

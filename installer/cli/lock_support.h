@@ -17,6 +17,7 @@
 #include "installer/cli/commands.h"
 #include "installer/lock/pylock.h"
 #include "installer/select/catalogue_source.h"
+#include "installer/platform/file_writer.h"
 #include "installer/select/selection.h"
 
 namespace torchdex::installer::lockcli {
@@ -25,9 +26,6 @@ std::string Join(const std::vector<std::string>& items, std::string_view separat
 
 // The file whole, or an error naming it (missing, unreadable, larger than limit bytes).
 core::Expected<std::string> ReadFileText(const std::string& path, std::uintmax_t limit);
-
-// Written beside the target and renamed over it: a failed run leaves the old file whole.
-core::Status WriteFileAtomically(const std::string& path, const std::string& text);
 
 // A temporary directory, removed with its contents when the object goes.
 class TemporaryDirectory {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/sha256.h"
+#include "installer/platform/file_writer.h"
 
 namespace torchdex::installer {
 namespace {
@@ -91,25 +92,11 @@ bool WriteEntry(const std::string& directory, const std::string& file, const std
   std::error_code error;
   fs::create_directories(directory, error);
   if (error) return false;
-  std::string temporary = file + ".XXXXXX";
-  const int fd = ::mkstemp(temporary.data());
-  if (fd < 0) return false;
   std::string text(kHeader);
   text += core::Sha256Hex(key);
   text += '\n';
   text += reply;
-  std::size_t put = 0;
-  while (put < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + put, text.size() - put);
-    if (n <= 0) break;
-    put += static_cast<std::size_t>(n);
-  }
-  const bool written = ::close(fd) == 0 && put == text.size();
-  if (!written || ::rename(temporary.c_str(), file.c_str()) != 0) {
-    ::unlink(temporary.c_str());
-    return false;
-  }
-  return true;
+  return WriteFileReplacing(file, text, FileAccess::kPrivate).ok();
 }
 
 }  // namespace
