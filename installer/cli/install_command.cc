@@ -306,8 +306,25 @@ std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) 
 // Requirement lines of a file: comments and blank lines dropped; pip options are refused, so
 // nothing in a file can add an index behind the plan's back.
 core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into) {
-  std::ifstream in(path);
-  if (!in) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
+  // A requirements file is small; /dev/stdin and pipes are read as pip reads them, but a
+  // directory is not an empty file, and an endless or huge one is not read without end.
+  constexpr std::size_t kMaxRequirementFile = 16 << 20;
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    return core::MakeError("-r " + path + ": a directory, not a requirements file", core::ErrorCode::kBadInputFile);
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
+  std::string text;
+  char chunk[65536];
+  while (text.size() <= kMaxRequirementFile && file.read(chunk, sizeof chunk).gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(file.gcount()));
+  }
+  if (file.bad()) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
+  if (text.size() > kMaxRequirementFile) {
+    return core::MakeError("-r " + path + ": more than 16 MiB, not a requirements file", core::ErrorCode::kBadInputFile);
+  }
+  std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 BOM, as pip
