@@ -289,7 +289,7 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   for (const std::string& other : plan->other) input += other + "\n";
   const std::string in_path = work.path() + "/requirements.in";
   const std::string out_path = work.path() + "/pylock.toml";
-  if (core::Status ok = WriteFileReplacing(in_path, input); !ok) return ok.error();
+  if (core::Status ok = catalogue::WriteFileAtomically(in_path, input); !ok) return ok.error();
   std::vector<std::string> argv = {uv, "pip", "compile", "--no-config", "--quiet", "--format", "pylock.toml",
                                    "--output-file", out_path, "--index-url", (*server)->url()};
   if (target.path.empty()) {
@@ -370,7 +370,7 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   for (const std::string& w : plan->warnings) info.decision.push_back("warning: " + w);
 
   const std::string path = (fs::path(o.output_dir) / LockFileName(decision.backend)).string();
-  if (core::Status ok = WriteFileReplacing(path, WritePyLock(lock)); !ok) return ok.error();
+  if (core::Status ok = catalogue::WriteFileAtomically(path, WritePyLock(lock)); !ok) return ok.error();
   return LockOutcome{path, std::move(lock)};
 }
 

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/sha256.h"
-#include "installer/platform/file_writer.h"
+#include "catalogue/catalogue.h"
 
 namespace torchdex::installer {
 namespace {
@@ -96,7 +96,7 @@ bool WriteEntry(const std::string& directory, const std::string& file, const std
   text += core::Sha256Hex(key);
   text += '\n';
   text += reply;
-  return WriteFileReplacing(file, text, FileAccess::kPrivate).ok();
+  return catalogue::WriteFileAtomically(file, text, nullptr, catalogue::FileAccess::kPrivate).ok();
 }
 
 }  // namespace
