@@ -224,6 +224,31 @@ TEST_F(LockE2eTest, PackagingsPylockParserAndUvReadTheLocks) {
   }
 }
 
+// --backend all-compatible on a machine without a GPU: the one backend that fits, locked by the
+// real uv like a named one (the backends of an A100 include cu118 and cu121, which this loopback
+// index does not serve; lock_cli_test.cc checks that list without uv).
+TEST_F(LockE2eTest, AllCompatibleLocksEveryBackendThatFitsTheHost) {
+  const fs::path dir = *root_ / "locks-all-compatible";
+  fs::create_directories(dir);
+  const std::string python = NewVenv("venv-all-compatible");
+  Output run = Torchdex({"lock", "--backend", "all-compatible", "--root", Host("linux-no-gpu"), "--python", python,
+                         "--catalogue", (*root_ / "mirror.json").string(), "--index-url", nginx_->Url("/simple/"),
+                         "-o", dir.string(), "torch", "needs-torch"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("locking for cpu: the backends that fit this machine, best first\n"));
+  EXPECT_THAT(run.out, HasSubstr("wrote " + (dir / "pylock.cpu.toml").string()));
+  std::vector<std::string> written;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) written.push_back(e.path().filename().string());
+  EXPECT_EQ(written, std::vector<std::string>{"pylock.cpu.toml"});
+  auto lock = ParsePyLock(ReadText(dir / "pylock.cpu.toml"), "pylock.cpu.toml");
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  EXPECT_EQ(lock->torchdex.backend, "cpu");
+  std::map<std::string, std::string> versions;
+  for (const LockedPackage& p : lock->packages) versions[p.name] = p.version;
+  EXPECT_EQ(versions["torch"], "2.5.1+cpu");
+  EXPECT_EQ(versions["needs-torch"], "1.0");
+}
+
 // A lock for a described target (--python-version, --platform): uv resolves for it without an
 // interpreter, and the lock says what it is for.
 TEST_F(LockE2eTest, ALockForADescribedTarget) {
