@@ -321,6 +321,27 @@ TEST_F(LockE2eTest, SyncInstallsTheCu124LockOnAnA100AndTheCpuLockWithoutAGpu) {
   EXPECT_THAT(log, HasSubstr("GET /whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl"));
 }
 
+// Locks are written together: when one backend's cannot be made (cpu has no triton for
+// needs-triton), none is written, and the locks already there stay as they were, never a set
+// of which some hold the new requirements and some the old.
+TEST_F(LockE2eTest, ABackendThatFailsWritesNoLock) {
+  const fs::path dir = CopyOfLocks("locks-all-or-nothing");
+  const std::string cu124_before = ReadText(dir / "pylock.cu124.toml");
+  const std::string cpu_before = ReadText(dir / "pylock.cpu.toml");
+  const std::string python = NewVenv("venv-all-or-nothing");
+  Output run = Torchdex({"lock", "--backend", "cu124", "--backend", "cpu", "--python", python, "--catalogue",
+                         (*root_ / "mirror.json").string(), "--index-url", nginx_->Url("/simple/"), "-o",
+                         dir.string(), "torch", "needs-triton"});
+  EXPECT_NE(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("no lock was written"));
+  EXPECT_EQ(ReadText(dir / "pylock.cu124.toml"), cu124_before);
+  EXPECT_EQ(ReadText(dir / "pylock.cpu.toml"), cpu_before);
+  std::vector<std::string> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"pylock.cpu.toml", "pylock.cu124.toml"}));
+}
+
 TEST_F(LockE2eTest, NoLockFitsAndTheReasonIsGivenPerLock) {
   const fs::path dir = CopyOfLocks("locks-cuda-only");
   fs::remove(dir / "pylock.cpu.toml");
