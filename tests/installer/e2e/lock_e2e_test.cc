@@ -457,7 +457,11 @@ TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
   EXPECT_THAT(synced.out, HasSubstr("note: UV_NO_CONFIG is left out of uv sync's environment"));
   EXPECT_THAT(synced.out, HasSubstr("backend: cu124"));
   EXPECT_THAT(synced.out, HasSubstr(" sync --project " + project.string() + " --python " + python + " --extra cu124"));
-  const std::map<std::string, std::string> installed = Installed((project / ".venv/bin/python").string());
+  // Into the venv --python names, not a .venv uv would make beside the project.
+  EXPECT_THAT(synced.out, HasSubstr("environment: " + fs::path(python).parent_path().parent_path().string() +
+                                    " (UV_PROJECT_ENVIRONMENT"));
+  EXPECT_FALSE(fs::exists(project / ".venv"));
+  const std::map<std::string, std::string> installed = Installed(python);
   EXPECT_EQ(installed.at("torch"), "2.6.0+cu124");
   EXPECT_EQ(installed.at("triton"), "3.2.0");
   EXPECT_EQ(installed.at("needs-torch"), "1.0");
