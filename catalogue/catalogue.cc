@@ -221,6 +221,16 @@ core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_
 }
 
 core::Expected<Catalogue> LoadCatalogueJson(const std::string& path) {
+  // The whole real index's catalogue is a few MB: a FIFO, a device (/dev/zero) or a file of a
+  // gigabyte named in an override file is not read without end.
+  constexpr std::uintmax_t kMaxCatalogueBytes = std::uintmax_t{256} << 20;
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return core::MakeError(path + ": not a regular file", core::ErrorCode::kBadInputFile);
+  }
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxCatalogueBytes) {
+    return core::MakeError(path + ": larger than 256 MiB, not a catalogue", core::ErrorCode::kBadInputFile);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return core::MakeError(path + ": cannot be read", core::ErrorCode::kBadInputFile);
   std::ostringstream text;
