@@ -306,6 +306,16 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
     std::string why = result.status == ProcessResult::Status::kExited
                           ? "exited with status " + std::to_string(result.exit_code)
                           : (result.failure.empty() ? std::string("did not finish") : result.failure);
+    // uv sees only "502 Bad Gateway" when an index could not be read: the routing index knows why.
+    std::string unreadable;
+    for (const RoutedAnswer& a : (*server)->index().Answers()) {
+      if (a.status == 502 && unreadable.find(a.failure) == std::string::npos) unreadable += "  " + a.failure + "\n";
+    }
+    if (!unreadable.empty()) {
+      return core::MakeError("the " + decision.backend + " lock cannot be made: an index could not be read:\n" +
+                                 unreadable + "(uv pip compile " + why + ")",
+                             core::ErrorCode::kNetwork);
+    }
     return core::MakeError("uv pip compile for the " + decision.backend + " lock " + why + ":\n" + result.errors +
                                result.output,
                            core::ErrorCode::kNotOffered);
@@ -410,6 +420,13 @@ core::Expected<bool> ValidateLockOptions(Options& options) {
   const std::string& channel = o.choice.channel;
   if (!channel.empty() && channel != "stable" && channel != "test" && channel != "nightly") {
     return core::MakeError("--channel: expected stable, test or nightly, got \"" + channel + "\"");
+  }
+  // One URL: a space or a control character would be read by uv as more of its command line.
+  for (const char c : o.index_url) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) {
+      return core::MakeError("--index-url: a URL has no spaces or control characters, got \"" +
+                             core::RedactCredentials(o.index_url) + "\"");
+    }
   }
   std::set<std::string> seen;
   for (const std::string& b : o.backends) {

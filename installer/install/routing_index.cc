@@ -170,6 +170,7 @@ HttpResponse RoutingIndex::Answer(const HttpRequest& request) {
     response = config_.routed_projects.count(name) ? Routed(name, answer) : Forwarded(name, answer);
   }
   answer.status = response.status;
+  if (response.status == 502) answer.failure = response.body.substr(0, 1000);
   std::lock_guard<std::mutex> lock(mutex_);
   answers_.push_back(std::move(answer));
   return response;

@@ -69,6 +69,8 @@ struct RoutedAnswer {
   int status = 0;
   int files = 0;    // files listed
   int dropped = 0;  // links left out: another project's files, or plain HTTP elsewhere
+  std::string failure;  // with status 502: why the page could not be read (the installer shows
+                        // only "502 Bad Gateway")
 };
 
 class RoutingIndex {

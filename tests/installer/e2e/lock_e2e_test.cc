@@ -342,6 +342,25 @@ TEST_F(LockE2eTest, ABackendThatFailsWritesNoLock) {
   EXPECT_EQ(files, (std::vector<std::string>{"pylock.cpu.toml", "pylock.cu124.toml"}));
 }
 
+// A default index that cannot be read: uv says only "502 Bad Gateway" of the routing index; the
+// lock says which index and why, as a network error (exit 6). A URL with a space is refused
+// before anything runs (exit 2).
+TEST_F(LockE2eTest, AnUnreadableDefaultIndexIsNamed) {
+  const fs::path dir = *root_ / "locks-unreadable";
+  fs::create_directories(dir);
+  const std::string python = NewVenv("venv-unreadable");
+  Output run = Torchdex({"lock", "--backend", "cpu", "--python", python, "--catalogue", (*root_ / "mirror.json").string(),
+                         "--index-url", "http://127.0.0.1:9/simple/", "-o", dir.string(), "torch", "needs-torch"});
+  EXPECT_EQ(run.exit_code, 6) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("the cpu lock cannot be made: an index could not be read:"));
+  EXPECT_THAT(run.err, HasSubstr("cannot read the default index's page of "));
+  EXPECT_TRUE(fs::is_empty(dir));
+  Output spaced = Torchdex({"lock", "--backend", "cpu", "--python", python, "--index-url",
+                            nginx_->Url("/simple/") + " --extra-index-url http://x/", "-o", dir.string(), "torch"});
+  EXPECT_EQ(spaced.exit_code, 2) << spaced.err;
+  EXPECT_THAT(spaced.err, HasSubstr("--index-url: a URL has no spaces or control characters"));
+}
+
 TEST_F(LockE2eTest, NoLockFitsAndTheReasonIsGivenPerLock) {
   const fs::path dir = CopyOfLocks("locks-cuda-only");
   fs::remove(dir / "pylock.cpu.toml");
