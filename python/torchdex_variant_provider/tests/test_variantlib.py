@@ -88,6 +88,37 @@ class Protocol(unittest.TestCase):
             tvp.detect.cache_clear()
 
 
+    def test_bad_arguments_or_answers_are_nothing_supported_with_a_warning(self):
+        # Each of these raised out of the plugin before: an unbalanced quote in the arguments,
+        # a torchdex that prints JSON which is not an object, or an object of the wrong shape.
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            cases = []
+            for name, body in [("list", "[1]"), ("shape", '{"version": 1, "namespaces": [1]}')]:
+                fake = os.path.join(tmp, name)
+                with open(fake, "w") as f:
+                    f.write(f"#!/bin/sh\necho '{body}'\n")
+                os.chmod(fake, 0o755)
+                cases.append(({"TORCHDEX_BIN": fake}, "torchdex"))
+            cases.append(({"TORCHDEX_DETECT_ARGS": "--root 'x"}, "TORCHDEX_DETECT_ARGS cannot be split"))
+            for env, expected in cases:
+                saved = {k: os.environ.get(k) for k in env}
+                os.environ.update(env)
+                tvp.detect.cache_clear()
+                try:
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        self.assertEqual(tvp.NvidiaPlugin.get_supported_configs(), [])
+                    self.assertTrue(any(expected in str(w.message) for w in caught), [str(w.message) for w in caught])
+                finally:
+                    for k, v in saved.items():
+                        if v is None:
+                            os.environ.pop(k, None)
+                        else:
+                            os.environ[k] = v
+                    tvp.detect.cache_clear()
+
+
 class VariantlibOrders(unittest.TestCase):
     def test_done_when_hosts(self):
         self.assertEqual(ranked("linux-a100-driver550", "2.10.0")[:3], ["cuda12.8", "cuda12.6", "null"])

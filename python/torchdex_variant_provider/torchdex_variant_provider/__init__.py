@@ -42,7 +42,12 @@ def detect() -> dict:
     if not binary:
         warnings.warn("torchdex_variant_provider: no torchdex on PATH (set TORCHDEX_BIN)", UserWarning)
         return {"namespaces": []}
-    argv = [binary, "detect", "--variants", "--json"] + shlex.split(os.environ.get("TORCHDEX_DETECT_ARGS", ""))
+    try:
+        extra = shlex.split(os.environ.get("TORCHDEX_DETECT_ARGS", ""))
+    except ValueError as e:
+        warnings.warn(f"torchdex_variant_provider: TORCHDEX_DETECT_ARGS cannot be split: {e}", UserWarning)
+        return {"namespaces": []}
+    argv = [binary, "detect", "--variants", "--json"] + extra
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=_TIMEOUT_SECONDS, check=False)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -57,6 +62,9 @@ def detect() -> dict:
     except ValueError as e:
         warnings.warn(f"torchdex_variant_provider: torchdex printed no JSON: {e}", UserWarning)
         return {"namespaces": []}
+    if not isinstance(doc, dict):
+        warnings.warn(f"torchdex_variant_provider: torchdex printed {type(doc).__name__}, not an object", UserWarning)
+        return {"namespaces": []}
     if doc.get("version") != 1:
         warnings.warn(f"torchdex_variant_provider: unknown output version {doc.get('version')!r}", UserWarning)
         return {"namespaces": []}
@@ -66,10 +74,14 @@ def detect() -> dict:
 
 
 def _supported(namespace: str) -> list:
-    for ns in detect().get("namespaces", []):
-        if ns.get("namespace") == namespace:
-            return [VariantFeatureConfig(f["name"], list(f["values"]), multi_value=len(f["values"]) > 1)
-                    for f in ns.get("features", [])]
+    try:
+        for ns in detect().get("namespaces", []):
+            if ns.get("namespace") == namespace:
+                return [VariantFeatureConfig(f["name"], list(f["values"]), multi_value=len(f["values"]) > 1)
+                        for f in ns.get("features", [])]
+    except (AttributeError, KeyError, TypeError) as e:
+        warnings.warn(f"torchdex_variant_provider: torchdex's answer is not in its documented shape: {e!r}",
+                      UserWarning)
     return []
 
 
