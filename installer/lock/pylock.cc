@@ -1,6 +1,8 @@
 #include "installer/lock/pylock.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 
 #include "core/name.h"
 #include "core/specifier.h"
@@ -23,6 +25,23 @@ std::string At(std::string_view file, const Value& v) {
 core::Error Bad(std::string message) { return core::MakeError(std::move(message), core::ErrorCode::kBadInputFile); }
 
 // A key of `table` that must be a string (absent: "" unless required).
+// Nothing a lock says reaches a terminal or a command line with a control character in it (an
+// escape sequence in a backend name would be printed as it is).
+std::optional<core::Error> ControlCharacterIn(const Value& v, std::string_view file, const std::string& where,
+                                              std::string_view key) {
+  for (const char c : v.text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t') || byte == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02x", byte);
+      return core::Error{At(file, v) + ": " + where + ": " + std::string(key) + " holds the control character " +
+                             code,
+                         core::ErrorCode::kBadInputFile};
+    }
+  }
+  return std::nullopt;
+}
+
 core::Expected<std::string> StringAt(const Value& table, std::string_view key, std::string_view file,
                                      const std::string& where, bool required) {
   const Value* v = table.Find(key);
@@ -34,6 +53,7 @@ core::Expected<std::string> StringAt(const Value& table, std::string_view key, s
     return Bad(At(file, *v) + ": " + where + ": " + std::string(key) + " must be a string, not " +
                std::string(toml::KindName(v->kind)));
   }
+  if (auto bad = ControlCharacterIn(*v, file, where, key)) return *bad;
   return v->text;
 }
 
@@ -45,6 +65,7 @@ core::Expected<std::vector<std::string>> Strings(const Value& table, std::string
   if (!v->is_array()) return Bad(At(file, *v) + ": " + where + ": " + std::string(key) + " must be an array");
   for (const Value& item : v->items) {
     if (!item.is_string()) return Bad(At(file, item) + ": " + where + ": " + std::string(key) + " must hold strings");
+    if (auto bad = ControlCharacterIn(item, file, where, key)) return *bad;
     out.push_back(item.text);
   }
   return out;

@@ -142,6 +142,11 @@ TEST(PyLockTest, BadLocksAreLocatedErrors) {
   EXPECT_THAT(ErrorOf("created-by = \"t\"\npackages = []\n"), HasSubstr("missing the key lock-version"));
   EXPECT_THAT(ErrorOf(head + "packages = []\n[tool.torchdex]\nchannel = \"stable\"\n"),
               HasSubstr("pylock.x.toml:4:1: [tool.torchdex]: missing the key backend"));
+  // An escape sequence (here one that sets a terminal's title) is never printed back.
+  EXPECT_THAT(ErrorOf(head + "packages = []\n[tool.torchdex]\nbackend = \"cpu\\u001b]0;pwned\\u0007\"\n"),
+              HasSubstr("pylock.x.toml:5:11: [tool.torchdex]: backend holds the control character 0x1b"));
+  EXPECT_THAT(ErrorOf(head + "packages = []\n[tool.torchdex]\nbackend = \"cpu\"\ndecision = [\"ok\", \"\\u009b\\u007f\"]\n"),
+              HasSubstr("[tool.torchdex]: decision holds the control character 0x7f"));
   EXPECT_THAT(ErrorOf("lock-version = \"1.0\"\ncreated-by = \"t\"\n[[packages]\n"),
               HasSubstr("pylock.x.toml:3:"));
 }
