@@ -18,7 +18,7 @@
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
-#include "installer/platform/file_writer.h"
+#include "catalogue/catalogue.h"
 #include "installer/variants/providers.h"
 #include "installer/python/interpreter_cache.h"
 
@@ -401,6 +401,17 @@ core::Expected<bool> ValidateInstallOptions(Options& options) {
   return true;
 }
 
+// pip and uv read a variant wheel's sixth filename component as a bad build tag and refuse the
+// file: what they are to install (an install, an export) must hold none.
+core::Status NoVariantWheels(const InstallPlan& plan, std::string_view what) {
+  for (const PlannedWheel& w : plan.routed) {
+    if (w.variant_label.empty()) continue;
+    return core::MakeError(w.filename + " is a variant wheel (PEP 825, a draft): pip and uv cannot install it yet, so " +
+                               std::string(what) + "; --dry-run (or export --json) shows the plan");
+  }
+  return {};
+}
+
 int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
   const InstallCliOptions& o = options.install;
   core::Expected<Prepared> prepared = Prepare(options, deps);
@@ -412,11 +423,8 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
     for (const std::string& line : prepared->explanation) out << core::RedactCredentials(line) << "\n";
   }
   if (!o.dry_run && !o.json) {
-    for (const PlannedWheel& w : prepared->plan.routed) {
-      if (w.variant_label.empty()) continue;
-      // pip and uv read a sixth filename component as a bad build tag and refuse the file.
-      err << "torchdex install: " << w.filename << " is a variant wheel (PEP 825, a draft): pip "
-          << "and uv cannot install it yet; --dry-run shows the plan\n";
+    if (core::Status none = NoVariantWheels(prepared->plan, "nothing is installed"); !none) {
+      err << "torchdex install: " << none.error().message << "\n";
       return kExitFailure;
     }
   }
@@ -501,6 +509,7 @@ core::Expected<std::string> UvProjectExport(const Options& options, Deps& deps) 
     one.install.choice.torch_backend = backend;
     core::Expected<Prepared> p = Prepare(one, deps);
     if (!p) return p.error();
+    if (core::Status none = NoVariantWheels(p->plan, "no uv project is written"); !none) return none.error();
     prepared.push_back(std::move(p).value());
   }
   UvProjectRequest request;
@@ -532,6 +541,10 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
       err << "torchdex export: " << core::RedactCredentials(prepared.error().message) << "\n";
       return ExitStatus(prepared.error().code);
     }
+    if (core::Status none = NoVariantWheels(prepared->plan, "nothing is exported"); !o.json && !none) {
+      err << "torchdex export: " << none.error().message << "\n";
+      return kExitFailure;
+    }
     ExportContext context{prepared->header};
     text = o.json ? core::Expected<std::string>(PlanToJson(*prepared, nullptr))
                   : Export(prepared->plan, *ParseExportFormat(o.format), context);
@@ -545,7 +558,7 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
     return kExitOk;
   }
   // Written beside the target and renamed over it: a failed run leaves the old file whole.
-  if (core::Status written = WriteFileReplacing(o.output, *text); !written) {
+  if (core::Status written = catalogue::WriteFileAtomically(o.output, *text); !written) {
     err << "torchdex export: " << written.error().message << "\n";
     return kExitFailure;
   }

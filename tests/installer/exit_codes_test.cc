@@ -141,6 +141,11 @@ TEST_F(ExitCodesTest, BadInputFile) {
     EXPECT_EQ(odd.code, kExitBadInputFile) << not_a_file << ": " << odd.err;
     EXPECT_NE(odd.err.find("-r " + not_a_file + ": "), std::string::npos) << odd.err;
   }
+  // A catalogue an override file names that is no file (a device, a FIFO) is not read.
+  const std::string zero = Write(dir_, "zero.json", R"({"format": 1, "catalogue": "/dev/zero"})");
+  const Result device = Torchdex({"select", "--catalogue", zero});
+  EXPECT_EQ(device.code, kExitBadInputFile) << device.err;
+  EXPECT_NE(device.err.find("/dev/zero: not a regular file (named by " + zero + ")"), std::string::npos) << device.err;
   // The user's config file.
   const std::string config = (dir_ / "config").string();
   Write(dir_ / "config" / "torchdex", "config.json", "[1, 2]");

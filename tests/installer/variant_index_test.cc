@@ -229,5 +229,29 @@ TEST_F(VariantIndexTest, PipCannotInstallVariantWheelsSoInstallSaysSo) {
       << r.err;
 }
 
+// Nor can they install an export of one (a requirements file, a uv project); export --json
+// still shows the plan.
+TEST_F(VariantIndexTest, NoExportForPipOrUvHoldsAVariantWheel) {
+  const std::string host = (testing::kFixtures / "hosts" / "linux-no-gpu").string();
+  for (std::vector<std::string> format : {std::vector<std::string>{"--format", "requirements"},
+                                          std::vector<std::string>{"--format", "uv-project"}}) {
+    std::vector<std::string> args = {"export", "--python", "/usr/bin/python3", "--catalogue", *mirror_,
+                                     "--torch-backend", "variant", "--channel", "test", "--root", host,
+                                     "torch==2.10.0"};
+    args.insert(args.begin() + 1, format.begin(), format.end());
+    testing::CliResult r = testing::RunTorchdex(args);
+    EXPECT_EQ(r.code, kExitFailure) << format[1] << ": " << r.out;
+    EXPECT_NE(r.err.find("torch-2.10.0-py3-none-any-null.whl is a variant wheel (PEP 825, a draft): pip and uv "
+                         "cannot install it yet, so no"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  testing::CliResult json = testing::RunTorchdex({"export", "--json", "--python", "/usr/bin/python3", "--catalogue",
+                                                  *mirror_, "--torch-backend", "variant", "--channel", "test",
+                                                  "--root", host, "torch==2.10.0"});
+  EXPECT_EQ(json.code, kExitOk) << json.err;
+}
+
 }  // namespace
 }  // namespace torchdex::installer
