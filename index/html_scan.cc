@@ -226,13 +226,33 @@ class Scanner {
     return false;
   }
 
+  static bool PrintableByte(char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return (c >= 0x20 && c < 0x7F) || c == '\t' || c == '\n';
+  }
+  // Every byte printable ASCII, tab or newline; eight bytes at a time, as most words hold none of
+  // the others (a word with a byte below 0x20, 0x7F or above is looked at byte by byte).
   bool PrintableAscii() const {
-    bool bad = false;
-    for (const char ch : in_) {
-      const auto c = static_cast<unsigned char>(ch);
-      bad |= (c < 0x20 && c != '\t' && c != '\n') || c >= 0x7F;
+    constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+    constexpr std::uint64_t kHigh = 0x8080808080808080ull;
+    const char* data = in_.data();
+    const std::size_t n = in_.size();
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, data + i, 8);
+      const std::uint64_t below_space = (w - kOnes * 0x20) & ~w & kHigh;
+      const std::uint64_t x7f = w ^ (kOnes * 0x7F);
+      const std::uint64_t del = (x7f - kOnes) & ~x7f & kHigh;
+      if (((w & kHigh) | below_space | del) == 0) continue;
+      for (std::size_t j = i; j < i + 8; ++j) {
+        if (!PrintableByte(data[j])) return false;
+      }
     }
-    return !bad;
+    for (; i < n; ++i) {
+      if (!PrintableByte(data[i])) return false;
+    }
+    return true;
   }
 
   bool At(std::size_t offset, char c) const {

@@ -37,11 +37,22 @@ namespace {
 using detail::Trim;
 using detail::TrimInPlace;
 
+// ASCII only, as std::tolower in the "C" locale that torchdex runs in (no setlocale), without a
+// call per character: every anchor's hashes go through it.
+char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+
 std::string Lowercase(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (char& c : out) c = LowerAscii(c);
   return out;
+}
+
+bool StartsWithLowercase(std::string_view s, std::string_view lower_prefix) {
+  if (s.size() < lower_prefix.size()) return false;
+  for (std::size_t i = 0; i < lower_prefix.size(); ++i) {
+    if (LowerAscii(s[i]) != lower_prefix[i]) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -50,7 +61,7 @@ namespace detail {
 // "sha256=<hex>" -> "<hex>" lowercased; other algorithms are not used by this index.
 std::string Sha256FromHashSpec(std::string_view spec) {
   constexpr std::string_view kPrefix = "sha256=";
-  if (spec.size() > kPrefix.size() && Lowercase(spec.substr(0, kPrefix.size())) == kPrefix) {
+  if (spec.size() > kPrefix.size() && StartsWithLowercase(spec, kPrefix)) {
     return Lowercase(spec.substr(kPrefix.size()));
   }
   return {};
@@ -88,8 +99,9 @@ constexpr std::pair<std::string_view, std::size_t> kLinkHashes[] = {
     {"sha512", 128}, {"sha384", 96}, {"sha256", 64}, {"sha224", 56}, {"sha1", 40}, {"md5", 32}};
 
 bool IsHex(std::string_view text) {
-  return std::all_of(text.begin(), text.end(),
-                     [](unsigned char c) { return std::isxdigit(c) != 0; });
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  });
 }
 
 // The first "[#&]<name>=<value up to '&'>" in `url` as pip's regex finds it: names are matched
@@ -101,8 +113,11 @@ void ReadLinkHash(std::string_view url, Anchor& anchor) {
     for (const auto& [name, length] : kLinkHashes) {
       if (!rest.starts_with(name) || rest.substr(name.size(), 1) != "=") continue;
       const std::string_view value_and_more = rest.substr(name.size() + 1);
-      const std::string value = Lowercase(value_and_more.substr(0, value_and_more.find('&')));
-      anchor.hash = std::string(name) + "=" + value;
+      const std::string_view raw = value_and_more.substr(0, value_and_more.find('&'));
+      anchor.hash.reserve(name.size() + 1 + raw.size());
+      anchor.hash.assign(name).push_back('=');
+      for (const char c : raw) anchor.hash.push_back(LowerAscii(c));
+      const std::string_view value = std::string_view(anchor.hash).substr(name.size() + 1);
       anchor.hash_malformed = value.size() != length || !IsHex(value);
       if (name == "sha256" && !anchor.hash_malformed) anchor.sha256 = value;
       return;

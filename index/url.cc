@@ -33,7 +33,8 @@ bool IsSpecialScheme(std::string_view scheme) {
   auto is = [scheme](std::string_view name) {
     if (scheme.size() != name.size()) return false;
     for (std::size_t i = 0; i < name.size(); ++i) {
-      if (std::tolower(static_cast<unsigned char>(scheme[i])) != name[i]) return false;
+      const char c = scheme[i];
+      if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c) != name[i]) return false;
     }
     return true;
   };
