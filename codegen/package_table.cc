@@ -610,6 +610,7 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
             core::Expected<core::Version> parsed_version = core::Version::Parse(version);
             if (!parsed_version) Fail(version_pointer, "not a PEP 440 version");
             if (tags.empty()) Fail(version_pointer, "a version without wheels");
+            if (version.size() > 255) Fail(version_pointer, "a version of over 255 characters");
             for (size_t i = 0; i < tags.size(); ++i) {
               if (!wheel_tags.contains(tags[i])) {
                 wheel_tags[tags[i]] = ExpandTags(tags[i], Child(version_pointer, i));
@@ -869,6 +870,9 @@ std::string TableModel::EmitTableInc() const {
   // Versions per build: PEP 440 order in kVersionRows, and a by-text permutation for lookups.
   std::ostringstream versions_out, by_text_out, builds_out, projects_out;
   size_t version_count = 0, build_count = 0, by_text_count = 0;
+  // Each distinct version text once, in kVersionText; the rows hold offsets (VersionRow).
+  std::string version_text;
+  std::map<std::string, size_t> text_offsets;
   for (const ProjectOut& project : projects) {
     projects_out << "    {" << Literal(project.name)
                  << ", ProjectClass::" << kClassEnums[project.cls] << ", " << build_count << ", "
@@ -888,8 +892,11 @@ std::string TableModel::EmitTableInc() const {
                std::pair(public_part(build.versions[b].text), build.versions[b].text);
       });
       for (const VersionOut& version : build.versions) {
-        versions_out << "    {" << Literal(version.text) << ", " << version.wheel_set << ", "
-                     << (version.parsed.IsPrerelease() ? "true" : "false") << "},\n";
+        const auto [at, added] = text_offsets.emplace(version.text, version_text.size());
+        if (added) version_text += version.text;
+        versions_out << "    {" << at->second << ", " << version.text.size() << ", "
+                     << (version.parsed.IsPrerelease() ? "true" : "false") << ", " << version.wheel_set
+                     << "},  // " << version.text << "\n";
       }
       for (size_t k : order) {
         by_text_out << (by_text_count % 16 == 0 ? "\n    " : " ") << k << ",";
@@ -906,7 +913,9 @@ std::string TableModel::EmitTableInc() const {
       << "// the backend lists the project, its page was missing, no version is known).\n"
       << "inline constexpr BuildRow kBuildRows[] = {\n"
       << builds_out.str() << "};\n\n"
-      << "// version (as the index spells it), wheel set, pre-release.\n"
+      << "// Every distinct version text, as the index spells it; VersionRow holds offsets.\n"
+      << "inline constexpr char kVersionText[] =" << ChunkedLiteral(version_text) << ";\n\n"
+      << "// version text (offset, size), pre-release, wheel set.\n"
       << "inline constexpr VersionRow kVersionRows[] = {\n"
       << versions_out.str() << "};\n\n"
       << "// Per build, the offsets of its versions sorted by (public version, version) text.\n"

@@ -5,7 +5,10 @@
 #include "core/tags.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 
 namespace torchdex::core {
@@ -35,6 +38,31 @@ std::string VersionNodot(int major, int minor) {
 bool AtLeast(int major, int minor, int want_major, int want_minor) {
   return std::pair(major, minor) >= std::pair(want_major, want_minor);
 }
+
+// Where the tag generators below put what they yield: a list, or a list that keeps each tag once.
+class TagSink {
+ public:
+  virtual void Add(std::string_view interpreter, std::string_view abi, std::string_view platform) = 0;
+  /// interpreter-abi on each of `platforms`, in their order.
+  virtual void AddRow(std::string_view interpreter, std::string_view abi,
+                      const std::vector<std::string>& platforms) {
+    for (const std::string& platform : platforms) Add(interpreter, abi, platform);
+  }
+
+ protected:
+  ~TagSink() = default;
+};
+
+class ListSink final : public TagSink {
+ public:
+  explicit ListSink(std::vector<Tag>& out) : out_(out) {}
+  void Add(std::string_view interpreter, std::string_view abi, std::string_view platform) override {
+    out_.push_back(Tag{std::string(interpreter), std::string(abi), std::string(platform)});
+  }
+
+ private:
+  std::vector<Tag>& out_;
+};
 
 // ---- Linux: packaging.tags._linux_platforms ----
 
@@ -226,11 +254,11 @@ std::vector<std::string> PyInterpreterRange(const InterpreterInfo& info) {
 }
 
 void CpythonTags(const InterpreterInfo& info, const std::vector<std::string>& platforms,
-                 std::vector<Tag>& out) {
+                 TagSink& out) {
   const std::string interpreter = "cp" + VersionNodot(info.python_major, info.python_minor);
   const std::vector<std::string> abis = CpythonAbis(info);
   for (const std::string& abi : abis) {
-    for (const std::string& platform : platforms) out.push_back(Tag{interpreter, abi, platform});
+    out.AddRow(interpreter, abi, platforms);
   }
   // packaging.tags._abi3_applies and _abi3t_applies: PEP 384 arrived in 3.2; a free-threaded
   // build has no abi3 but PEP 803's abi3t (packaging 26.1), which packaging offers back to 3.2
@@ -239,40 +267,36 @@ void CpythonTags(const InterpreterInfo& info, const std::vector<std::string>& pl
   const std::string_view stable_abi = threaded ? "abi3t" : "abi3";
   const bool use_stable_abi = AtLeast(info.python_major, info.python_minor, 3, 2);
   if (use_stable_abi) {
-    for (const std::string& platform : platforms) {
-      out.push_back(Tag{interpreter, std::string(stable_abi), platform});
-    }
+    out.AddRow(interpreter, stable_abi, platforms);
   }
-  for (const std::string& platform : platforms) out.push_back(Tag{interpreter, "none", platform});
+  out.AddRow(interpreter, "none", platforms);
   if (use_stable_abi) {
     // Stable-ABI wheels built for any older 3.x down to 3.2, newest first.
     for (int minor = info.python_minor - 1; minor > 1; --minor) {
       const std::string older = "cp" + VersionNodot(info.python_major, minor);
-      for (const std::string& platform : platforms) {
-        out.push_back(Tag{older, std::string(stable_abi), platform});
-      }
+      out.AddRow(older, stable_abi, platforms);
     }
   }
 }
 
 // packaging.tags.generic_tags: each ABI, then "none" unless it was one of them.
 void GenericTags(const std::string& interpreter, std::vector<std::string> abis,
-                 const std::vector<std::string>& platforms, std::vector<Tag>& out) {
+                 const std::vector<std::string>& platforms, TagSink& out) {
   if (std::find(abis.begin(), abis.end(), "none") == abis.end()) abis.push_back("none");
   for (const std::string& abi : abis) {
-    for (const std::string& platform : platforms) out.push_back(Tag{interpreter, abi, platform});
+    out.AddRow(interpreter, abi, platforms);
   }
 }
 
 // packaging.tags.compatible_tags: pure-Python wheels, platform-specific ones first.
 void CompatibleTags(const InterpreterInfo& info, std::string_view interpreter,
-                    const std::vector<std::string>& platforms, std::vector<Tag>& out) {
+                    const std::vector<std::string>& platforms, TagSink& out) {
   const std::vector<std::string> range = PyInterpreterRange(info);
   for (const std::string& version : range) {
-    for (const std::string& platform : platforms) out.push_back(Tag{version, "none", platform});
+    out.AddRow(version, "none", platforms);
   }
-  if (!interpreter.empty()) out.push_back(Tag{std::string(interpreter), "none", "any"});
-  for (const std::string& version : range) out.push_back(Tag{version, "none", "any"});
+  if (!interpreter.empty()) out.Add(interpreter, "none", "any");
+  for (const std::string& version : range) out.Add(version, "none", "any");
 }
 
 bool SameTag(const Tag& a, const Tag& b) {
@@ -296,12 +320,13 @@ std::vector<std::string> PlatformTags(const InterpreterInfo& info) {
   return {};
 }
 
+namespace {
+
 // packaging.tags.sys_tags.
-std::vector<Tag> SupportedTags(const InterpreterInfo& info) {
+void YieldSupportedTags(const InterpreterInfo& info, TagSink& tags) {
   const std::vector<std::string> platforms = PlatformTags(info);
   const std::string implementation = ToLowerAscii(info.implementation);
   const std::string version = VersionNodot(info.python_major, info.python_minor);
-  std::vector<Tag> tags;
   if (implementation == "cp") {
     CpythonTags(info, platforms, tags);
     CompatibleTags(info, "cp" + version, platforms, tags);
@@ -316,6 +341,114 @@ std::vector<Tag> SupportedTags(const InterpreterInfo& info) {
     GenericTags(implementation + version, {}, platforms, tags);
     CompatibleTags(info, "", platforms, tags);
   }
+}
+
+// A list that keeps each tag once, at its first place. Joined interpreters of one platform
+// repeat whole rows (py39-none on every platform tag, for each CPython after 3.9): a row seen
+// before, on the same platform list, is skipped at the cost of one lookup, and while every row
+// is on one list of distinct platforms, none of them "any", a new row cannot repeat a tag and is
+// appended as it is. Otherwise (lists that overlap without being equal, a tag added alone on
+// another platform) each tag goes through an open-addressing set of positions in the list,
+// hashed on its three parts, so that every repeat is still dropped.
+class UniqueSink final : public TagSink {
+ public:
+  explicit UniqueSink(std::vector<Tag>& out) : out_(out), slots_(1024, kEmpty) {}
+
+  void AddRow(std::string_view interpreter, std::string_view abi,
+              const std::vector<std::string>& platforms) override {
+    std::size_t list = 0;
+    while (list < platform_lists_.size() && platform_lists_[list] != platforms) ++list;
+    if (list == platform_lists_.size()) {
+      platform_lists_.push_back(platforms);
+      if (list > 0 || !Distinct(platforms)) Exact();
+    }
+    std::string row;
+    row.append(interpreter).append(1, '\0').append(abi).append(1, '\0').append(std::to_string(list));
+    if (!rows_.insert(std::move(row)).second) return;
+    if (exact_) {
+      TagSink::AddRow(interpreter, abi, platforms);
+      return;
+    }
+    for (const std::string& platform : platforms) {
+      out_.push_back(Tag{std::string(interpreter), std::string(abi), platform});
+    }
+  }
+
+  void Add(std::string_view interpreter, std::string_view abi, std::string_view platform) override {
+    if (platform != "any") Exact();
+    std::size_t slot = Hash(interpreter, abi, platform) & (slots_.size() - 1);
+    for (; slots_[slot] != kEmpty; slot = (slot + 1) & (slots_.size() - 1)) {
+      const Tag& seen = out_[slots_[slot]];
+      if (seen.platform == platform && seen.abi == abi && seen.interpreter == interpreter) return;
+    }
+    slots_[slot] = static_cast<std::uint32_t>(out_.size());
+    out_.push_back(Tag{std::string(interpreter), std::string(abi), std::string(platform)});
+    if (out_.size() * 2 > slots_.size()) Index(slots_.size() * 2);
+  }
+
+ private:
+  static constexpr std::uint32_t kEmpty = 0xFFFFFFFF;
+
+  static std::size_t Hash(std::string_view interpreter, std::string_view abi, std::string_view platform) {
+    const std::hash<std::string_view> hash;
+    return hash(platform) ^ (hash(abi) * 31) ^ (hash(interpreter) * 1000003);
+  }
+
+  static bool Distinct(const std::vector<std::string>& platforms) {
+    for (std::size_t i = 0; i < platforms.size(); ++i) {
+      if (platforms[i] == "any") return false;
+      for (std::size_t j = 0; j < i; ++j) {
+        if (platforms[j] == platforms[i]) return false;
+      }
+    }
+    return true;
+  }
+
+  // From here on every tag goes through the set, which must then hold every tag so far.
+  void Exact() {
+    if (exact_) return;
+    exact_ = true;
+    std::size_t size = slots_.size();
+    while (out_.size() * 2 > size) size *= 2;
+    Index(size);
+  }
+
+  // The set, `size` slots (a power of two), anew from the list. Before Exact(), only the tags
+  // added alone are in it: the rows' cannot be repeated by them (none is on "any").
+  void Index(std::size_t size) {
+    std::vector<std::uint32_t> slots(size, kEmpty);
+    for (std::uint32_t i = 0; i < out_.size(); ++i) {
+      const Tag& tag = out_[i];
+      if (!exact_ && tag.platform != "any") continue;
+      std::size_t slot = Hash(tag.interpreter, tag.abi, tag.platform) & (size - 1);
+      while (slots[slot] != kEmpty) slot = (slot + 1) & (size - 1);
+      slots[slot] = i;
+    }
+    slots_ = std::move(slots);
+  }
+
+  std::vector<Tag>& out_;
+  std::vector<std::uint32_t> slots_;  // a power of two, at most half full
+  bool exact_ = false;
+  std::vector<std::vector<std::string>> platform_lists_;  // each distinct list seen
+  std::unordered_set<std::string> rows_;                  // interpreter, abi, list number
+};
+
+}  // namespace
+
+std::vector<Tag> SupportedTags(const InterpreterInfo& info) {
+  std::vector<Tag> tags;
+  tags.reserve(1024);
+  ListSink sink(tags);
+  YieldSupportedTags(info, sink);
+  return tags;
+}
+
+std::vector<Tag> SupportedTagsOfAny(std::span<const InterpreterInfo> interpreters) {
+  std::vector<Tag> tags;
+  tags.reserve(2048);
+  UniqueSink sink(tags);
+  for (const InterpreterInfo& info : interpreters) YieldSupportedTags(info, sink);
   return tags;
 }
 

@@ -63,7 +63,8 @@ extern const char* const kExportDetails;
 // The requirement lines of a -r file (install_command.cc): comments dropped, options refused.
 core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into);
 
-// lock_command.cc: `lock` writes a PEP 751 lock per backend, `sync` installs the one that fits.
+// lock_command.cc: `lock` writes a PEP 751 lock per backend; sync_command.cc: `sync` installs
+// the one that fits (sync_uv_project.cc: `sync --uv-project`).
 void AddLockOptions(boost::program_options::options_description& description, Options& options);
 core::Expected<bool> ValidateLockOptions(Options& options);
 int RunLock(const Options& options, Deps& deps, std::ostream& out, std::ostream& err);

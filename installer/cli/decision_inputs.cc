@@ -324,15 +324,16 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
       target.python_description = "CPython " + o.python_version;
     } else {
       // No interpreter named: any CPython 3.9-3.14 on the platform will do.
+      std::vector<core::InterpreterInfo> any;
       for (int minor = 9; minor <= 14; ++minor) {
         for (bool free_threaded : {false, true}) {
           if (free_threaded && minor < 13) continue;
-          core::InterpreterInfo any = *info;
-          any.python_minor = minor;
-          any.free_threaded = free_threaded;
-          for (core::Tag& t : core::SupportedTags(any)) target.supported_tags.push_back(std::move(t));
+          any.push_back(*info);
+          any.back().python_minor = minor;
+          any.back().free_threaded = free_threaded;
         }
       }
+      target.supported_tags = core::SupportedTagsOfAny(any);
       target.python_description = "any CPython 3.9-3.14";
     }
   }

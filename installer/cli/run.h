@@ -76,7 +76,7 @@ struct LockCliOptions {
   std::string output_dir = ".";  // -o
 };
 
-// `sync` (lock_command.cc): which lock fits this machine, and how it is installed.
+// `sync` (sync_command.cc): which lock fits this machine, and how it is installed.
 struct SyncCliOptions {
   std::string lock_dir = ".";
   std::string python;  // "" = $VIRTUAL_ENV, python3

@@ -187,7 +187,7 @@ class TableView : public ViewBase {
   std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override {
     std::vector<std::string> out;
     for (const table::VersionRow& v : table::Versions(project, backend, channel_))
-      out.emplace_back(v.version);
+      out.emplace_back(v.Text());
     return out;
   }
 

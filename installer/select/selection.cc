@@ -231,28 +231,44 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
   // for a GPU, for the reasons that send the user there.
   // A GPU newer than a toolkit is sent to the oldest toolkit that builds for it, one older than
   // the toolkit's oldest architecture to the newest that still does.
+  const std::vector<BackendView> backends = catalogue.Backends(request.channel);
+  // The CUDA backends' toolkits and limits, for NeededToolkit: gathered on its first call (it
+  // is called for each GPU of each rejected CUDA backend).
+  struct Toolkit {
+    std::string name;
+    core::Version version;
+    CudaLimits limits;
+  };
+  std::optional<std::vector<Toolkit>> cuda_toolkits;
   const auto NeededToolkit = [&](const ComputeCapability& gpu, bool too_new) -> std::string {
+    if (!cuda_toolkits) {
+      cuda_toolkits.emplace();
+      for (const BackendView& b : backends) {
+        if (b.kind != BackendKind::kCuda) continue;
+        if (auto version = core::Version::Parse(b.toolkit))
+          cuda_toolkits->push_back({b.name, std::move(*version), catalogue.Limits(b.name)});
+      }
+    }
+    const Toolkit* best = nullptr;
+    for (const Toolkit& t : *cuda_toolkits) {
+      bool runs = false;
+      for (const ComputeCapability& target : t.limits.toolkit_targets)
+        runs = runs || CubinRunsOn(target, gpu, t.limits.integrated);
+      if (!runs) continue;
+      if (best == nullptr || (too_new ? t.version < best->version : t.version > best->version)) best = &t;
+    }
     std::optional<core::Version> best_version;
     std::string best_name;
-    for (const BackendView& b : catalogue.Backends(request.channel)) {
-      if (b.kind != BackendKind::kCuda) continue;
-      const CudaLimits l = catalogue.Limits(b.name);
-      bool runs = false;
-      for (const ComputeCapability& t : l.toolkit_targets)
-        runs = runs || CubinRunsOn(t, gpu, l.integrated);
-      auto version = core::Version::Parse(b.toolkit);
-      if (!runs || !version) continue;
-      if (!best_version || (too_new ? *version < *best_version : *version > *best_version)) {
-        best_version = *version;
-        best_name = b.name;
-      }
+    if (best != nullptr) {
+      best_version = best->version;
+      best_name = best->name;
     }
     if (!best_version) return "";
     return "; " + gpu.Sm() + " needs CUDA " + best_version->ToString() +
            (too_new ? " or newer (" : " or older (") + best_name + ")";
   };
 
-  for (const BackendView& backend : catalogue.Backends(request.channel)) {
+  for (const BackendView& backend : backends) {
     Rejection rejection{backend.name, {}};
     Candidate candidate{backend.name, backend.kind, "", true, "", {}};
     if (backend.variant_index) {
@@ -491,7 +507,7 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
 
   // 4. Rank: an accelerator before CPU, then the newest primary version, then the newest toolkit.
   std::map<std::string, std::string> toolkits;
-  for (const BackendView& b : catalogue.Backends(request.channel)) toolkits[b.name] = b.toolkit;
+  for (const BackendView& b : backends) toolkits[b.name] = b.toolkit;
   std::stable_sort(out.candidates.begin(), out.candidates.end(), [&](const Candidate& a, const Candidate& b) {
     const bool a_acc = a.kind != BackendKind::kCpu;
     const bool b_acc = b.kind != BackendKind::kCpu;

@@ -157,6 +157,8 @@ std::optional<ProjectClass> ClassOfProject(std::string_view name) {
 std::span<const BuildRow> BuildsOf(const ProjectRow& project) {
   return std::span<const BuildRow>(kBuildRows).subspan(project.first_build, project.build_count);
 }
+std::string_view VersionRow::Text() const { return std::string_view(kVersionText + text, text_size); }
+
 std::span<const VersionRow> VersionsOf(const BuildRow& build) {
   return std::span<const VersionRow>(kVersionRows)
       .subspan(build.first_version, build.version_count);
@@ -187,10 +189,10 @@ const VersionRow* FindVersion(std::string_view project, std::string_view backend
   const std::string_view wanted = PublicPart(version);
   auto it = std::lower_bound(by_text.begin(), by_text.end(), wanted,
                              [&](std::uint16_t offset, std::string_view key) {
-                               return PublicPart(versions[offset].version) < key;
+                               return PublicPart(versions[offset].Text()) < key;
                              });
-  for (; it != by_text.end() && PublicPart(versions[*it].version) == wanted; ++it) {
-    if (wanted.size() == version.size() || versions[*it].version == version) return &versions[*it];
+  for (; it != by_text.end() && PublicPart(versions[*it].Text()) == wanted; ++it) {
+    if (wanted.size() == version.size() || versions[*it].Text() == version) return &versions[*it];
   }
   return nullptr;
 }

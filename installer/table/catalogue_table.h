@@ -77,9 +77,15 @@ struct BuildRow {
 };
 
 struct VersionRow {
-  std::string_view version;  // as the index spells it, with its local label: "2.3.1+cu121"
-  std::uint16_t wheel_set;   // index into the wheel sets
-  bool prerelease;           // PEP 440 pre- or dev-release
+  // The version as the index spells it, with its local label ("2.3.1+cu121"): kVersionText[
+  // text, + text_size). An offset rather than a string_view, so that the thousands of rows hold
+  // no pointer: they stay in read-only pages that the dynamic loader never relocates (a
+  // position-independent program writes every page of pointers at start-up).
+  std::uint32_t text;
+  std::uint8_t text_size;
+  bool prerelease;          // PEP 440 pre- or dev-release
+  std::uint16_t wheel_set;  // index into the wheel sets
+  std::string_view Text() const;
 };
 
 struct TagRow {

@@ -335,6 +335,53 @@ TEST(SupportedTagsTest, BeforePython38TheAbiHasPymallocsM) {
   EXPECT_EQ(tags[18], "cp37-abi3-manylinux_2_17_x86_64");  // no cp37m fallback before 3.8
 }
 
+// "Any CPython 3.9-3.14": the concatenation of each one's list with every repeat dropped,
+// first places kept, on each kind of platform (the set's growth is crossed on Linux).
+TEST(SupportedTagsTest, OfAnyIsTheConcatenationWithoutRepeats) {
+  for (const InterpreterInfo& base : {Linux("x86_64", 35), Linux("aarch64", 28), Musl("x86_64", 2),
+                                      MacOS("arm64", 14, 0), Windows("AMD64")}) {
+    std::vector<InterpreterInfo> any;
+    Strings expected;
+    for (int minor = 9; minor <= 14; ++minor) {
+      for (bool free_threaded : {false, true}) {
+        if (free_threaded && minor < 13) continue;
+        InterpreterInfo info = base;
+        info.python_minor = minor;
+        info.free_threaded = free_threaded;
+        any.push_back(info);
+        for (const std::string& tag : Supported(info)) {
+          if (std::find(expected.begin(), expected.end(), tag) == expected.end()) expected.push_back(tag);
+        }
+      }
+    }
+    const Strings joined = ToStrings(SupportedTagsOfAny(any));
+    EXPECT_EQ(joined, expected) << base.arch;
+    if (base.arch == "x86_64" && base.libc == Libc::kGlibc) {
+      EXPECT_GT(joined.size(), 512u);
+    }
+  }
+  EXPECT_TRUE(SupportedTagsOfAny({}).empty());
+}
+
+// Interpreters on platform lists that overlap without being equal (two glibcs, armv8l's two
+// architectures, Linux beside Windows): every repeat is still dropped, first places kept.
+TEST(SupportedTagsTest, OfAnyAcrossPlatformListsDropsEveryRepeat) {
+  const std::vector<std::vector<InterpreterInfo>> cases = {
+      {Linux("x86_64", 35, 12), Linux("x86_64", 17, 13), Linux("x86_64", 28, 12)},
+      {Linux("armv8l", 31, 11), Linux("armv7l", 31, 12)},
+      {Windows("AMD64", 12), Linux("x86_64", 17, 12), Windows("AMD64", 13)},
+  };
+  for (const std::vector<InterpreterInfo>& any : cases) {
+    Strings expected;
+    for (const InterpreterInfo& info : any) {
+      for (const std::string& tag : Supported(info)) {
+        if (std::find(expected.begin(), expected.end(), tag) == expected.end()) expected.push_back(tag);
+      }
+    }
+    EXPECT_EQ(ToStrings(SupportedTagsOfAny(any)), expected) << any.front().arch;
+  }
+}
+
 TEST(SupportedTagsTest, Musl) {
   const Strings tags = Supported(Musl("x86_64", 2));
   ASSERT_EQ(tags.size(), 123u);  // 4 platforms: 4 x 13 + 4 x 14 + 15

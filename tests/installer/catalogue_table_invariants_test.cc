@@ -159,28 +159,28 @@ TEST(CatalogueTableInvariants, EveryBuildVersionAndWheelMatchesTheCatalogue) {
         ++versions_seen;
         // Sorted by PEP 440, strictly.
         if (i > 0) {
-          EXPECT_TRUE(*core::Version::Parse(rows[i - 1].version) <
-                      *core::Version::Parse(row.version))
-              << project.name << " " << backend << " " << row.version;
+          EXPECT_TRUE(*core::Version::Parse(rows[i - 1].Text()) <
+                      *core::Version::Parse(row.Text()))
+              << project.name << " " << backend << " " << row.Text();
         }
-        EXPECT_EQ(row.prerelease, core::Version::Parse(row.version)->IsPrerelease());
+        EXPECT_EQ(row.prerelease, core::Version::Parse(row.Text())->IsPrerelease());
         // Round-trips through FindVersion, exactly and by its public version.
-        EXPECT_EQ(FindVersion(project.name, backend, row.version, channel), &row);
+        EXPECT_EQ(FindVersion(project.name, backend, row.Text(), channel), &row);
         const VersionRow* by_public =
-            FindVersion(project.name, backend, PublicOf(row.version), channel);
+            FindVersion(project.name, backend, PublicOf(row.Text()), channel);
         ASSERT_NE(by_public, nullptr);
-        EXPECT_EQ(PublicOf(by_public->version), PublicOf(row.version));
+        EXPECT_EQ(PublicOf(by_public->Text()), PublicOf(row.Text()));
         // The same wheels as the catalogue.
-        ASSERT_TRUE(versions.contains(std::string(row.version)));
+        ASSERT_TRUE(versions.contains(std::string(row.Text())));
         std::set<std::string> expected;
-        for (const json& tags : versions[std::string(row.version)])
+        for (const json& tags : versions[std::string(row.Text())])
           expected.insert(tags.get<std::string>());
         std::set<std::string> actual;
         for (std::uint16_t wheel : WheelsOf(row)) {
           ASSERT_LT(wheel, WheelTags().size());
           actual.emplace(WheelTags()[wheel].spelled);
         }
-        EXPECT_EQ(actual, expected) << project.name << " " << row.version;
+        EXPECT_EQ(actual, expected) << project.name << " " << row.Text();
       }
     }
   }

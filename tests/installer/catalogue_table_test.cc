@@ -65,7 +65,7 @@ TEST(CatalogueTableFacts, TargetTagsRankAsTagRankingDoes) {
 
 TEST(CatalogueTableFacts, Torch231IsInCu121AndCu118ButNotCu124) {
   ASSERT_NE(FindVersion("torch", "cu121", "2.3.1"), nullptr);
-  EXPECT_EQ(FindVersion("torch", "cu121", "2.3.1")->version, "2.3.1+cu121");
+  EXPECT_EQ(FindVersion("torch", "cu121", "2.3.1")->Text(), "2.3.1+cu121");
   ASSERT_NE(FindVersion("torch", "cu118", "2.3.1"), nullptr);
   EXPECT_EQ(FindVersion("torch", "cu124", "2.3.1"), nullptr);
   EXPECT_EQ(FindVersion("torch", "cu121", "2.3.1+cu118"), nullptr);  // a local label must match
@@ -77,7 +77,7 @@ TEST(CatalogueTableFacts, PagesMissingFromTheSnapshotAreNotCrawledOrFromTheFlatP
   // flat torch/ page links their torch 2.10.0 wheels.
   EXPECT_EQ(SourceOf("torch", "rocm7.1"), BuildSource::kFlatPage);
   ASSERT_EQ(Versions("torch", "rocm7.1").size(), 1u);
-  EXPECT_EQ(Versions("torch", "rocm7.1")[0].version, "2.10.0+rocm7.1");
+  EXPECT_EQ(Versions("torch", "rocm7.1")[0].Text(), "2.10.0+rocm7.1");
   EXPECT_EQ(SourceOf("torchvision", "rocm7.1"), BuildSource::kNotCrawled);
   EXPECT_TRUE(Versions("torchvision", "rocm7.1").empty());
   EXPECT_EQ(SourceOf("torch", "cu128"), BuildSource::kPage);
@@ -91,10 +91,10 @@ TEST(CatalogueTableFacts, TheNightlyChannelHasItsOwnVersions) {
   // The snapshot's nightly torch/ page: 60 dated 2.11/2.12 dev builds per CUDA backend.
   const auto nightly = Versions("torch", "cu128", "nightly");
   ASSERT_EQ(nightly.size(), 60u);
-  EXPECT_EQ(nightly.back().version, "2.12.0.dev20260314+cu128");
+  EXPECT_EQ(nightly.back().Text(), "2.12.0.dev20260314+cu128");
   EXPECT_TRUE(nightly.back().prerelease);
   EXPECT_EQ(SourceOf("torch", "cu128", "nightly"), BuildSource::kFlatPage);
-  EXPECT_EQ(Versions("torch", "cu128").back().version, "2.10.0+cu128");  // stable untouched
+  EXPECT_EQ(Versions("torch", "cu128").back().Text(), "2.10.0+cu128");  // stable untouched
   EXPECT_TRUE(Versions("torch", "rocm7.2").empty());
   EXPECT_FALSE(Versions("torch", "rocm7.2", "nightly").empty());
   EXPECT_EQ(FindVersion("torch", "cu128", "2.12.0.dev20260314", "nightly"), &nightly.back());
@@ -105,7 +105,7 @@ TEST(CatalogueTableFacts, TheNightlyChannelHasItsOwnVersions) {
 TEST(CatalogueTableFacts, XpuStartsAt260) {
   const auto versions = Versions("torch", "xpu");
   ASSERT_FALSE(versions.empty());
-  EXPECT_EQ(PublicOf(versions.front().version), "2.6.0");
+  EXPECT_EQ(PublicOf(versions.front().Text()), "2.6.0");
   EXPECT_EQ(FindVersion("torch", "xpu", "2.5.1"), nullptr);
 }
 
@@ -209,7 +209,7 @@ TEST(CatalogueTableFacts, WheelFitsAndBestWheel) {
   const TargetTags linux_target(linux_tags);
   auto fit = WheelFits("torch", "cu128", "2.8.0", linux_target);
   ASSERT_TRUE(fit);
-  EXPECT_EQ(fit->version->version, "2.8.0+cu128");
+  EXPECT_EQ(fit->version->Text(), "2.8.0+cu128");
   EXPECT_EQ(fit->wheel_tags, "cp312-cp312-manylinux_2_28_x86_64");
 
   const std::vector<core::Tag> windows_tags =
@@ -228,7 +228,7 @@ TEST(CatalogueTableFacts, WheelFitsAndBestWheel) {
 
   const auto best = BestWheel("torch", "cu128", linux_target);
   ASSERT_TRUE(best);
-  EXPECT_EQ(best->version->version, Versions("torch", "cu128").back().version);
+  EXPECT_EQ(best->version->Text(), Versions("torch", "cu128").back().Text());
   EXPECT_FALSE(BestWheel("torch", "cu999", linux_target));
 }
 

@@ -2,8 +2,11 @@
 // never abort (issue 13, B.8-B.10, B.12). Each case here was accepted, or aborted, before.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "installer/cli/run.h"
@@ -20,6 +23,63 @@ std::string ErrorOf(const std::string& text) {
   auto parsed = ParseOverrideFile(text, "/etc/x/o.json");
   EXPECT_FALSE(parsed.ok()) << text;
   return parsed.ok() ? "" : parsed.error().message;
+}
+
+// The keys an error offers for an unknown one ("...; expected one of a, b, c").
+std::set<std::string> KeysOffered(const std::string& error) {
+  const std::string marker = "; expected one of ";
+  const std::size_t at = error.find(marker);
+  EXPECT_NE(at, std::string::npos) << error;
+  std::set<std::string> keys;
+  if (at == std::string::npos) return keys;
+  std::string rest = error.substr(at + marker.size());
+  rest = rest.substr(0, rest.find_first_of("\n(")) + ",";
+  for (std::size_t from = 0, comma; (comma = rest.find(',', from)) != std::string::npos; from = comma + 1) {
+    std::string key = rest.substr(from, comma - from);
+    key.erase(0, key.find_first_not_of(' '));
+    key.erase(key.find_last_not_of(' ') + 1);
+    if (!key.empty()) keys.insert(key);
+  }
+  return keys;
+}
+
+std::set<std::string> SchemaKeys(const nlohmann::json& object) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : object.at("properties").items()) keys.insert(key);
+  EXPECT_EQ(object.value("additionalProperties", true), false) << "the schema must refuse unknown keys too";
+  return keys;
+}
+
+// docs/schema/overrides.schema.json and the parser name the same keys at every level, so the
+// schema an editor checks a file with cannot drift from what torchdex accepts.
+TEST(OverrideValidationTest, TheSchemaNamesTheKeysTheParserTakes) {
+  std::ifstream in(std::string(TORCHDEX_SOURCE_DIR) + "/docs/schema/overrides.schema.json");
+  ASSERT_TRUE(in) << "docs/schema/overrides.schema.json";
+  const nlohmann::json schema = nlohmann::json::parse(in);
+  const nlohmann::json& properties = schema.at("properties");
+  const nlohmann::json& custom = properties.at("backends").at("additionalProperties").at("oneOf").at(1);
+  const std::string custom_backend = R"("kind": "cuda", "toolkit": "12.8", "url": "https://example.org/whl/cu128x/")";
+  const struct {
+    const char* where;
+    std::string file;
+    std::set<std::string> expected;
+  } places[] = {
+      {"the top", R"({"format": 1, "zzz": 1})", SchemaKeys(schema)},
+      {"a family's section", R"({"format": 1, "families": {"paddle": {"zzz": 1}}})",
+       SchemaKeys(properties.at("families").at("additionalProperties"))},
+      {"routed", R"({"format": 1, "routed": {"add": [], "zzz": 1}})", SchemaKeys(properties.at("routed"))},
+      {"a known backend", R"({"format": 1, "backends": {"cu128": {"url": "https://example.org/", "zzz": 1}}})",
+       SchemaKeys(properties.at("backends").at("additionalProperties").at("oneOf").at(0))},
+      {"a custom backend", R"({"format": 1, "backends": {"cu128x": {)" + custom_backend + R"(, "zzz": 1}}})",
+       SchemaKeys(custom)},
+      {"a custom backend's driver floor",
+       R"({"format": 1, "backends": {"cu128x": {)" + custom_backend +
+           R"(, "driver_floor": {"linux": "570.26", "zzz": "1"}}}})",
+       SchemaKeys(custom.at("properties").at("driver_floor"))},
+  };
+  for (const auto& place : places) {
+    EXPECT_EQ(KeysOffered(ErrorOf(place.file)), place.expected) << place.where << ": " << place.file;
+  }
 }
 
 TEST(OverrideValidationTest, RefusesDuplicateKeysAndHugeNumbersWithTheirPlace) {

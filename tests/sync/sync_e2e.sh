@@ -231,7 +231,7 @@ check "the release: the body says what changed" \
 check "the release: the summary calls out the release" \
   contains "$work/release.pr/body.md" "- new torch release(s): 2.11.0"
 check "the release: in generated/catalogue.json" grep -q '"2.11.0+cu128"' "$repo/generated/catalogue.json"
-check "the release: in the regenerated table" grep -q '"2.11.0+cu128"' "$repo/generated/catalogue_table.inc"
+check "the release: in the regenerated table" grep -qF '},  // 2.11.0+cu128' "$repo/generated/catalogue_table.inc"
 check "the release: generated/ is fresh (torchdex-codegen --check)" \
   "$bin/codegen/torchdex-codegen" --check --root "$repo"
 torchdex_nginx_stop

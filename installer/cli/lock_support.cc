@@ -1,0 +1,113 @@
+// Shared pieces of `lock` and `sync` (lock_support.h).
+#include "installer/cli/lock_support.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/tags.h"
+#include "core/url.h"
+#include "core/wheel.h"
+#include "installer/cli/exit_codes.h"
+
+namespace torchdex::installer::lockcli {
+
+namespace fs = std::filesystem;
+
+std::string Join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
+core::Expected<std::string> ReadFileText(const std::string& path, std::uintmax_t limit) {
+  std::error_code error;
+  const std::uintmax_t size = fs::file_size(path, error);
+  if (error) return core::MakeError(path + ": cannot be read: " + error.message(), core::ErrorCode::kBadInputFile);
+  if (size > limit) {
+    return core::MakeError(path + ": " + std::to_string(size) + " bytes, more than a lock file may have (" +
+                               std::to_string(limit) + ")",
+                           core::ErrorCode::kBadInputFile);
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return core::MakeError(path + ": cannot be read", core::ErrorCode::kBadInputFile);
+  return text.str();
+}
+
+core::Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".torchdex-tmp";
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    file << text;
+    if (!file) return core::MakeError("cannot write " + temporary);
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) return core::MakeError("cannot write " + path + ": " + error.message());
+  return {};
+}
+
+TemporaryDirectory::TemporaryDirectory() {
+  std::string pattern = (fs::temp_directory_path() / "torchdex-lock-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+}
+
+TemporaryDirectory::~TemporaryDirectory() {
+  std::error_code ignored;
+  if (!path_.empty()) fs::remove_all(path_, ignored);
+}
+
+std::vector<BackendView> LockedView::Backends(const std::string& channel) const {
+  std::vector<BackendView> out;
+  for (const BackendView& b : base_.Backends(channel)) {
+    if (locks_.contains(b.name)) out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<std::string> LockedView::Versions(const std::string& project, const std::string& backend) const {
+  if (Unlocked(backend)) return base_.Versions(project, backend);
+  const LockedPackage* p = Find(project, backend);
+  if (p == nullptr) return {};
+  return {p->version};
+}
+
+bool LockedView::HasWheelFor(const std::string& project, const std::string& backend, const std::string& version,
+                             const std::vector<core::Tag>& supported) const {
+  if (Unlocked(backend)) return base_.HasWheelFor(project, backend, version, supported);
+  const LockedPackage* p = Find(project, backend);
+  if (p == nullptr || p->version != version) return false;
+  for (const LockedWheel& w : p->wheels) {
+    auto wheel = core::ParseWheelFilename(w.name);
+    if (wheel && (supported.empty() || core::BestTagRank(wheel->Tags(), supported))) return true;
+  }
+  return false;
+}
+
+bool LockedView::Unlocked(const std::string& backend) const {
+  auto it = locks_.find(backend);
+  return it != locks_.end() && it->second == nullptr;
+}
+
+const LockedPackage* LockedView::Find(const std::string& project, const std::string& backend) const {
+  auto it = locks_.find(backend);
+  if (it == locks_.end()) return nullptr;
+  for (const LockedPackage& p : it->second->packages) {
+    if (p.name == project) return &p;
+  }
+  return nullptr;
+}
+
+int Refuse(std::ostream& err, const core::Error& error) {
+  err << "torchdex sync: " << core::RedactCredentials(error.message) << "\n";
+  return ExitStatus(error.code);
+}
+
+}  // namespace torchdex::installer::lockcli

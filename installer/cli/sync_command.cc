@@ -1,0 +1,365 @@
+// `torchdex sync` (docs/teams.md): the install of the lock that fits this machine, chosen by
+// the same decision as `select` over the backends that have a lock.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "core/name.h"
+#include "core/specifier.h"
+#include "core/spelling.h"
+#include "core/tags.h"
+#include "core/url.h"
+#include "core/version.h"
+#include "core/wheel.h"
+#include "installer/cli/commands.h"
+#include "installer/cli/decision_inputs.h"
+#include "installer/cli/lock_support.h"
+#include "installer/install/pip_command.h"
+#include "installer/install/plan.h"
+#include "installer/install/routing_index.h"
+#include "installer/install/transport.h"
+#include "installer/lock/pylock.h"
+#include "installer/lock/toml.h"
+
+namespace torchdex::installer {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace lockcli;  // NOLINT(build/namespaces): this command's own helpers
+
+const char* const kSyncDetails =
+    "Reads every pylock.*.toml of --lock-dir (default: the current directory), chooses the one\n"
+    "that fits this machine with the decision of `select` restricted to the backends that have a\n"
+    "lock (the lock's versions and wheels, the host's driver and GPUs), says why, and installs\n"
+    "exactly that lock into the target interpreter: every wheel by URL with --require-hashes\n"
+    "and --no-deps, no resolution. When no lock fits it says why for each and installs nothing.\n"
+    "A lock that does not parse, names a backend the catalogue does not know, or two locks for\n"
+    "one backend: an error naming the file (and line), nothing installed.\n"
+    "--uv-project: run `uv sync --extra <backend>` in --lock-dir (a project written with\n"
+    "`torchdex export --format uv-project`) for the backend chosen over its extras.\n"
+    "See docs/teams.md.\n";
+
+namespace {
+
+// Why a lock cannot serve this interpreter ("" when it can): its requires-python, its
+// environments, or a package that applies here without a wheel that fits.
+std::string InterpreterMisfit(const LockFile& f, const Interpreter& target) {
+  const PyLock& lock = f.lock;
+  auto version = core::Version::Parse(target.full_version);
+  if (!lock.requires_python.empty() && version) {
+    auto spec = core::SpecifierSet::Parse(lock.requires_python);
+    if (spec && !spec->Contains(*version, core::Prereleases::kAllow)) {
+      return f.path + ": requires-python " + lock.requires_python + " excludes " + target.description;
+    }
+  }
+  if (!lock.environments.empty()) {
+    bool any = false;
+    for (const std::string& e : lock.environments) {
+      auto marker = core::Marker::Parse(e);
+      auto fits = marker ? marker->Evaluate(target.markers) : core::Expected<bool>(false);
+      any = any || (fits && *fits);
+    }
+    if (!any) return f.path + ": environments [" + Join(lock.environments, ", ") + "] exclude " + target.description;
+  }
+  return "";
+}
+
+// The wheels of the lock that apply to the target, one per package, or a located error.
+struct ChosenWheel {
+  const LockedPackage* package;
+  const LockedWheel* wheel;
+};
+
+core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Interpreter& target,
+                                                   const std::vector<std::string>& trusted_hosts) {
+  const std::vector<core::Tag> supported = core::SupportedTags(target.info);
+  auto version = core::Version::Parse(target.full_version);
+  std::vector<ChosenWheel> out;
+  for (const LockedPackage& p : f.lock.packages) {
+    const std::string where = f.path + ":" + std::to_string(p.line) + ": " + p.name + " " + p.version;
+    if (!p.marker.empty()) {
+      auto marker = core::Marker::Parse(p.marker);
+      auto applies = marker ? marker->Evaluate(target.markers) : core::Expected<bool>(marker.error());
+      if (!applies) return core::MakeError(where + ": marker: " + applies.error().message, core::ErrorCode::kBadInputFile);
+      if (!*applies) continue;
+    }
+    if (!p.requires_python.empty() && version) {
+      auto spec = core::SpecifierSet::Parse(p.requires_python);
+      if (spec && !spec->Contains(*version, core::Prereleases::kAllow)) {
+        return core::MakeError(where + ": requires-python " + p.requires_python + " excludes " + target.description,
+                               core::ErrorCode::kBadInputFile);
+      }
+    }
+    const LockedWheel* best = nullptr;
+    std::size_t best_rank = 0;
+    for (const LockedWheel& w : p.wheels) {
+      auto wheel = core::ParseWheelFilename(w.name);
+      if (!wheel) {
+        return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + p.name + ": " + wheel.error().message,
+                               core::ErrorCode::kBadInputFile);
+      }
+      if (wheel->name != p.name || wheel->version.ToString() != p.version) {
+        return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + p.name + " " + p.version +
+                                   ": the wheel " + w.name + " is not of this package and version",
+                               core::ErrorCode::kBadInputFile);
+      }
+      auto rank = core::BestTagRank(wheel->Tags(), supported);
+      if (rank && (best == nullptr || *rank < best_rank)) {
+        best = &w;
+        best_rank = *rank;
+      }
+    }
+    if (best == nullptr) {
+      return core::MakeError(where + ": no wheel of the lock fits " + target.description,
+                             core::ErrorCode::kBadInputFile);
+    }
+    // The URL goes into a requirements file: nothing in it may start another line or option;
+    // and it obeys the HTTPS rule, as install's URLs do.
+    const std::string at = f.path + ":" + std::to_string(best->line) + ": " + p.name + " " + p.version;
+    if (std::any_of(best->url.begin(), best->url.end(), [](char c) {
+          const auto u = static_cast<unsigned char>(c);
+          return u <= 0x20 || u == 0x7f;
+        })) {
+      return core::MakeError(at + ": the wheel URL holds a space or a control character", core::ErrorCode::kBadInputFile);
+    }
+    if (core::Status ok = CheckTransport(best->url, trusted_hosts, "the wheel of " + p.name + " " + p.version); !ok) {
+      return core::MakeError(at + ": " + ok.error().message, core::ErrorCode::kBadInputFile);
+    }
+    out.push_back({&p, best});
+  }
+  return out;
+}
+
+}  // namespace
+
+void AddSyncOptions(po::options_description& d, Options& options) {
+  SyncCliOptions& o = options.sync;
+  d.add_options()("lock-dir", po::value<std::string>(&o.lock_dir)->value_name("DIR"),
+                  "where the pylock.*.toml files are (default: the current directory)")(
+      "python", po::value<std::string>(&o.python)->value_name("PATH"),
+      "the interpreter to install into (default: $VIRTUAL_ENV, python3)")(
+      "installer", po::value<std::string>(&o.installer)->value_name("pip|uv"),
+      "pip (default) or uv (must be on PATH)")(
+      "dry-run", po::bool_switch(&o.dry_run), "say which lock and what would be installed; change nothing")(
+      "explain", po::bool_switch(&o.explain), "say why the lock was chosen and why the others were not")(
+      "uv-project", po::bool_switch(&o.uv_project),
+      "run `uv sync --extra <backend>` in --lock-dir for the backend chosen over the project's extras")(
+      "root", po::value<std::string>(&o.root)->value_name("DIR"), "detect the host captured under DIR")(
+      "catalogue", po::value<std::vector<std::string>>(&o.catalogues)->value_name("FILE"),
+      "an override file; repeatable");
+}
+
+core::Expected<bool> ValidateSyncOptions(Options& options) {
+  if (!ParseInstallerKind(options.sync.installer)) return ParseInstallerKind(options.sync.installer).error();
+  if (options.sync.lock_dir.empty()) return core::MakeError("--lock-dir: an empty directory name");
+  return true;
+}
+
+int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
+  const SyncCliOptions& o = options.sync;
+  std::error_code error;
+  if (!fs::is_directory(o.lock_dir, error)) {
+    return Refuse(err, core::MakeError("--lock-dir " + o.lock_dir + ": not a directory", core::ErrorCode::kBadInputFile));
+  }
+  if (o.uv_project) return SyncUvProject(o, deps, out, err);
+  // Every lock present, parsed and checked before anything is decided or installed.
+  std::vector<std::string> names;
+  for (const fs::directory_entry& entry : fs::directory_iterator(o.lock_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (IsLockFileName(name)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  if (names.empty()) {
+    return Refuse(err, core::MakeError(o.lock_dir + ": no pylock.*.toml lock files (torchdex lock writes them)",
+                                       core::ErrorCode::kBadInputFile));
+  }
+  std::vector<LockFile> locks;
+  for (const std::string& name : names) {
+    const std::string path = (fs::path(o.lock_dir) / name).string();
+    core::Expected<std::string> text = ReadFileText(path, 64u << 20);
+    if (!text) return Refuse(err, text.error());
+    core::Expected<PyLock> lock = ParsePyLock(*text, path);
+    if (!lock) return Refuse(err, lock.error());
+    for (const LockFile& other : locks) {
+      if (other.lock.torchdex.backend == lock->torchdex.backend) {
+        return Refuse(err, core::MakeError("two lock files for the backend " + lock->torchdex.backend + ": " +
+                                               other.path + " and " + path + "; keep one",
+                                           core::ErrorCode::kBadInputFile));
+      }
+    }
+    if (!locks.empty() && locks.front().lock.torchdex.channel != lock->torchdex.channel) {
+      return Refuse(err, core::MakeError("the locks are for different channels: " + locks.front().path + " (" +
+                                             locks.front().lock.torchdex.channel + ") and " + path + " (" +
+                                             lock->torchdex.channel + ")",
+                                         core::ErrorCode::kBadInputFile));
+    }
+    locks.push_back({path, std::move(lock).value()});
+  }
+  const std::string channel = locks.front().lock.torchdex.channel;
+
+  core::Expected<std::string> python = FindInterpreter(o.python, deps.env);
+  if (!python) return Refuse(err, python.error());
+  core::Expected<Interpreter> target = QueryInterpreter(*python, deps.runner, deps.env, std::chrono::seconds(30));
+  if (!target) return Refuse(err, target.error());
+
+  // The decision's inputs, as select gathers them; the routed packages the locks were asked for
+  // decide (by name: each lock offers its own versions).
+  ChoiceOptions choice;
+  choice.root = o.root;
+  choice.catalogues = o.catalogues;
+  choice.channel = channel;
+  choice.probe_timeout_seconds = o.probe_timeout_seconds;
+  core::Expected<UserCatalogue> catalogue = LoadUserCatalogue(o.catalogues, deps.env);
+  if (!catalogue) return Refuse(err, catalogue.error());
+  std::set<std::string> routed_asked;
+  for (const LockFile& f : locks) {
+    for (const std::string& text : f.lock.torchdex.requirements) {
+      auto r = core::Requirement::Parse(text);
+      if (!r) {
+        return Refuse(err, core::MakeError(f.path + ":" + std::to_string(f.lock.torchdex.line) +
+                                               ": [tool.torchdex] requirements: " + r.error().message,
+                                           core::ErrorCode::kBadInputFile));
+      }
+      const std::string name = core::NormalizeName(r->name);
+      if ((*catalogue).source->IsRouted(name)) routed_asked.insert(name);
+    }
+  }
+  std::vector<std::string> routed_texts(routed_asked.begin(), routed_asked.end());
+  core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(routed_texts);
+  if (!asked) return Refuse(err, asked.error());
+  choice.parsed = *asked;
+  choice.requirements = routed_texts;
+  core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps, &*target);
+  if (!inputs) return Refuse(err, inputs.error());
+
+  // A backend the catalogue does not know: an error naming the file, as select names a flag.
+  const std::vector<std::string> known = inputs->catalogue.source->BackendNames(channel);
+  for (const LockFile& f : locks) {
+    const std::string& backend = f.lock.torchdex.backend;
+    if (std::find(known.begin(), known.end(), backend) == known.end()) {
+      return Refuse(err, core::MakeError(f.path + ":" + std::to_string(f.lock.torchdex.line) +
+                                             ": [tool.torchdex] backend \"" + backend +
+                                             "\" is not a backend the catalogue knows (" +
+                                             inputs->catalogue.source->description + ")" +
+                                             ClosestBackend(backend, known),
+                                         core::ErrorCode::kBadInputFile));
+    }
+  }
+
+  // Locks the interpreter cannot use are turned down before the decision, with the reason.
+  std::vector<std::string> refused;
+  std::map<std::string, const PyLock*> usable;
+  std::map<std::string, const LockFile*> by_backend;
+  for (const LockFile& f : locks) {
+    by_backend[f.lock.torchdex.backend] = &f;
+    const std::string misfit = InterpreterMisfit(f, *target);
+    if (misfit.empty()) {
+      usable[f.lock.torchdex.backend] = &f.lock;
+    } else {
+      refused.push_back(misfit);
+    }
+  }
+  auto restricted = std::make_shared<CatalogueSource>();
+  const std::shared_ptr<CatalogueSource>& base = inputs->catalogue.source;
+  restricted->description = base->description + ", restricted to the backends of the lock files";
+  restricted->default_base_url = base->default_base_url;
+  restricted->upstream_hosts = base->upstream_hosts;
+  restricted->routed = base->routed;
+  restricted->view = std::make_unique<LockedView>(base, base->ViewFor(channel), usable);
+  if (base->HoldsChannel(channel)) restricted->channel_views[channel] = nullptr;
+  const UserCatalogue locked{inputs->catalogue.overrides, restricted};
+  core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, locked);
+
+  auto explain_rejections = [&](const Decision* d, std::ostream& to) {
+    if (d != nullptr) {
+      for (const Rejection& r : d->selection.rejected) {
+        auto it = by_backend.find(r.backend);
+        to << "  " << (it == by_backend.end() ? r.backend : it->second->path) << " (" << r.backend
+           << "): " << Join(r.reasons, "; ") << "\n";
+      }
+    }
+    for (const std::string& r : refused) to << "  " << r << "\n";
+  };
+  if (!decided || decided->backend.empty()) {
+    std::ostringstream why;
+    why << "no lock file in " << o.lock_dir << " fits " << target->description;
+    if (!decided) why << ": " << decided.error().message;
+    why << ":\n";
+    explain_rejections(decided ? &*decided : nullptr, why);
+    err << "torchdex sync: " << core::RedactCredentials(why.str());
+    return kExitNoBackend;
+  }
+  const Decision& decision = *decided;
+  const LockFile& chosen = *by_backend.at(decision.backend);
+  out << "lock: " << chosen.path << " (backend " << decision.backend << ", catalogue "
+      << (chosen.lock.torchdex.catalogue_date.empty() ? "of unknown date" : chosen.lock.torchdex.catalogue_date)
+      << ")\n";
+  for (const std::string& line : decision.explanation) out << "why: " << core::RedactCredentials(line) << "\n";
+  if (o.explain) {
+    out << "not chosen:\n";
+    explain_rejections(&decision, out);
+    for (const Candidate& c : decision.selection.candidates) {
+      if (c.backend != decision.backend) out << "  " << by_backend.at(c.backend)->path << " (" << c.backend << "): fits, ranked lower\n";
+    }
+  }
+  for (const std::string& w : decision.warnings) out << "warning: " << core::RedactCredentials(w) << "\n";
+
+  std::vector<std::string> trusted;
+  for (const auto& host : inputs->catalogue.overrides.trusted_hosts) trusted.push_back(host.value);
+  core::Expected<std::vector<ChosenWheel>> wheels = WheelsFor(chosen, *target, trusted);
+  if (!wheels) return Refuse(err, wheels.error());
+  // Exactly the lock: every wheel by URL, its hash required, no dependency followed.
+  std::string requirements;
+  for (const ChosenWheel& c : *wheels) {
+    requirements += c.package->name + " @ " + c.wheel->url + " --hash=sha256:" + c.wheel->sha256 + "\n";
+  }
+  TemporaryDirectory work;
+  if (work.path().empty()) return Refuse(err, core::MakeError("cannot make a temporary directory"));
+  const std::string requirements_path = work.path() + "/requirements.txt";
+  if (core::Status ok = WriteFileAtomically(requirements_path, requirements); !ok) return Refuse(err, ok.error());
+  std::vector<std::string> argv;
+  if (*ParseInstallerKind(o.installer) == InstallerKind::kUv) {
+    core::Expected<std::string> uv = FindUv(deps.env);
+    if (!uv) return Refuse(err, uv.error());
+    argv = {*uv, "pip", "install", "--python", target->path, "--no-config", "--no-deps", "--require-hashes",
+            "-r", requirements_path};
+  } else {
+    argv = {target->path, "-m", "pip", "install", "--no-deps", "--require-hashes", "--no-input", "-r", requirements_path};
+  }
+  for (const ChosenWheel& c : *wheels) {
+    out << (o.dry_run ? "would install: " : "install: ") << c.package->name << " " << c.package->version << " "
+        << core::RedactCredentials(c.wheel->url) << "\n";
+  }
+  if (o.dry_run) {
+    out << "would run: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
+    return kExitOk;
+  }
+  out << "running: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
+  out.flush();
+  std::ostringstream child_out, child_err;
+  const int code = ExecuteInstall(argv, deps.runner, deps.env, child_out, child_err);
+  out << child_out.str();
+  err << child_err.str();
+  if (code != 0) {
+    // A wheel that does not match its hash: say which line of the lock it is.
+    const std::string said = child_out.str() + child_err.str();
+    for (const ChosenWheel& c : *wheels) {
+      if (said.find(c.wheel->sha256) != std::string::npos &&
+          (said.find("HASH") != std::string::npos || said.find("ash mismatch") != std::string::npos ||
+           said.find("do not match") != std::string::npos)) {
+        err << "torchdex sync: " << chosen.path << ":" << c.wheel->line << ": " << c.package->name << " "
+            << c.package->version << ": the downloaded wheel " << core::RedactCredentials(c.wheel->url)
+            << " does not match the lock's sha256 " << c.wheel->sha256 << "; nothing was installed\n";
+      }
+    }
+  }
+  return code;
+}
+
+}  // namespace torchdex::installer

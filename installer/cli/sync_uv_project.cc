@@ -1,0 +1,147 @@
+// `torchdex sync --uv-project` (docs/teams.md): the backend of a uv project chosen for this
+// machine, then `uv sync --extra <backend>`.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "core/name.h"
+#include "core/specifier.h"
+#include "core/spelling.h"
+#include "core/tags.h"
+#include "core/url.h"
+#include "core/version.h"
+#include "core/wheel.h"
+#include "installer/cli/commands.h"
+#include "installer/cli/decision_inputs.h"
+#include "installer/cli/lock_support.h"
+#include "installer/install/pip_command.h"
+#include "installer/install/plan.h"
+#include "installer/install/routing_index.h"
+#include "installer/install/transport.h"
+#include "installer/lock/pylock.h"
+#include "installer/lock/toml.h"
+
+namespace torchdex::installer::lockcli {
+
+namespace fs = std::filesystem;
+
+// sync --uv-project: the backends of a project that `export --format uv-project` wrote (its
+// `pytorch-<backend>` indexes, an extra each when several), the decision over them, then
+// `uv sync` with the chosen backend's extra.
+int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::ostream& err) {
+  const std::string path = (fs::path(o.lock_dir) / "pyproject.toml").string();
+  core::Expected<std::string> text = ReadFileText(path, 16u << 20);
+  if (!text) return Refuse(err, text.error());
+  core::Expected<toml::Value> doc = toml::Parse(*text, path);
+  if (!doc) return Refuse(err, doc.error());
+  auto at = [&](const toml::Value& v) { return path + ":" + std::to_string(v.line) + ":" + std::to_string(v.column); };
+  const toml::Value* tool = doc->Find("tool");
+  const toml::Value* uv_table = tool ? tool->Find("uv") : nullptr;
+  const toml::Value* indexes = uv_table ? uv_table->Find("index") : nullptr;
+  struct Backend {
+    std::string name;
+    const toml::Value* where;
+  };
+  std::vector<Backend> backends;
+  if (indexes != nullptr && indexes->is_array()) {
+    for (const toml::Value& index : indexes->items) {
+      const toml::Value* name = index.Find("name");
+      if (name != nullptr && name->is_string() && name->text.starts_with("pytorch-")) {
+        backends.push_back({name->text.substr(8), &index});
+      }
+    }
+  }
+  if (backends.empty()) {
+    return Refuse(err, core::MakeError(path + ": no [[tool.uv.index]] named pytorch-<backend> (torchdex export "
+                                           "--format uv-project writes them)",
+                                       core::ErrorCode::kBadInputFile));
+  }
+  const toml::Value* project = doc->Find("project");
+  const toml::Value* extras = project ? project->Find("optional-dependencies") : nullptr;
+  if (backends.size() > 1) {
+    for (const Backend& b : backends) {
+      if (extras == nullptr || extras->Find(core::NormalizeName(b.name)) == nullptr) {
+        return Refuse(err, core::MakeError(at(*b.where) + ": the index of backend " + b.name +
+                                               " has no extra \"" + core::NormalizeName(b.name) +
+                                               "\" in [project.optional-dependencies]",
+                                           core::ErrorCode::kBadInputFile));
+      }
+    }
+  }
+  core::Expected<std::string> python = FindInterpreter(o.python, deps.env);
+  if (!python) return Refuse(err, python.error());
+  core::Expected<Interpreter> target = QueryInterpreter(*python, deps.runner, deps.env, std::chrono::seconds(30));
+  if (!target) return Refuse(err, target.error());
+  ChoiceOptions choice;
+  choice.root = o.root;
+  choice.catalogues = o.catalogues;
+  choice.probe_timeout_seconds = o.probe_timeout_seconds;
+  core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps, &*target);
+  if (!inputs) return Refuse(err, inputs.error());
+  const std::vector<std::string> known = inputs->catalogue.source->BackendNames("stable");
+  std::map<std::string, const PyLock*> unlocked;
+  for (const Backend& b : backends) {
+    if (std::find(known.begin(), known.end(), b.name) == known.end()) {
+      return Refuse(err, core::MakeError(at(*b.where) + ": backend \"" + b.name +
+                                             "\" is not a backend the catalogue knows" + ClosestBackend(b.name, known),
+                                         core::ErrorCode::kBadInputFile));
+    }
+    unlocked[b.name] = nullptr;
+  }
+  const std::shared_ptr<CatalogueSource>& base = inputs->catalogue.source;
+  auto restricted = std::make_shared<CatalogueSource>();
+  restricted->description = base->description + ", restricted to the backends of " + path;
+  restricted->default_base_url = base->default_base_url;
+  restricted->upstream_hosts = base->upstream_hosts;
+  restricted->routed = base->routed;
+  restricted->view = std::make_unique<LockedView>(base, base->ViewFor("stable"), unlocked);
+  restricted->channel_views["stable"] = nullptr;
+  core::Expected<Decision> decided =
+      Decide(inputs->request, inputs->facts, UserCatalogue{inputs->catalogue.overrides, restricted});
+  if (!decided || decided->backend.empty()) {
+    std::ostringstream why;
+    why << "no backend of " << path << " fits this machine";
+    if (!decided) why << ": " << decided.error().message;
+    why << ":\n";
+    if (decided) {
+      for (const Rejection& r : decided->selection.rejected) why << "  " << r.backend << ": " << Join(r.reasons, "; ") << "\n";
+    }
+    err << "torchdex sync: " << core::RedactCredentials(why.str());
+    return kExitNoBackend;
+  }
+  out << "backend: " << decided->backend << " (" << path << ")\n";
+  for (const std::string& line : decided->explanation) out << "why: " << core::RedactCredentials(line) << "\n";
+  if (o.explain) {
+    for (const Rejection& r : decided->selection.rejected) out << "  not " << r.backend << ": " << Join(r.reasons, "; ") << "\n";
+  }
+  core::Expected<std::string> uv =
+      FindUv(deps.env, "sync --uv-project (it runs uv sync)", "install uv or put it on PATH");
+  if (!uv) return Refuse(err, uv.error());
+  std::vector<std::string> argv = {*uv, "sync", "--project", o.lock_dir, "--python", target->path};
+  if (backends.size() > 1) {
+    argv.push_back("--extra");
+    argv.push_back(core::NormalizeName(decided->backend));
+  }
+  if (o.dry_run) {
+    out << "would run: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
+    return kExitOk;
+  }
+  // With UV_NO_CONFIG uv ignores the project's own [tool.uv] settings, its explicit indexes
+  // among them, and would take torch from the default index: it is left out of uv's run.
+  Environment env = deps.env;
+  if (env.erase("UV_NO_CONFIG") > 0) {
+    out << "note: UV_NO_CONFIG is left out of uv sync's environment: with it uv ignores the "
+           "project's [[tool.uv.index]] entries\n";
+  }
+  out << "running: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
+  out.flush();
+  return ExecuteInstall(argv, deps.runner, env, out, err);
+}
+
+}  // namespace torchdex::installer::lockcli
