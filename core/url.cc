@@ -1,5 +1,7 @@
 #include "core/url.h"
 
+#include <algorithm>
+
 namespace torchdex::core {
 namespace {
 
@@ -27,6 +29,18 @@ std::string PercentDecode(std::string_view text) {
     }
     out.push_back(text[i]);
   }
+  return out;
+}
+
+std::string StripCredentials(std::string_view url) {
+  const std::size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return std::string(url);
+  const std::size_t authority = scheme_end + 3;
+  const std::size_t end = std::min(url.find_first_of("/?#", authority), url.size());
+  const std::size_t at = url.substr(authority, end - authority).rfind('@');
+  if (at == std::string_view::npos) return std::string(url);
+  std::string out(url.substr(0, authority));
+  out.append(url.substr(authority + at + 1));
   return out;
 }
 

@@ -17,6 +17,11 @@ std::string PercentDecode(std::string_view text);
 /// commands, errors, JSON, export headers; the URLs themselves are used unchanged.
 std::string RedactCredentials(std::string_view text);
 
+/// `url` without the user information of its authority: "https://user:s3cret@host/x" is
+/// "https://host/x". For what torchdex writes into files meant to be shared (lock files): the
+/// installer that reads them takes credentials from its own configuration (netrc, keyring).
+std::string StripCredentials(std::string_view url);
+
 }  // namespace torchdex::core
 
 #endif  // TORCHDEX_CORE_URL_H_

@@ -10,10 +10,11 @@
 #include <utility>
 
 #include "index/lazy_libs.h"
+#include "index/page_internal.h"
 #include "index/url.h"
 
 namespace torchdex::index {
-namespace {
+namespace detail {
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -30,12 +31,21 @@ void TrimInPlace(std::string& s) {
   s.erase(0, start);
 }
 
+}  // namespace detail
+namespace {
+
+using detail::Trim;
+using detail::TrimInPlace;
+
 std::string Lowercase(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
+
+}  // namespace
+namespace detail {
 
 // "sha256=<hex>" -> "<hex>" lowercased; other algorithms are not used by this index.
 std::string Sha256FromHashSpec(std::string_view spec) {
@@ -45,6 +55,9 @@ std::string Sha256FromHashSpec(std::string_view spec) {
   }
   return {};
 }
+
+}  // namespace detail
+namespace {
 
 // A project name as one relative path segment: valid names ([A-Za-z0-9._-]) are unchanged;
 // anything else ('#', '?', '/', '%', spaces, bytes >= 0x80) is percent-encoded, so a hostile
@@ -97,6 +110,9 @@ void ReadLinkHash(std::string_view url, Anchor& anchor) {
   }
 }
 
+}  // namespace
+namespace detail {
+
 void SetUrlAndHash(Anchor& anchor, std::string_view page_url, std::string_view href) {
   std::string resolved = ResolveUrl(page_url, Trim(href));
   ReadLinkHash(resolved, anchor);
@@ -106,6 +122,32 @@ void SetUrlAndHash(Anchor& anchor, std::string_view page_url, std::string_view h
   if (without_fragment.size() == resolved.size()) anchor.url = std::move(resolved);
   else anchor.url = std::string(without_fragment);
 }
+
+void FinishHtmlPage(IndexPage& page, std::string_view html, std::string_view raw_h1,
+                    std::string_view raw_title) {
+  // An anchor the parser closed implicitly (a new <a> inside it, the end of a malformed page)
+  // got no end-element callback; trim those too (found by html_page_fuzz).
+  for (Anchor& anchor : page.anchors) TrimInPlace(anchor.text);
+  const std::string_view h1 = Trim(raw_h1);
+  constexpr std::string_view kLinksFor = "Links for ";
+  if (h1.starts_with(kLinksFor)) page.heading = std::string(h1.substr(kLinksFor.size()));
+  else page.heading = std::string(h1);
+
+  if (!page.repository_version.empty()) {
+    page.shape = PageShape::kPypiCopy;
+  } else if (Trim(raw_title) == "Package Index" && h1.empty()) {
+    page.shape = PageShape::kNvidiaCopy;
+  } else if (html.find("<!--TIMESTAMP") != std::string_view::npos || !h1.empty() ||
+             html.find("<br/>") != std::string_view::npos) {
+    page.shape = PageShape::kGenerated;
+  }
+}
+
+}  // namespace detail
+namespace {
+
+using detail::SetUrlAndHash;
+using detail::Sha256FromHashSpec;
 
 // SAX state: libxml2 calls these while it reads, so no tree of 300,000 nodes is built.
 struct SaxState {
@@ -232,6 +274,23 @@ std::string_view PageShapeName(PageShape shape) {
 
 core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url,
                                         std::size_t max_anchors) {
+  // The scanner reads the pages of the index (the few tags a PEP 503 page has) at a fraction of
+  // libxml2's cost and hands anything else to libxml2, so the answer is libxml2's either way.
+  // libxml2 stays what parsing needs: without it every page fails naming the package to install
+  // (docs/http.md), not only the first page the scanner hands over, somewhere in a crawl.
+  std::string unavailable;
+  if (lazy::LoadXml(&unavailable) == nullptr) {
+    return core::MakeError("cannot parse " + std::string(page_url) + ": " + unavailable);
+  }
+  if (std::optional<IndexPage> scanned = ScanHtmlPage(html, page_url, max_anchors)) {
+    return std::move(*scanned);
+  }
+  return ParseHtmlPageWithLibxml2(html, page_url, max_anchors);
+}
+
+core::Expected<IndexPage> ParseHtmlPageWithLibxml2(std::string_view html,
+                                                   std::string_view page_url,
+                                                   std::size_t max_anchors) {
   if (LooksBinary(html)) {
     return core::MakeError("page " + std::string(page_url) +
                            " is not HTML: it holds binary data (NUL or other control bytes)");
@@ -270,22 +329,7 @@ core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view 
   xml->free_parser(ctxt);
 
   IndexPage page = std::move(state.page);
-  // An anchor the parser closed implicitly (a new <a> inside it, the end of a malformed page)
-  // got no end-element callback; trim those too (found by html_page_fuzz).
-  for (Anchor& anchor : page.anchors) TrimInPlace(anchor.text);
-  const std::string_view h1 = Trim(state.h1);
-  constexpr std::string_view kLinksFor = "Links for ";
-  if (h1.starts_with(kLinksFor)) page.heading = std::string(h1.substr(kLinksFor.size()));
-  else page.heading = std::string(h1);
-
-  if (!page.repository_version.empty()) {
-    page.shape = PageShape::kPypiCopy;
-  } else if (Trim(state.title) == "Package Index" && h1.empty()) {
-    page.shape = PageShape::kNvidiaCopy;
-  } else if (html.find("<!--TIMESTAMP") != std::string_view::npos || !h1.empty() ||
-             html.find("<br/>") != std::string_view::npos) {
-    page.shape = PageShape::kGenerated;
-  }
+  detail::FinishHtmlPage(page, html, state.h1, state.title);
   return page;
 }
 

@@ -28,6 +28,8 @@ struct Anchor {
   std::string requires_python;  // entities decoded ("&gt;=3.10" -> ">=3.10")
   std::optional<std::string> yanked;  // data-yanked: the reason ("" when given none)
   std::string upload_time;            // data-upload-time, as written
+
+  friend bool operator==(const Anchor&, const Anchor&) = default;
 };
 
 enum class PageShape : std::uint8_t {
@@ -48,6 +50,8 @@ struct IndexPage {
   /// the first max_anchors, and the rest was not read (so a page of a million links costs
   /// max_anchors of memory, not a million).
   bool more_anchors = false;
+
+  friend bool operator==(const IndexPage&, const IndexPage&) = default;
 };
 
 /// No bound on the anchors of a page.
@@ -59,6 +63,19 @@ inline constexpr std::size_t kAnyNumberOfAnchors = static_cast<std::size_t>(-1);
 /// bytes than tab, newline, form feed and carriage return).
 core::Expected<IndexPage> ParseHtmlPage(std::string_view html, std::string_view page_url,
                                         std::size_t max_anchors = kAnyNumberOfAnchors);
+
+/// ParseHtmlPage's two halves. ScanHtmlPage is a hand-written scanner of what a PEP 503 page
+/// holds (DOCTYPE, comments, html/head/body, meta, title, h1, a and br; the entities &amp; &lt;
+/// &gt; &quot; &apos; and numeric references; quoted and unquoted attributes, any case), which
+/// gives the answer libxml2 would give or, for anything it does not handle (other tags, other
+/// entities, bytes outside printable ASCII, markup that libxml2 would repair), nullopt: it
+/// defers. ParseHtmlPageWithLibxml2 is the libxml2 HTML parser (SAX, no DOM) that ParseHtmlPage
+/// falls back to; html_scan_fuzz holds the two to the same result wherever the scanner answers.
+std::optional<IndexPage> ScanHtmlPage(std::string_view html, std::string_view page_url,
+                                      std::size_t max_anchors = kAnyNumberOfAnchors);
+core::Expected<IndexPage> ParseHtmlPageWithLibxml2(std::string_view html,
+                                                   std::string_view page_url,
+                                                   std::size_t max_anchors = kAnyNumberOfAnchors);
 
 /// Parses a PEP 691 JSON page (application/vnd.pypi.simple.v1+json), project or list page.
 core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url,

@@ -169,6 +169,8 @@ enum class StoreAccess : std::uint8_t {
   kCrawl,
 };
 
+/// One SQLite connection, opened without SQLite's per-call mutex: use a Store from one thread at
+/// a time (a crawl hands every store call to its store thread).
 class Store {
  public:
   static core::Expected<std::unique_ptr<Store>> Open(const std::string& path, StoreAccess access);

@@ -14,6 +14,7 @@
 #include "core/spelling.h"
 #include "installer/platform/file_reader.h"
 #include "installer/table/family_table.h"
+#include "installer/python/interpreter_cache.h"
 
 namespace torchdex::installer {
 namespace {
@@ -306,7 +307,7 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
     } else {
       auto path = FindInterpreter(o.python, deps.env);
       if (!path) return path.error();
-      auto python = QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
+      auto python = QueryInterpreterCached(*path, deps.runner, deps.env, std::chrono::seconds(30));
       if (!python) return python.error();
       in.interpreter = std::move(python).value();
     }

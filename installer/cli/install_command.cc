@@ -19,7 +19,9 @@
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
+#include "installer/platform/file_writer.h"
 #include "installer/variants/providers.h"
+#include "installer/python/interpreter_cache.h"
 
 namespace torchdex::installer {
 
@@ -90,7 +92,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   core::Expected<std::string> path = FindInterpreter(o.choice.python, deps.env);
   if (!path) return path.error();
   core::Expected<Interpreter> target =
-      QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
+      QueryInterpreterCached(*path, deps.runner, deps.env, std::chrono::seconds(30));
   if (!target) return target.error();
 
   // What was asked, parsed once: the command line, then each -r file.
@@ -275,8 +277,25 @@ std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) 
 // Requirement lines of a file: comments and blank lines dropped; pip options are refused, so
 // nothing in a file can add an index behind the plan's back.
 core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into) {
-  std::ifstream in(path);
-  if (!in) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
+  // A requirements file is small; /dev/stdin and pipes are read as pip reads them, but a
+  // directory is not an empty file, and an endless or huge one is not read without end.
+  constexpr std::size_t kMaxRequirementFile = 16 << 20;
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    return core::MakeError("-r " + path + ": a directory, not a requirements file", core::ErrorCode::kBadInputFile);
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
+  std::string text;
+  char chunk[65536];
+  while (text.size() <= kMaxRequirementFile && file.read(chunk, sizeof chunk).gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(file.gcount()));
+  }
+  if (file.bad()) return core::MakeError("-r " + path + ": cannot read the file", core::ErrorCode::kBadInputFile);
+  if (text.size() > kMaxRequirementFile) {
+    return core::MakeError("-r " + path + ": more than 16 MiB, not a requirements file", core::ErrorCode::kBadInputFile);
+  }
+  std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 BOM, as pip
@@ -497,19 +516,8 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
     return kExitOk;
   }
   // Written beside the target and renamed over it: a failed run leaves the old file whole.
-  const std::string temporary = o.output + ".torchdex-tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << *text;
-    if (!file) {
-      err << "torchdex export: cannot write " << temporary << "\n";
-      return kExitFailure;
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, o.output, error);
-  if (error) {
-    err << "torchdex export: cannot write " << o.output << ": " << error.message() << "\n";
+  if (core::Status written = WriteFileReplacing(o.output, *text); !written) {
+    err << "torchdex export: " << written.error().message << "\n";
     return kExitFailure;
   }
   return kExitOk;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -20,12 +21,15 @@
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
 #include "installer/cli/lock_support.h"
+#include "installer/detect/detect.h"
+#include "installer/platform/file_reader.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
 #include "installer/install/transport.h"
 #include "installer/lock/pylock.h"
 #include "installer/lock/toml.h"
+#include "installer/python/interpreter_cache.h"
 
 namespace torchdex::installer {
 
@@ -34,7 +38,9 @@ namespace fs = std::filesystem;
 using namespace lockcli;  // NOLINT(build/namespaces): this command's own helpers
 
 const char* const kLockDetails =
-    "For each --backend (none: the one `select` chooses for this machine), decides as `install`\n"
+    "For each --backend (none: the one `select` chooses for this machine; all-compatible: every\n"
+    "backend `select` finds fit for this machine, best first; all: every backend of the catalogue\n"
+    "that offers what was asked, whatever the hardware), decides as `install`\n"
     "does with that backend named, pins every routed package (torch, torchvision, triton ...)\n"
     "to one wheel of the backend's index with its sha256, and has the real uv resolve the rest\n"
     "(`uv pip compile --format pylock.toml`, uv found on PATH) with the routing index as its\n"
@@ -72,7 +78,7 @@ struct LockOutcome {
 core::Expected<Interpreter> LockTargetInterpreter(const std::string& python, Deps& deps) {
   core::Expected<std::string> path = FindInterpreter(python, deps.env);
   if (!path) return path.error();
-  return QueryInterpreter(*path, deps.runner, deps.env, std::chrono::seconds(30));
+  return QueryInterpreterCached(*path, deps.runner, deps.env, std::chrono::seconds(30));
 }
 
 // --python-version X.Y [--platform TAG]: a CPython described, not asked. Its markers are those
@@ -97,6 +103,81 @@ core::Expected<Interpreter> DescribedTarget(const std::string& version, const st
   target.description = "CPython " + version + " on linux " + info->arch + " (--python-version" +
                        (platform.empty() ? "" : ", --platform " + platform) + ")";
   return target;
+}
+
+// --backend all-compatible: the backends `select` finds fit for this machine (its candidates,
+// best first: the same decision as select's). --backend all: every backend of the catalogue's
+// channel that offers what was asked, whatever the hardware. The ones left out are counted, and
+// with --explain each is said with why.
+core::Expected<std::vector<std::string>> ExpandBackends(const LockCliOptions& o, const std::string& mode,
+                                                        const std::vector<AskedRequirement>& asked,
+                                                        const Interpreter& target, Deps& deps, std::ostream& out) {
+  ChoiceOptions choice = o.choice;
+  choice.torch_backend = "auto";  // the machine decides: a backend named by the environment does not
+  choice.parsed = asked;
+  core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps, &target);
+  if (!inputs) return inputs.error();
+  std::vector<std::string> names;
+  // The backends left out: each with its reason under --explain, else how many.
+  std::vector<std::string> skipped;
+  auto say_skipped = [&] {
+    if (o.choice.explain) {
+      for (const std::string& line : skipped) out << "not locked: " << core::RedactCredentials(line) << "\n";
+    } else if (!skipped.empty()) {
+      out << "not locked: " << skipped.size() << " other backend" << (skipped.size() == 1 ? "" : "s")
+          << " of the catalogue (--explain says why)\n";
+    }
+  };
+  if (mode == "all-compatible") {
+    core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, inputs->catalogue);
+    if (!decided) return decided.error();
+    if (decided->default_index) {
+      return core::MakeError("macOS: PyTorch's wheels come from the default index, no backend applies; "
+                                 "a lock per backend is for Linux and Windows targets",
+                             core::ErrorCode::kNotOffered);
+    }
+    for (const Candidate& c : decided->selection.candidates) names.push_back(c.backend);
+    for (const Rejection& r : decided->selection.rejected) {
+      skipped.push_back(r.backend + ": " + Join(r.reasons, "; "));
+    }
+    say_skipped();
+    if (names.empty()) {
+      return core::MakeError("--backend all-compatible: no backend fits " + decided->target_description +
+                                 " for what was asked" + (o.choice.explain ? " (the reasons above)" : " (--explain says why)"),
+                             core::ErrorCode::kNotOffered);
+    }
+    out << "locking for " << Join(names, ", ") << ": the backends that fit this machine, best first\n";
+    return names;
+  }
+  const std::string channel = inputs->request.channel;
+  // Whatever the hardware: the host's OS and architecture only, no GPUs to check.
+  HostFacts bare;
+  bare.os = inputs->facts.os;
+  bare.arch = inputs->facts.arch;
+  for (const std::string& name : inputs->catalogue.source->BackendNames(channel)) {
+    DecisionRequest request = inputs->request;
+    request.backend = {name, "--backend all"};
+    core::Expected<Decision> decided = Decide(request, bare, inputs->catalogue);
+    if (decided && decided->default_index) {
+      return core::MakeError("macOS: PyTorch's wheels come from the default index, no backend applies; "
+                                 "a lock per backend is for Linux and Windows targets",
+                             core::ErrorCode::kNotOffered);
+    }
+    if (decided && !decided->backend.empty()) {
+      names.push_back(decided->backend);
+    } else {
+      skipped.push_back(name + ": " + (decided ? "offers nothing that was asked" : decided.error().message));
+    }
+  }
+  say_skipped();
+  if (names.empty()) {
+    return core::MakeError("--backend all: no backend of the catalogue's " + channel +
+                               " channel offers what was asked" +
+                               (o.choice.explain ? " (the reasons above)" : " (--explain says why)"),
+                           core::ErrorCode::kNotOffered);
+  }
+  out << "locking for " << Join(names, ", ") << ": every backend of the catalogue that offers what was asked\n";
+  return names;
 }
 
 core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& backend_name,
@@ -138,6 +219,30 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   request.markers = target.markers;
   request.target_description = target.description;
   request.prereleases = decision.prereleases;
+  // ROCm >= 7.14 device code: the gfx targets of the host the lock is for, as install narrows
+  // torch[gfxNNNN] (install/rocm_devices.h). A named backend does not detect the host, so the
+  // host is read here when the lock is for this machine; a described target has no host.
+  std::vector<std::string> device_lines;
+  const bool rocm = decision.selection.chosen && decision.selection.chosen->kind == core::BackendKind::kRocm;
+  if (rocm || inputs->detected) {
+    std::optional<HostFacts> host;
+    if (inputs->detected) {
+      host = inputs->facts;
+    } else if (!target.path.empty()) {
+      const FileReader files(o.choice.root);
+      DetectOptions detect_options;
+      detect_options.probe_timeout = std::chrono::milliseconds(
+          std::max<int64_t>(1, std::llround(o.choice.probe_timeout_seconds * 1000)));
+      core::Expected<HostFacts> detected = Detect(detect_options, DetectDeps{files, deps.env, deps.runner, deps.clock});
+      if (!detected) return detected.error();
+      host = std::move(detected).value();
+    }
+    if (host && host->amd) request.gfx_targets = host->amd->gfx;
+    if (rocm && !host) {
+      device_lines.push_back("gfx targets: not read (" + target.description +
+                             " is described, not this machine): device code as the wheels require it");
+    }
+  }
   request.mirror_url = decision.mirror_url;
   request.upstream_base = decision.upstream_base;
   request.upstream_hosts = decision.upstream_hosts;
@@ -149,6 +254,7 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   }
   core::Expected<InstallPlan> plan = MakePlan(request, fetcher);
   if (!plan) return plan.error();
+  for (const std::string& w : plan->warnings) out << decision.backend << ": warning: " << core::RedactCredentials(w) << "\n";
   for (const PlannedWheel& w : plan->routed) {
     if (w.sha256.empty()) {
       return core::MakeError(w.name + " " + w.version + ": the " + decision.backend + " page " + w.page_url +
@@ -183,7 +289,7 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   for (const std::string& other : plan->other) input += other + "\n";
   const std::string in_path = work.path() + "/requirements.in";
   const std::string out_path = work.path() + "/pylock.toml";
-  if (core::Status ok = WriteFileAtomically(in_path, input); !ok) return ok.error();
+  if (core::Status ok = WriteFileReplacing(in_path, input); !ok) return ok.error();
   std::vector<std::string> argv = {uv, "pip", "compile", "--no-config", "--quiet", "--format", "pylock.toml",
                                    "--output-file", out_path, "--index-url", (*server)->url()};
   if (target.path.empty()) {
@@ -257,9 +363,14 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   info.requirements = texts;
   info.decision = decision.explanation;
   for (const std::string& w : decision.warnings) info.decision.push_back("warning: " + w);
+  for (const std::string& line : device_lines) info.decision.push_back(line);
+  for (const PlannedWheel& w : plan->routed) {
+    if (!w.device_note.empty()) info.decision.push_back("device code of " + w.name + ": " + w.device_note);
+  }
+  for (const std::string& w : plan->warnings) info.decision.push_back("warning: " + w);
 
   const std::string path = (fs::path(o.output_dir) / LockFileName(decision.backend)).string();
-  if (core::Status ok = WriteFileAtomically(path, WritePyLock(lock)); !ok) return ok.error();
+  if (core::Status ok = WriteFileReplacing(path, WritePyLock(lock)); !ok) return ok.error();
   return LockOutcome{path, std::move(lock)};
 }
 
@@ -273,7 +384,8 @@ void AddLockOptions(po::options_description& d, Options& options) {
       "requirements,r", po::value<std::vector<std::string>>(&o.requirement_files)->value_name("FILE"),
       "read requirements from FILE, one a line ('#' comments)")(
       "backend", po::value<std::vector<std::string>>(&o.backends)->value_name("NAME"),
-      "a backend to lock for (cpu, cu124, rocm6.3, ...); repeatable; none: the one chosen for this machine")(
+      "a backend to lock for (cpu, cu124, rocm6.3, ...); repeatable; none: the one chosen for this "
+      "machine; all-compatible: every backend this machine runs; all: every backend that offers what was asked")(
       "channel", po::value<std::string>(&c.channel)->value_name("C"), "stable (default), test or nightly")(
       "python", po::value<std::string>(&c.python)->value_name("PATH"),
       "the interpreter the locks are for (default: $VIRTUAL_ENV, python3)")(
@@ -304,6 +416,9 @@ core::Expected<bool> ValidateLockOptions(Options& options) {
   for (const std::string& b : o.backends) {
     if (b.empty() || b == "auto") return core::MakeError("--backend: name a backend (cpu, cu124, ...); leave it out for auto");
     if (!seen.insert(b).second) return core::MakeError("--backend " + b + " is given twice");
+    if ((b == "all-compatible" || b == "all") && o.backends.size() > 1) {
+      return core::MakeError("--backend " + b + " stands alone: it names the backends itself");
+    }
   }
   if (o.output_dir.empty()) return core::MakeError("--output: an empty directory name");
   if (!o.choice.platform.empty() && o.choice.python_version.empty()) {
@@ -335,13 +450,17 @@ int RunLock(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   }
   core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(texts);
   if (!asked) return fail(asked.error());
+  std::vector<std::string> backends = o.backends;
+  if (backends.empty()) backends.push_back("");  // auto
+  if (backends.size() == 1 && (backends[0] == "all-compatible" || backends[0] == "all")) {
+    core::Expected<std::vector<std::string>> expanded = ExpandBackends(o, backends[0], *asked, *target, deps, out);
+    if (!expanded) return fail(expanded.error());
+    backends = std::move(expanded).value();
+  }
   core::Expected<std::string> uv =
       FindUv(deps.env, "torchdex lock (it resolves with uv)",
              "install it (pipx install uv, or the tools venv of scripts/setup.sh) or put it on PATH");
   if (!uv) return fail(uv.error());
-
-  std::vector<std::string> backends = o.backends;
-  if (backends.empty()) backends.push_back("");  // auto
   // Each lock is written whole (renamed into place) as it is made, so a failure leaves the
   // earlier ones new and the rest as they were.
   for (const std::string& backend : backends) {

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/name.h"
+#include "core/requirement.h"
 #include "core/tags.h"
 #include "core/url.h"
 #include "core/wheel.h"
@@ -41,19 +43,6 @@ core::Expected<std::string> ReadFileText(const std::string& path, std::uintmax_t
   return text.str();
 }
 
-core::Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".torchdex-tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << text;
-    if (!file) return core::MakeError("cannot write " + temporary);
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) return core::MakeError("cannot write " + path + ": " + error.message());
-  return {};
-}
-
 TemporaryDirectory::TemporaryDirectory() {
   std::string pattern = (fs::temp_directory_path() / "torchdex-lock-XXXXXX").string();
   if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
@@ -62,6 +51,29 @@ TemporaryDirectory::TemporaryDirectory() {
 TemporaryDirectory::~TemporaryDirectory() {
   std::error_code ignored;
   if (!path_.empty()) fs::remove_all(path_, ignored);
+}
+
+// What a lock offers for a name it has no concern with: any version (the requirement is a
+// name alone), with a wheel for every target.
+constexpr const char* kAnyVersion = "0";
+
+LockedView::LockedView(std::shared_ptr<const CatalogueSource> keep, const CatalogueView& base,
+                       std::map<std::string, const PyLock*> locks)
+    : keep_(std::move(keep)), base_(base), locks_(std::move(locks)) {
+  for (const auto& [backend, lock] : locks_) {
+    if (lock == nullptr) continue;
+    std::set<std::string>& names = asked_[backend];
+    for (const std::string& text : lock->torchdex.requirements) {
+      auto r = core::Requirement::Parse(text);
+      if (r) names.insert(core::NormalizeName(r->name));
+    }
+  }
+}
+
+bool LockedView::NoConcernOf(const std::string& project, const std::string& backend) const {
+  auto asked = asked_.find(backend);
+  if (asked == asked_.end()) return false;
+  return !asked->second.contains(project) && Find(project, backend) == nullptr;
 }
 
 std::vector<BackendView> LockedView::Backends(const std::string& channel) const {
@@ -74,6 +86,7 @@ std::vector<BackendView> LockedView::Backends(const std::string& channel) const 
 
 std::vector<std::string> LockedView::Versions(const std::string& project, const std::string& backend) const {
   if (Unlocked(backend)) return base_.Versions(project, backend);
+  if (NoConcernOf(project, backend)) return {kAnyVersion};
   const LockedPackage* p = Find(project, backend);
   if (p == nullptr) return {};
   return {p->version};
@@ -82,6 +95,7 @@ std::vector<std::string> LockedView::Versions(const std::string& project, const 
 bool LockedView::HasWheelFor(const std::string& project, const std::string& backend, const std::string& version,
                              const std::vector<core::Tag>& supported) const {
   if (Unlocked(backend)) return base_.HasWheelFor(project, backend, version, supported);
+  if (NoConcernOf(project, backend)) return version == kAnyVersion;
   const LockedPackage* p = Find(project, backend);
   if (p == nullptr || p->version != version) return false;
   for (const LockedWheel& w : p->wheels) {

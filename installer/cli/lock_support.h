@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "installer/cli/commands.h"
 #include "installer/lock/pylock.h"
 #include "installer/select/catalogue_source.h"
+#include "installer/platform/file_writer.h"
 #include "installer/select/selection.h"
 
 namespace torchdex::installer::lockcli {
@@ -24,9 +26,6 @@ std::string Join(const std::vector<std::string>& items, std::string_view separat
 
 // The file whole, or an error naming it (missing, unreadable, larger than limit bytes).
 core::Expected<std::string> ReadFileText(const std::string& path, std::uintmax_t limit);
-
-// Written beside the target and renamed over it: a failed run leaves the old file whole.
-core::Status WriteFileAtomically(const std::string& path, const std::string& text);
 
 // A temporary directory, removed with its contents when the object goes.
 class TemporaryDirectory {
@@ -50,11 +49,16 @@ struct LockFile {
 // versions and wheels its lock holds (a backend mapped to no lock: what the catalogue says);
 // what a build contains (arch lists, driver floors) as the catalogue says. Selection runs over
 // it unchanged, so sync decides as select does.
+//
+// Selection asks every backend for every routed name asked; with several locks those are the
+// names any lock asked. Each lock is judged on its own: a routed name its [tool.torchdex]
+// requirements do not name and its packages do not hold is no concern of that lock (offered in
+// any version, with a wheel for every target), so a cpu lock of `torch` is not turned down
+// because the cu124 lock also asked for torchvision.
 class LockedView final : public CatalogueView {
  public:
   LockedView(std::shared_ptr<const CatalogueSource> keep, const CatalogueView& base,
-             std::map<std::string, const PyLock*> locks)
-      : keep_(std::move(keep)), base_(base), locks_(std::move(locks)) {}
+             std::map<std::string, const PyLock*> locks);
 
   std::vector<BackendView> Backends(const std::string& channel) const override;
   std::vector<std::string> Versions(const std::string& project, const std::string& backend) const override;
@@ -77,10 +81,13 @@ class LockedView final : public CatalogueView {
   // A backend without a lock of its own (a uv project's index): the catalogue answers.
   bool Unlocked(const std::string& backend) const;
   const LockedPackage* Find(const std::string& project, const std::string& backend) const;
+  // Neither asked by the backend's lock nor held by it.
+  bool NoConcernOf(const std::string& project, const std::string& backend) const;
 
   std::shared_ptr<const CatalogueSource> keep_;
   const CatalogueView& base_;
   std::map<std::string, const PyLock*> locks_;
+  std::map<std::string, std::set<std::string>> asked_;  // backend -> the names its lock asked
 };
 
 // "torchdex sync: <message>" on err; the exit status of the error's code.

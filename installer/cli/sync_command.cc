@@ -26,6 +26,7 @@
 #include "installer/install/transport.h"
 #include "installer/lock/pylock.h"
 #include "installer/lock/toml.h"
+#include "installer/python/interpreter_cache.h"
 
 namespace torchdex::installer {
 
@@ -205,7 +206,7 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
 
   core::Expected<std::string> python = FindInterpreter(o.python, deps.env);
   if (!python) return Refuse(err, python.error());
-  core::Expected<Interpreter> target = QueryInterpreter(*python, deps.runner, deps.env, std::chrono::seconds(30));
+  core::Expected<Interpreter> target = QueryInterpreterCached(*python, deps.runner, deps.env, std::chrono::seconds(30));
   if (!target) return Refuse(err, target.error());
 
   // The decision's inputs, as select gathers them; the routed packages the locks were asked for
@@ -322,7 +323,7 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   TemporaryDirectory work;
   if (work.path().empty()) return Refuse(err, core::MakeError("cannot make a temporary directory"));
   const std::string requirements_path = work.path() + "/requirements.txt";
-  if (core::Status ok = WriteFileAtomically(requirements_path, requirements); !ok) return Refuse(err, ok.error());
+  if (core::Status ok = WriteFileReplacing(requirements_path, requirements); !ok) return Refuse(err, ok.error());
   std::vector<std::string> argv;
   if (*ParseInstallerKind(o.installer) == InstallerKind::kUv) {
     core::Expected<std::string> uv = FindUv(deps.env);
@@ -330,7 +331,10 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
     argv = {*uv, "pip", "install", "--python", target->path, "--no-config", "--no-deps", "--require-hashes",
             "-r", requirements_path};
   } else {
-    argv = {target->path, "-m", "pip", "install", "--no-deps", "--require-hashes", "--no-input", "-r", requirements_path};
+    // pip's check for a newer pip of its own asks PyPI (at most weekly, but a hang offline);
+    // it changes nothing that is installed.
+    argv = {target->path, "-m", "pip", "install", "--no-deps", "--require-hashes", "--no-input",
+            "--disable-pip-version-check", "-r", requirements_path};
   }
   for (const ChosenWheel& c : *wheels) {
     out << (o.dry_run ? "would install: " : "install: ") << c.package->name << " " << c.package->version << " "

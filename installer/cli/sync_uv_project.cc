@@ -26,6 +26,7 @@
 #include "installer/install/transport.h"
 #include "installer/lock/pylock.h"
 #include "installer/lock/toml.h"
+#include "installer/python/interpreter_cache.h"
 
 namespace torchdex::installer::lockcli {
 
@@ -76,7 +77,7 @@ int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::o
   }
   core::Expected<std::string> python = FindInterpreter(o.python, deps.env);
   if (!python) return Refuse(err, python.error());
-  core::Expected<Interpreter> target = QueryInterpreter(*python, deps.runner, deps.env, std::chrono::seconds(30));
+  core::Expected<Interpreter> target = QueryInterpreterCached(*python, deps.runner, deps.env, std::chrono::seconds(30));
   if (!target) return Refuse(err, target.error());
   ChoiceOptions choice;
   choice.root = o.root;

@@ -229,12 +229,14 @@ std::string WritePyLock(const PyLock& lock) {
     package.Set("version", Value::String(p.version));
     if (!p.marker.empty()) package.Set("marker", Value::String(p.marker));
     if (!p.requires_python.empty()) package.Set("requires-python", Value::String(p.requires_python));
-    if (!p.index.empty()) package.Set("index", Value::String(p.index));
+    // Never credentials in a file meant to be committed: the installer reading it takes them
+    // from its own configuration (netrc, keyring), as uv does for its lock files.
+    if (!p.index.empty()) package.Set("index", Value::String(core::StripCredentials(p.index)));
     Value wheels = Value::Array();
     for (const LockedWheel& w : p.wheels) {
       Value wheel = Value::Table(true);
       wheel.Set("name", Value::String(w.name));
-      wheel.Set("url", Value::String(w.url));
+      wheel.Set("url", Value::String(core::StripCredentials(w.url)));
       if (w.size) wheel.Set("size", Value::Integer(*w.size));
       Value hashes = Value::Table(true);
       hashes.Set("sha256", Value::String(w.sha256));
@@ -265,7 +267,7 @@ std::string WritePyLock(const PyLock& lock) {
   const TorchdexLockInfo& t = lock.torchdex;
   mine.Set("backend", Value::String(t.backend));
   mine.Set("channel", Value::String(t.channel));
-  mine.Set("index-url", Value::String(t.index_url));
+  mine.Set("index-url", Value::String(core::StripCredentials(t.index_url)));
   mine.Set("catalogue", Value::String(t.catalogue));
   mine.Set("catalogue-date", Value::String(t.catalogue_date));
   mine.Set("target", Value::String(t.target));

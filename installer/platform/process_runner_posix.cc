@@ -1,9 +1,14 @@
 // fork/exec with pipes, poll() against a deadline, and SIGKILL of the child's process group on
-// timeout (a shell script's own children would otherwise keep the pipes open).
+// timeout (a shell script's own children would otherwise keep the pipes open). On Linux a child
+// also dies with torchdex: each child is in a group of its own, so a signal that ends torchdex
+// (Ctrl-C, a CI job's SIGTERM, a parent torchdex's SIGKILL on timeout) would not reach it.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/types.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +28,18 @@ int64_t NowMillis() {
   struct timespec now;
   ::clock_gettime(CLOCK_MONOTONIC, &now);
   return int64_t{now.tv_sec} * 1000 + now.tv_nsec / 1000000;
+}
+
+// In the child, before exec: SIGKILL when the process that forked it ends (Linux; elsewhere the
+// child outlives it, as before). `parent` was read before fork: if it is gone already, the
+// death signal would never come.
+void DieWithParent(pid_t parent) {
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
+#else
+  (void)parent;
+#endif
 }
 
 void WriteAll(int fd, const std::string& data) {
@@ -149,6 +166,7 @@ class PosixProcessRunner final : public ProcessRunner {
       ::close(out_pipe[1]);
       return failed;
     }
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
       failed.failure = std::strerror(errno);
@@ -157,6 +175,7 @@ class PosixProcessRunner final : public ProcessRunner {
     }
     if (pid == 0) {
       ::setpgid(0, 0);
+      DieWithParent(parent);
       const int devnull = ::open("/dev/null", O_RDONLY);
       if (devnull >= 0) ::dup2(devnull, 0);
       ::dup2(out_pipe[1], 1);
@@ -181,6 +200,7 @@ class PosixProcessRunner final : public ProcessRunner {
       return failed;
     }
     std::fflush(nullptr);  // no buffered output is written twice
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
       failed.failure = std::strerror(errno);
@@ -190,6 +210,7 @@ class PosixProcessRunner final : public ProcessRunner {
     }
     if (pid == 0) {
       ::setpgid(0, 0);
+      DieWithParent(parent);
       ::close(out_pipe[0]);
       // A crash in the library must show as the signal it is, even when a handler (a sanitizer
       // runtime, a crash reporter) is installed in torchdex.

@@ -141,6 +141,13 @@ core::Expected<Interpreter> ParseInterpreterReply(std::string_view reply, const 
 core::Expected<Interpreter> QueryInterpreter(const std::string& path, ProcessRunner& runner,
                                              const Environment& env,
                                              std::chrono::milliseconds timeout) {
+  core::Expected<std::string> reply = AskInterpreter(path, runner, env, timeout);
+  if (!reply) return reply.error();
+  return ParseInterpreterReply(*reply, path);
+}
+
+core::Expected<std::string> AskInterpreter(const std::string& path, ProcessRunner& runner,
+                                           const Environment& env, std::chrono::milliseconds timeout) {
   Environment child_env = env;
   child_env.erase("PYTHONPATH");  // the answer is about the interpreter, not the caller's paths
   const ProcessResult r = runner.Run({path, "-I", "-c", std::string(kScript)}, child_env, timeout);
@@ -149,7 +156,7 @@ core::Expected<Interpreter> QueryInterpreter(const std::string& path, ProcessRun
     if (!r.errors.empty()) why += ": " + r.errors.substr(0, 400);
     return core::MakeError("python interpreter " + path + " did not answer: " + why);
   }
-  return ParseInterpreterReply(r.output, path);
+  return r.output;
 }
 
 core::Expected<std::string> FindInterpreter(const std::string& explicit_path, const Environment& env) {

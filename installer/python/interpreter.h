@@ -31,6 +31,10 @@ core::Expected<Interpreter> QueryInterpreter(const std::string& path, ProcessRun
                                              const Environment& env,
                                              std::chrono::milliseconds timeout);
 
+/// The raw reply of the query script (what QueryInterpreter parses), or an error naming `path`.
+core::Expected<std::string> AskInterpreter(const std::string& path, ProcessRunner& runner,
+                                           const Environment& env, std::chrono::milliseconds timeout);
+
 /// --python, else $VIRTUAL_ENV/bin/python, else python3 on PATH: the absolute path, or an error
 /// saying what was looked for.
 core::Expected<std::string> FindInterpreter(const std::string& explicit_path, const Environment& env);

@@ -348,10 +348,21 @@ VariantDetection DetectVariantProperties(const HostFacts& facts,
     out.providers.push_back(
         {builtin, "built-in", found ? "answered" : "nothing on this host", found});
   }
+  // A provider may itself run torchdex (a wrapper, or the Python provider package): that torchdex
+  // runs no provider of its own, or each would start the next without end.
+  if (const std::optional<std::string> parent = Lookup(env, kProviderEnvironmentVariable);
+      parent && !external.empty()) {
+    out.warnings.push_back("running as the provider torchdex-provider-" + Visible(*parent) + " (" +
+                           std::string(kProviderEnvironmentVariable) +
+                           " is set): external providers are not run, the built-in ones answer");
+    return out;
+  }
+  Environment child_env = env;
   for (const ExternalProvider& p : external) {
     const std::string who = "torchdex-provider-" + p.name_space + " (" + p.path + ")";
     ProviderRun run{p.name_space, p.path, "", false};
-    const ProcessResult result = runner.Run({p.path}, env, timeout);
+    child_env[std::string(kProviderEnvironmentVariable)] = p.name_space;
+    const ProcessResult result = runner.Run({p.path}, child_env, timeout);
     if (!result.Succeeded()) {
       run.outcome = result.Describe(timeout);
       out.warnings.push_back("provider " + who + " " + run.outcome +

@@ -53,6 +53,11 @@ std::vector<std::string> SmArchValues(core::ComputeCapability cc);
 std::vector<std::string> IntelDeviceIps(std::string_view platform);
 
 /// One external provider found.
+/// Set, to its namespace, in the environment of every provider torchdex runs; a torchdex that
+/// finds it set runs no external provider (a provider that calls torchdex would otherwise start
+/// a chain of them).
+inline constexpr std::string_view kProviderEnvironmentVariable = "TORCHDEX_PROVIDER_FOR";
+
 struct ExternalProvider {
   std::string name_space;  // "acme"
   std::string path;        // host path of the executable

@@ -17,6 +17,15 @@ TEST(UrlTest, PercentDecodesFilenames) {
 namespace torchdex::core {
 namespace {
 
+TEST(StripCredentialsTest, DropsTheUserInformationOnly) {
+  EXPECT_EQ(StripCredentials("http://user:s3cret@host/whl/"), "http://host/whl/");
+  EXPECT_EQ(StripCredentials("https://tok3n@host:8443/simple/?a=b@c"), "https://host:8443/simple/?a=b@c");
+  EXPECT_EQ(StripCredentials("https://a@b:p@ss@host/x@y"), "https://host/x@y");
+  EXPECT_EQ(StripCredentials("https://host/path@not-userinfo"), "https://host/path@not-userinfo");
+  EXPECT_EQ(StripCredentials("https://user:pw@host"), "https://host");
+  EXPECT_EQ(StripCredentials("not a url"), "not a url");
+}
+
 TEST(RedactCredentialsTest, HidesPasswordsAndTokensAsPipDoes) {
   EXPECT_EQ(RedactCredentials("http://user:s3cret@host/whl/"), "http://user:****@host/whl/");
   EXPECT_EQ(RedactCredentials("https://tok3n@host:8443/simple/"), "https://****@host:8443/simple/");

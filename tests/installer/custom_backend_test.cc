@@ -122,6 +122,50 @@ TEST_F(CustomBackendTest, RocmDeviceCodeIsAskedForTheDetectedTargetOnly) {
   EXPECT_NE(r.err.find("offers device code for gfx942, gfx1100 (its extras), not for gfx1036"), std::string::npos) << r.err;
 }
 
+// `torchdex lock` narrows ROCm 7.14 device code as install does: the resolver is asked for
+// torch[gfx1100] on a gfx1100 host. A stand-in uv records what it was asked and stops (the lock
+// runs against the real uv in lock_e2e_test.cc; this index has no `rocm` packages to resolve).
+TEST_F(CustomBackendTest, LockAsksTheResolverForTheHostsRocmDeviceCodeOnly) {
+  const std::string file = Override(R"({"format": 1, "backends": {"amd-7.14": {"kind": "rocm", "toolkit": "7.14", "url": ")" +
+                                    nginx_->Url("/amd/") + "\"}}}");
+  const fs::path bin = *root_ / "fake-uv-bin";
+  fs::create_directories(bin);
+  std::ofstream(bin / "uv") << "#!/bin/sh\nfor last; do :; done\ncp \"$last\" \"$(dirname \"$0\")/asked.txt\"\n"
+                               "echo 'stand-in uv: stops here' >&2\nexit 3\n";
+  fs::permissions(bin / "uv", fs::perms::owner_all);
+  const fs::path out = *root_ / "locks";
+  fs::create_directories(out);
+  auto lock = [&](const std::vector<std::string>& extra) {
+    fs::remove(bin / "asked.txt");
+    std::vector<std::string> args = {"lock", "--backend", "amd-7.14", "--catalogue", file, "--index-url",
+                                     nginx_->Url("/simple/"), "-o", out.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back("torch");
+    return testing::RunTorchdex(args, {{"PATH", bin.string() + ":/usr/bin:/bin"}});
+  };
+  Result r = lock({"--python", "/usr/bin/python3", "--root", (kHosts / "amd-rx7900xtx-gfx1100-rocm6.4").string()});
+  EXPECT_NE(r.code, kExitOk);
+  EXPECT_NE(r.err.find("stand-in uv: stops here"), std::string::npos) << r.out << r.err;
+  std::ifstream asked(bin / "asked.txt");
+  std::stringstream text;
+  text << asked.rdbuf();
+  EXPECT_EQ(text.str(), "torch[gfx1100]==2.14.0+rocm7.14\n");
+  EXPECT_TRUE(fs::is_empty(out));
+  // A host whose target the wheel has no extra for: refused before uv runs, as install refuses.
+  r = lock({"--python", "/usr/bin/python3", "--root", (kHosts / "amd-apu-gfx1036-unsupported").string()});
+  EXPECT_EQ(r.code, kExitNoBackend) << r.out << r.err;
+  EXPECT_NE(r.err.find("offers device code for gfx942, gfx1100 (its extras), not for gfx1036"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(bin / "asked.txt"));
+  // A described target has no host to read: the wheel as it is, and a warning saying how to choose.
+  r = lock({"--python-version", "3.12"});
+  std::ifstream plain(bin / "asked.txt");
+  std::stringstream plain_text;
+  plain_text << plain.rdbuf();
+  EXPECT_EQ(plain_text.str(), "torch==2.14.0+rocm7.14\n") << r.out << r.err;
+  EXPECT_NE(r.out.find("amd-7.14: warning: torch 2.14.0+rocm7.14 installs no device code without one of its extras"),
+            std::string::npos) << r.out;
+}
+
 TEST_F(CustomBackendTest, OneThatSaysWhatItRunsOnTakesPartInAuto) {
   const std::string file = Internal(R"(, "driver_floor": {"linux": "525.60.13"}, "arch": ["8.6"])");
   const Result r = Run({"select", "--catalogue", file, "--root", (kHosts / "linux-rtx3090-driver550-proprietary").string(),

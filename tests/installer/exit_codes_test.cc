@@ -134,6 +134,13 @@ TEST_F(ExitCodesTest, BadInputFile) {
   const Result missing = Torchdex({"install", "--dry-run", "--offline", "--python", "/usr/bin/python3", "-r",
                               (dir_ / "absent.txt").string()});
   EXPECT_EQ(missing.code, kExitBadInputFile) << missing.err;
+  // A directory is not an empty requirements file (a lock made from it would lock nothing), and
+  // an endless one is not read without end.
+  for (const std::string& not_a_file : {dir_.string(), std::string("/dev/zero")}) {
+    const Result odd = Torchdex({"install", "--dry-run", "--offline", "--python", "/usr/bin/python3", "-r", not_a_file});
+    EXPECT_EQ(odd.code, kExitBadInputFile) << not_a_file << ": " << odd.err;
+    EXPECT_NE(odd.err.find("-r " + not_a_file + ": "), std::string::npos) << odd.err;
+  }
   // The user's config file.
   const std::string config = (dir_ / "config").string();
   Write(dir_ / "config" / "torchdex", "config.json", "[1, 2]");

@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::CliResult;
 using testing::RunTorchdex;
 
@@ -59,12 +60,60 @@ TEST_F(LockCliTest, UsageErrors) {
               HasSubstr("--backend is for --format uv-project"));
 }
 
+// --backend all-compatible and all name the backends from the decision over the host, before
+// uv is needed: here uv is not on PATH, so the run stops after saying which backends it would
+// lock. The locks themselves are made by the same LockOne as named backends (lock_e2e_test.cc).
+TEST_F(LockCliTest, AllCompatibleLocksTheCandidatesOfTheHostAndAllEveryBackendOffering) {
+  auto lock = [&](const std::string& backend, const std::string& host) {
+    return RunTorchdex({"lock", "--backend", backend, "--python-version", "3.12", "--platform", "linux_x86_64",
+                        "--root", (testing::kFixtures / "hosts" / host).string(), "-o", dir_.string(),
+                        "--explain", "torch==2.5.1"});
+  };
+  const CliResult a100 = lock("all-compatible", "container-with-devices-a100-driver535");
+  EXPECT_THAT(a100.out, HasSubstr("locking for cu124, "));
+  EXPECT_THAT(a100.out, HasSubstr(", cpu: the backends that fit this machine, best first\n"));
+  EXPECT_THAT(a100.out, Not(HasSubstr("locking for cpu")));
+  EXPECT_THAT(a100.out, HasSubstr("not locked: cu128: "));   // no torch 2.5.1 there
+  EXPECT_THAT(a100.out, HasSubstr("not locked: rocm6.2: "));  // no AMD GPU
+  EXPECT_THAT(a100.err, HasSubstr("torchdex lock: ")) << a100.err;
+  EXPECT_THAT(a100.err, HasSubstr("uv"));
+  EXPECT_TRUE(fs::is_empty(dir_));  // nothing written
+
+  const CliResult none = lock("all-compatible", "linux-no-gpu");
+  EXPECT_THAT(none.out, HasSubstr("locking for cpu: the backends that fit this machine, best first\n")) << none.out;
+  EXPECT_THAT(none.out, HasSubstr("not locked: cu124: no NVIDIA GPU found"));
+
+  // all: whatever the hardware, every backend offering torch 2.5.1.
+  const CliResult all = lock("all", "linux-no-gpu");
+  const size_t at = all.out.find("locking for ");
+  ASSERT_NE(at, std::string::npos) << all.out << all.err;
+  const std::string listed = ", " + all.out.substr(at + 12, all.out.find(':', at) - at - 12) + ",";
+  for (const char* backend : {"cpu", "cu118", "cu121", "cu124", "rocm6.2"}) {
+    EXPECT_THAT(listed, HasSubstr(std::string(", ") + backend + ",")) << backend << ": " << all.out;
+  }
+  EXPECT_THAT(listed, Not(HasSubstr(", cu128,")));
+  EXPECT_THAT(all.out, HasSubstr("not locked: cu128: "));
+  EXPECT_THAT(all.out, HasSubstr(": every backend of the catalogue that offers what was asked\n"));
+
+  // Without --explain, how many were left out.
+  const CliResult quiet = RunTorchdex({"lock", "--backend", "all-compatible", "--python-version", "3.12", "--root",
+                                       (testing::kFixtures / "hosts/linux-no-gpu").string(), "torch==2.5.1"});
+  EXPECT_THAT(quiet.out, ::testing::MatchesRegex("not locked: [0-9]+ other backends of the catalogue \\(--explain "
+                                                 "says why\\)\nlocking for cpu: .*"));
+
+  // Alone or not at all.
+  const CliResult both = RunTorchdex({"lock", "--backend", "all-compatible", "--backend", "cpu", "torch"});
+  EXPECT_EQ(both.code, 2);
+  EXPECT_THAT(both.err, HasSubstr("--backend all-compatible stands alone"));
+}
+
 TEST_F(LockCliTest, HelpNamesTheCommands) {
   const CliResult help = RunTorchdex({"--help"});
   EXPECT_THAT(help.out, HasSubstr("  lock      write a PEP 751 lock file per backend"));
   EXPECT_THAT(help.out, HasSubstr("  sync      install the lock file that fits this machine"));
   EXPECT_THAT(RunTorchdex({"sync", "--help"}).out, HasSubstr("--lock-dir DIR"));
   EXPECT_THAT(RunTorchdex({"lock", "--help"}).out, HasSubstr("--backend NAME"));
+  EXPECT_THAT(RunTorchdex({"lock", "--help"}).out, HasSubstr("all-compatible"));
 }
 
 TEST_F(LockCliTest, SyncWithoutLocksSaysWhereItLooked) {
@@ -118,6 +167,87 @@ TEST_F(LockCliTest, AWheelUrlThatBreaksTheRulesIsRefusedWithItsLine) {
   EXPECT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_THAT(run.out, HasSubstr("would install: torch 2.5.1+cpu https://h/torch-2.5.1%2Bcpu-py3-none-any.whl\n"));
   EXPECT_THAT(run.out, HasSubstr("would run: /usr/bin/python3 -m pip install --no-deps --require-hashes"));
+  // pip's check for a newer pip (a request to PyPI) is not made; the rest is pip's default.
+  EXPECT_THAT(run.out, HasSubstr(" --no-input --disable-pip-version-check -r "));
+  EXPECT_THAT(run.out, Not(HasSubstr("--no-compile")));
+}
+
+// sync asks the interpreter through the cache of its answers (interpreter_cache_test.cc has
+// the cache's own tests): an entry is written where the environment says, none when it is off.
+TEST_F(LockCliTest, SyncCachesTheInterpretersAnswers) {
+  const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
+  Write("pylock.cpu.toml", Lock("cpu", "https://h/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+  const std::vector<std::string> args = {"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3",
+                                         "--root", host, "--dry-run"};
+  const fs::path cache = dir_ / "cache";
+  auto entries = [&] {
+    std::error_code missing;
+    int n = 0;
+    for (auto it = fs::directory_iterator(cache / "interpreter-v1", missing); !missing && it != fs::directory_iterator();
+         ++it) {
+      ++n;
+    }
+    return n;
+  };
+  CliResult off = RunTorchdex(args, {{"TORCHDEX_CACHE_DIR", cache.string()}, {"TORCHDEX_NO_CACHE", "1"}});
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_EQ(entries(), 0);
+  CliResult first = RunTorchdex(args, {{"TORCHDEX_CACHE_DIR", cache.string()}});
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_EQ(entries(), 1);
+  CliResult second = RunTorchdex(args, {{"TORCHDEX_CACHE_DIR", cache.string()}});
+  ASSERT_EQ(second.code, 0) << second.err;
+  // The same output but for the name of the temporary requirements file.
+  auto stable = [](const std::string& out) { return out.substr(0, out.find(" -r /")); };
+  EXPECT_EQ(stable(second.out), stable(first.out));
+  EXPECT_EQ(stable(second.out), stable(off.out));
+  EXPECT_THAT(second.out, HasSubstr("would run: /usr/bin/python3 -m pip"));
+  EXPECT_EQ(entries(), 1);
+}
+
+// A lock with torchvision beside one without: each lock is judged on what it was asked for, so
+// the cpu lock of `torch` alone still fits a machine without a GPU (it used to be turned down
+// because the cu124 lock had asked for torchvision: "no torchvision builds on this backend").
+TEST_F(LockCliTest, EachLockIsJudgedOnItsOwnRequirements) {
+  auto lock = [](const std::string& backend, const std::vector<std::string>& asked,
+                 const std::vector<std::string>& held) {
+    PyLock out;
+    for (const std::string& name : held) {
+      LockedPackage p;
+      p.name = name;
+      p.version = (name == "torch" ? "2.5.1+" : "0.20.1+") + backend;
+      p.routed = true;
+      p.wheels.push_back({name + "-" + p.version + "-py3-none-any.whl",
+                          "https://h/" + name + "-" + p.version + "-py3-none-any.whl", std::string(64, 'a'), {}, "", 0});
+      out.packages.push_back(p);
+    }
+    out.torchdex.backend = backend;
+    out.torchdex.channel = "stable";
+    out.torchdex.requirements = asked;
+    return WritePyLock(out);
+  };
+  Write("pylock.cpu.toml", lock("cpu", {"torch"}, {"torch"}));
+  Write("pylock.cu124.toml", lock("cu124", {"torch", "torchvision"}, {"torch", "torchvision"}));
+  auto sync = [&](const std::string& host) {
+    return RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root",
+                        (testing::kFixtures / "hosts" / host).string(), "--dry-run", "--explain"});
+  };
+  CliResult none = sync("linux-no-gpu");
+  EXPECT_EQ(none.code, 0) << none.out << none.err;
+  EXPECT_THAT(none.out, HasSubstr("lock: " + (dir_ / "pylock.cpu.toml").string()));
+  EXPECT_THAT(none.out, HasSubstr("would install: torch 2.5.1+cpu"));
+  EXPECT_THAT(none.out, Not(HasSubstr("would install: torchvision")));
+  CliResult a100 = sync("container-with-devices-a100-driver535");
+  EXPECT_EQ(a100.code, 0) << a100.out << a100.err;
+  EXPECT_THAT(a100.out, HasSubstr("lock: " + (dir_ / "pylock.cu124.toml").string()));
+  EXPECT_THAT(a100.out, HasSubstr("would install: torchvision 0.20.1+cu124"));
+  EXPECT_THAT(a100.out, HasSubstr("pylock.cpu.toml (cpu): fits, ranked lower"));
+
+  // A lock that asked for torchvision and does not hold it is still turned down for it.
+  Write("pylock.cpu.toml", lock("cpu", {"torch", "torchvision"}, {"torch"}));
+  CliResult short_lock = sync("linux-no-gpu");
+  EXPECT_EQ(short_lock.code, 4) << short_lock.out << short_lock.err;
+  EXPECT_THAT(short_lock.err, HasSubstr("(cpu): no torchvision builds on this backend"));
 }
 
 // What docs/teams.md promises for images built on a machine that is not the one they run on:

@@ -73,6 +73,22 @@ TEST(PyLockTest, WhatIsWrittenReadsBackTheSame) {
   EXPECT_THAT(text, HasSubstr("[tool.torchdex]\nbackend = \"cu124\"\n"));
 }
 
+// A lock is committed and shared: the credentials of a private mirror or index are never
+// written into it (the installer that syncs it takes them from netrc or its keyring).
+TEST(PyLockTest, CredentialsAreNeverWritten) {
+  PyLock lock = Sample();
+  lock.packages[1].index = "https://tok:MIRRORSECRET@mirror.example/whl/cu124/";
+  lock.packages[1].wheels[0].url = "https://tok:MIRRORSECRET@mirror.example/whl/cu124/torch.whl";
+  lock.packages[0].wheels[0].url = "https://user:s3cr3tpass@pypi.example/f.whl";
+  lock.torchdex.index_url = "https://tok:MIRRORSECRET@mirror.example/whl/cu124/";
+  const std::string text = WritePyLock(lock);
+  EXPECT_EQ(text.find("SECRET"), std::string::npos) << text;
+  EXPECT_EQ(text.find("s3cr3t"), std::string::npos) << text;
+  EXPECT_EQ(text.find("tok"), std::string::npos) << text;
+  EXPECT_NE(text.find("url = \"https://mirror.example/whl/cu124/torch.whl\""), std::string::npos) << text;
+  EXPECT_NE(text.find("index = \"https://mirror.example/whl/cu124/\""), std::string::npos) << text;
+}
+
 TEST(PyLockTest, AWheelNamedOnlyByItsUrlGetsItsDecodedName) {
   auto read = ParsePyLock(
       "lock-version = \"1.0\"\ncreated-by = \"uv\"\n[[packages]]\nname = \"torch\"\nversion = \"2.5.1+cpu\"\n"

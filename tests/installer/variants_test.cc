@@ -3,8 +3,14 @@
 // external providers that answer, hang, crash, flood or lie (docs/variants.md).
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "catalogue/variants.h"
 #include "installer/variants/providers.h"
@@ -307,6 +313,83 @@ TEST(ExternalProviders, BadProvidersAreBoundedAndNamed) {
       d.warnings,
       "torchdex-provider-flood (" + (kProviders / "flood").string() + ") timed out after 2 s"));
   EXPECT_EQ(d.warnings.size(), 7u);
+}
+
+// A provider that runs torchdex (a wrapper, the Python provider package) must not start a
+// chain of them: the torchdex it runs finds TORCHDEX_PROVIDER_FOR set and runs no provider. Each
+// run of the provider adds a line to `runs`; without the guard the chain grows until killed.
+TEST(ExternalProviders, AProviderThatRunsTorchdexRunsOnce) {
+  TempRoot dir;
+  const std::string bin = dir.path().string();
+  dir.Write("/torchdex-provider-rec",
+            "#!/bin/sh\necho \"$TORCHDEX_PROVIDER_FOR\" >> " + bin + "/runs\nexec " + TORCHDEX_BINARY +
+                " detect --variants --json --provider-timeout 5\n");
+  std::filesystem::permissions(dir.path() / "torchdex-provider-rec", std::filesystem::perms::owner_all);
+  std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  const Environment env = {{"PATH", bin + ":/usr/bin:/bin"}, {"HOME", bin}};
+  VariantDetection d = DetectVariantProperties({}, {{"rec", bin + "/torchdex-provider-rec", "PATH"}}, env,
+                                               *runner, std::chrono::milliseconds(5000));
+  EXPECT_EQ(ReadFile(dir.path() / "runs"), "rec\n");
+  // The inner torchdex answered (in detect's format, not a provider's: an invalid answer).
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_NE(d.warnings[0].find("torchdex-provider-rec (" + bin + "/torchdex-provider-rec): at /namespace"),
+            std::string::npos)
+      << d.warnings[0];
+
+  // And a torchdex that is itself a provider says why it runs none.
+  VariantDetection inner = DetectVariantProperties({}, {{"hang", (kProviders / "hang").string(), "PATH"}},
+                                                   {{"TORCHDEX_PROVIDER_FOR", "rec"}}, *runner,
+                                                   std::chrono::milliseconds(5000));
+  ASSERT_EQ(inner.warnings.size(), 1u);
+  EXPECT_NE(inner.warnings[0].find("running as the provider torchdex-provider-rec (TORCHDEX_PROVIDER_FOR is "
+                                   "set): external providers are not run"),
+            std::string::npos)
+      << inner.warnings[0];
+  for (const ProviderRun& run : inner.providers) EXPECT_NE(run.name_space, "hang");
+}
+
+// A provider (every child) dies with the torchdex that started it, even killed with SIGKILL,
+// which leaves torchdex no time to kill it: Linux's parent-death signal.
+TEST(ExternalProviders, AProviderDiesWithTorchdex) {
+  TempRoot dir;
+  const std::string bin = dir.path().string();
+  dir.Write("/torchdex-provider-slow", "#!/bin/sh\necho $$ > " + bin + "/pid.tmp\nmv " + bin + "/pid.tmp " + bin +
+                                           "/pid\nexec sleep 60\n");
+  std::filesystem::permissions(dir.path() / "torchdex-provider-slow", std::filesystem::perms::owner_all);
+  const pid_t torchdex = ::fork();
+  ASSERT_GE(torchdex, 0);
+  if (torchdex == 0) {
+    const std::string path = "PATH=" + bin + ":/usr/bin:/bin";
+    const std::string home = "HOME=" + bin;
+    char* const argv[] = {const_cast<char*>(TORCHDEX_BINARY), const_cast<char*>("detect"),
+                          const_cast<char*>("--variants"), const_cast<char*>("--provider-timeout"),
+                          const_cast<char*>("60"), nullptr};
+    char* const envp[] = {const_cast<char*>(path.c_str()), const_cast<char*>(home.c_str()), nullptr};
+    ::execve(TORCHDEX_BINARY, argv, envp);
+    ::_exit(127);
+  }
+  pid_t provider = 0;
+  for (int i = 0; i < 200 && provider == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream pid_file(dir.path() / "pid");
+    if (pid_file) pid_file >> provider;
+  }
+  ASSERT_GT(provider, 0) << "the provider never ran";
+  ASSERT_EQ(::kill(provider, 0), 0);
+  ::kill(torchdex, SIGKILL);
+  int status = 0;
+  ::waitpid(torchdex, &status, 0);
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    // Reaped by init once killed; until then it may linger as a zombie, which kill() still finds.
+    std::ifstream stat("/proc/" + std::to_string(provider) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    gone = !stat || line.find(") Z ") != std::string::npos;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(gone) << "provider " << provider << " outlived torchdex";
+  if (!gone) ::kill(provider, SIGKILL);
 }
 
 TEST(ExternalProviders, OutputIsChecked) {
