@@ -1,6 +1,7 @@
 #include "catalogue/catalogue.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -357,35 +358,49 @@ core::Expected<Catalogue> LoadCatalogueJson(const std::string& path) {
   return ParseCatalogueJson(text.str(), path);
 }
 
-core::Status WriteFileAtomically(const std::string& path, std::string_view content, bool* changed) {
+core::Status WriteFileAtomically(const std::string& path, std::string_view content, bool* changed,
+                                 FileAccess access) {
   {
-    std::ifstream existing(path, std::ios::binary);
-    if (existing) {
+    // Only a regular file of the same size can already hold `content`: nothing else is read
+    // (a symlink to /dev/zero in a checkout is not read without end).
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        static_cast<std::uintmax_t>(st.st_size) == content.size()) {
+      std::ifstream existing(path, std::ios::binary);
       std::ostringstream old;
       old << existing.rdbuf();
-      if (old.str() == content) {
+      if (existing && old.str() == content) {
         if (changed != nullptr) *changed = false;
         return {};
       }
     }
   }
-  const std::string temp = path + ".tmp." + std::to_string(getpid());
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return core::MakeError("cannot write " + temp + ": " + std::strerror(errno));
+  // A new file of an unpredictable name, created with O_EXCL: nothing already in the folder (a
+  // symlink a hostile repository committed at a guessable temporary name) is written through.
+  std::string temp = path + ".torchdex-XXXXXX";
+  const int fd = mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0) return core::MakeError("cannot write " + path + ": " + std::strerror(errno) + " (nothing was changed)");
+  const auto fail = [&](const std::string& what, int err) -> core::Status {
+    close(fd);
+    unlink(temp.c_str());
+    return core::MakeError(what + path + ": " + std::strerror(err) + " (nothing was changed)");
+  };
+  if (access == FileAccess::kShared) {
+    const mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0) return fail("cannot write ", errno);
+  }
   std::size_t written = 0;
   while (written < content.size()) {
     const ssize_t n = write(fd, content.data() + written, content.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const int err = errno;
-      close(fd);
-      unlink(temp.c_str());
-      return core::MakeError("cannot write " + path + ": " + std::strerror(err) +
-                             " (nothing was changed)");
+      return fail("cannot write ", errno);
     }
     written += static_cast<std::size_t>(n);
   }
-  if (fsync(fd) != 0 || close(fd) != 0) {
+  if (fsync(fd) != 0) return fail("cannot write ", errno);
+  if (close(fd) != 0) {
     const int err = errno;
     unlink(temp.c_str());
     return core::MakeError("cannot write " + path + ": " + std::strerror(err) + " (nothing was changed)");
@@ -393,7 +408,7 @@ core::Status WriteFileAtomically(const std::string& path, std::string_view conte
   if (rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     unlink(temp.c_str());
-    return core::MakeError("cannot replace " + path + ": " + std::strerror(err));
+    return core::MakeError("cannot replace " + path + ": " + std::strerror(err) + " (nothing was changed)");
   }
   if (changed != nullptr) *changed = true;
   return {};

@@ -99,11 +99,19 @@ std::string WriteCatalogueJson(const Catalogue& catalogue);
 core::Expected<Catalogue> ParseCatalogueJson(std::string_view json, std::string_view origin);
 core::Expected<Catalogue> LoadCatalogueJson(const std::string& path);
 
-/// Writes `content` to `path` atomically (a temporary file in the same folder, fsync, rename),
-/// so a full disk or a kill never leaves a half-written file. Skips the write when the file
-/// already holds exactly `content` (and says so through *changed when given).
+enum class FileAccess {
+  kShared,   // as a new file of the user's: 0666 less the umask
+  kPrivate,  // the owner's alone (0600): cache entries
+};
+
+/// Writes `content` to `path` atomically: a new temporary file beside it (created with O_EXCL
+/// under an unpredictable name, so nothing already in the folder is written through), fsync,
+/// renamed over it; a full disk or a kill never leaves a half-written file, and a failure no
+/// temporary. Skips the write when the file already holds exactly `content` (and says so
+/// through *changed when given). Every file torchdex and torchdex-crawl write for the user
+/// (exports, lock files, cache entries) is written so.
 core::Status WriteFileAtomically(const std::string& path, std::string_view content,
-                                 bool* changed = nullptr);
+                                 bool* changed = nullptr, FileAccess access = FileAccess::kShared);
 
 }  // namespace torchdex::catalogue
 

@@ -19,7 +19,7 @@
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
-#include "installer/platform/file_writer.h"
+#include "catalogue/catalogue.h"
 #include "installer/variants/providers.h"
 #include "installer/python/interpreter_cache.h"
 
@@ -516,7 +516,7 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
     return kExitOk;
   }
   // Written beside the target and renamed over it: a failed run leaves the old file whole.
-  if (core::Status written = WriteFileReplacing(o.output, *text); !written) {
+  if (core::Status written = catalogue::WriteFileAtomically(o.output, *text); !written) {
     err << "torchdex export: " << written.error().message << "\n";
     return kExitFailure;
   }

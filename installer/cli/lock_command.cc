@@ -289,7 +289,7 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   for (const std::string& other : plan->other) input += other + "\n";
   const std::string in_path = work.path() + "/requirements.in";
   const std::string out_path = work.path() + "/pylock.toml";
-  if (core::Status ok = WriteFileReplacing(in_path, input); !ok) return ok.error();
+  if (core::Status ok = catalogue::WriteFileAtomically(in_path, input); !ok) return ok.error();
   std::vector<std::string> argv = {uv, "pip", "compile", "--no-config", "--quiet", "--format", "pylock.toml",
                                    "--output-file", out_path, "--index-url", (*server)->url()};
   if (target.path.empty()) {
@@ -370,7 +370,6 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   for (const std::string& w : plan->warnings) info.decision.push_back("warning: " + w);
 
   const std::string path = (fs::path(o.output_dir) / LockFileName(decision.backend)).string();
-  if (core::Status ok = WriteFileReplacing(path, WritePyLock(lock)); !ok) return ok.error();
   return LockOutcome{path, std::move(lock)};
 }
 
@@ -461,17 +460,27 @@ int RunLock(const Options& options, Deps& deps, std::ostream& out, std::ostream&
       FindUv(deps.env, "torchdex lock (it resolves with uv)",
              "install it (pipx install uv, or the tools venv of scripts/setup.sh) or put it on PATH");
   if (!uv) return fail(uv.error());
-  // Each lock is written whole (renamed into place) as it is made, so a failure leaves the
-  // earlier ones new and the rest as they were.
+  // Every lock is made before any is written: a backend that fails leaves all the locks as they
+  // were, never a set of which some hold the new requirements and some the old. Each is then
+  // written whole (renamed into place).
+  std::vector<LockOutcome> made;
   for (const std::string& backend : backends) {
-    core::Expected<LockOutcome> made = LockOne(o, backend, texts, *asked, *target, *uv, deps, out);
-    if (!made) return fail(made.error());
+    core::Expected<LockOutcome> one = LockOne(o, backend, texts, *asked, *target, *uv, deps, out);
+    if (!one) {
+      const int code = fail(one.error());
+      err << "torchdex lock: no lock was written (they are written together, once every backend's is made)\n";
+      return code;
+    }
+    made.push_back(std::move(one).value());
+  }
+  for (const LockOutcome& lock : made) {
+    if (core::Status ok = catalogue::WriteFileAtomically(lock.path, WritePyLock(lock.lock)); !ok) return fail(ok.error());
     std::vector<std::string> routed;
-    for (const LockedPackage& p : made->lock.packages) {
+    for (const LockedPackage& p : lock.lock.packages) {
       if (p.routed) routed.push_back(p.name + " " + p.version);
     }
-    out << "wrote " << made->path << ": " << made->lock.packages.size() << " packages for "
-        << made->lock.torchdex.backend << " (routed: " << Join(routed, ", ") << ")\n";
+    out << "wrote " << lock.path << ": " << lock.lock.packages.size() << " packages for "
+        << lock.lock.torchdex.backend << " (routed: " << Join(routed, ", ") << ")\n";
   }
   return kExitOk;
 }

@@ -17,7 +17,7 @@
 #include "installer/cli/commands.h"
 #include "installer/lock/pylock.h"
 #include "installer/select/catalogue_source.h"
-#include "installer/platform/file_writer.h"
+#include "catalogue/catalogue.h"
 #include "installer/select/selection.h"
 
 namespace torchdex::installer::lockcli {

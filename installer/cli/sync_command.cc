@@ -323,7 +323,7 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   TemporaryDirectory work;
   if (work.path().empty()) return Refuse(err, core::MakeError("cannot make a temporary directory"));
   const std::string requirements_path = work.path() + "/requirements.txt";
-  if (core::Status ok = WriteFileReplacing(requirements_path, requirements); !ok) return Refuse(err, ok.error());
+  if (core::Status ok = catalogue::WriteFileAtomically(requirements_path, requirements); !ok) return Refuse(err, ok.error());
   std::vector<std::string> argv;
   if (*ParseInstallerKind(o.installer) == InstallerKind::kUv) {
     core::Expected<std::string> uv = FindUv(deps.env);

@@ -136,6 +136,19 @@ int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::o
   // With UV_NO_CONFIG uv ignores the project's own [tool.uv] settings, its explicit indexes
   // among them, and would take torch from the default index: it is left out of uv's run.
   Environment env = deps.env;
+  // uv sync installs into the project's environment (.venv beside pyproject.toml), whatever
+  // --python says: the interpreter only picks the Python of a new one. When the target is a
+  // virtual environment's (pyvenv.cfg above its bin/), that environment is the project's for this
+  // run, so it is the one synced, as `torchdex sync` would.
+  const fs::path venv = fs::path(target->path).parent_path().parent_path();
+  std::error_code ignored;
+  if (fs::is_regular_file(venv / "pyvenv.cfg", ignored)) {
+    env["UV_PROJECT_ENVIRONMENT"] = venv.string();
+    out << "environment: " << venv.string() << " (UV_PROJECT_ENVIRONMENT, the venv of " << target->path << ")\n";
+  } else {
+    out << "note: " << target->path << " is not a virtual environment's: uv sync installs into the project's "
+        << "own environment (" << (fs::path(o.lock_dir) / ".venv").string() << ")\n";
+  }
   if (env.erase("UV_NO_CONFIG") > 0) {
     out << "note: UV_NO_CONFIG is left out of uv sync's environment: with it uv ignores the "
            "project's [[tool.uv.index]] entries\n";

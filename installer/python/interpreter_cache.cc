@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/sha256.h"
-#include "installer/platform/file_writer.h"
+#include "catalogue/catalogue.h"
 
 namespace torchdex::installer {
 namespace {
@@ -78,11 +78,7 @@ std::string ReadEntry(const std::string& file, const std::string& key) {
     text.resize(got);
   }
   ::close(fd);
-  if (!text.starts_with(kHeader)) return "";
-  const std::size_t key_end = text.find('\n', kHeader.size());
-  if (key_end == std::string::npos) return "";
-  if (std::string_view(text).substr(kHeader.size(), key_end - kHeader.size()) != core::Sha256Hex(key)) return "";
-  return text.substr(key_end + 1);
+  return InterpreterCacheEntryReply(text, key);
 }
 
 // Written to a temporary file of the directory and renamed over the entry: a reader sees the
@@ -96,10 +92,18 @@ bool WriteEntry(const std::string& directory, const std::string& file, const std
   text += core::Sha256Hex(key);
   text += '\n';
   text += reply;
-  return WriteFileReplacing(file, text, FileAccess::kPrivate).ok();
+  return catalogue::WriteFileAtomically(file, text, nullptr, catalogue::FileAccess::kPrivate).ok();
 }
 
 }  // namespace
+
+std::string InterpreterCacheEntryReply(std::string_view entry, const std::string& key) {
+  if (entry.size() > kEntryLimit || !entry.starts_with(kHeader)) return "";
+  const std::size_t key_end = entry.find('\n', kHeader.size());
+  if (key_end == std::string_view::npos) return "";
+  if (entry.substr(kHeader.size(), key_end - kHeader.size()) != core::Sha256Hex(key)) return "";
+  return std::string(entry.substr(key_end + 1));
+}
 
 std::string InterpreterCacheDirectory(const Environment& env) {
   if (auto off = Lookup(env, "TORCHDEX_NO_CACHE"); off && !off->empty() && *off != "0") return "";

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include "core/expected.h"
 #include "installer/platform/environment.h"
@@ -30,6 +31,10 @@ std::string InterpreterCacheDirectory(const Environment& env);
 /// file cannot be examined, or it is not a native executable (a pyenv or asdf shim is a script
 /// that picks its python by the directory and environment it runs in).
 std::string InterpreterCacheKey(const std::string& path, const Environment& env);
+
+/// The reply an entry holds when it is an entry for `key` (its header, then the key's sha256,
+/// then the reply); "" for anything else. Pure (the fuzz target's entry point).
+std::string InterpreterCacheEntryReply(std::string_view entry, const std::string& key);
 
 enum class CacheUse { kNotCached, kHit, kMissWritten, kMissNotWritten };
 

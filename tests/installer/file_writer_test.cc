@@ -1,4 +1,4 @@
-// Files torchdex writes for the user are replaced whole and never written through a name that
+// Files torchdex and torchdex-crawl write for the user (catalogue::WriteFileAtomically) are replaced whole
 // was already in the directory (a symlink a hostile repository committed beside a lock file).
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "installer/platform/file_writer.h"
+#include "catalogue/catalogue.h"
 #include "tests/installer/test_support.h"
 
 namespace torchdex::installer::testing {
@@ -33,17 +33,17 @@ std::vector<std::string> Names(const fs::path& dir) {
 TEST(FileWriter, ReplacesTheFileWholeWithTheUsersMode) {
   TempRoot dir;
   const fs::path lock = dir.path() / "pylock.cpu.toml";
-  ASSERT_TRUE(WriteFileReplacing(lock.string(), "old\n"));
-  ASSERT_TRUE(WriteFileReplacing(lock.string(), "new\n"));
+  ASSERT_TRUE(catalogue::WriteFileAtomically(lock.string(), "old\n"));
+  ASSERT_TRUE(catalogue::WriteFileAtomically(lock.string(), "new\n"));
   EXPECT_EQ(Read(lock), "new\n");
   EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{"pylock.cpu.toml"}));
   const mode_t mask = ::umask(022);
-  ASSERT_TRUE(WriteFileReplacing(lock.string(), "x"));
+  ASSERT_TRUE(catalogue::WriteFileAtomically(lock.string(), "x"));
   ::umask(mask);
   struct stat st {};
   ASSERT_EQ(::stat(lock.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u);
-  ASSERT_TRUE(WriteFileReplacing((dir.path() / "entry").string(), "x", FileAccess::kPrivate));
+  ASSERT_TRUE(catalogue::WriteFileAtomically((dir.path() / "entry").string(), "x", nullptr, catalogue::FileAccess::kPrivate));
   ASSERT_EQ(::stat((dir.path() / "entry").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
@@ -57,7 +57,7 @@ TEST(FileWriter, NeverWritesThroughASymlink) {
   std::ofstream(victim) << "precious\n";
   fs::create_symlink(victim, dir.path() / "pylock.cpu.toml.torchdex-tmp");
   fs::create_symlink(victim, dir.path() / "pylock.cpu.toml");
-  ASSERT_TRUE(WriteFileReplacing((dir.path() / "pylock.cpu.toml").string(), "lock\n"));
+  ASSERT_TRUE(catalogue::WriteFileAtomically((dir.path() / "pylock.cpu.toml").string(), "lock\n"));
   EXPECT_EQ(Read(victim), "precious\n");
   EXPECT_FALSE(fs::is_symlink(dir.path() / "pylock.cpu.toml"));
   EXPECT_EQ(Read(dir.path() / "pylock.cpu.toml"), "lock\n");
@@ -66,11 +66,11 @@ TEST(FileWriter, NeverWritesThroughASymlink) {
 TEST(FileWriter, AFailureSaysWhyAndLeavesNoTemporary) {
   TempRoot dir;
   fs::create_directory(dir.path() / "pylock.cpu.toml");
-  core::Status written = WriteFileReplacing((dir.path() / "pylock.cpu.toml").string(), "lock\n");
+  core::Status written = catalogue::WriteFileAtomically((dir.path() / "pylock.cpu.toml").string(), "lock\n");
   ASSERT_FALSE(written);
-  EXPECT_EQ(written.error().message, "cannot write " + (dir.path() / "pylock.cpu.toml").string() + ": Is a directory");
+  EXPECT_EQ(written.error().message, "cannot replace " + (dir.path() / "pylock.cpu.toml").string() + ": Is a directory (nothing was changed)");
   EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{"pylock.cpu.toml"}));
-  core::Status missing = WriteFileReplacing((dir.path() / "no" / "such").string(), "x");
+  core::Status missing = catalogue::WriteFileAtomically((dir.path() / "no" / "such").string(), "x");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find(": No such file or directory"), std::string::npos) << missing.error().message;
 }

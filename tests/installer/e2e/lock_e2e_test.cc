@@ -224,6 +224,31 @@ TEST_F(LockE2eTest, PackagingsPylockParserAndUvReadTheLocks) {
   }
 }
 
+// --backend all-compatible on a machine without a GPU: the one backend that fits, locked by the
+// real uv like a named one (the backends of an A100 include cu118 and cu121, which this loopback
+// index does not serve; lock_cli_test.cc checks that list without uv).
+TEST_F(LockE2eTest, AllCompatibleLocksEveryBackendThatFitsTheHost) {
+  const fs::path dir = *root_ / "locks-all-compatible";
+  fs::create_directories(dir);
+  const std::string python = NewVenv("venv-all-compatible");
+  Output run = Torchdex({"lock", "--backend", "all-compatible", "--root", Host("linux-no-gpu"), "--python", python,
+                         "--catalogue", (*root_ / "mirror.json").string(), "--index-url", nginx_->Url("/simple/"),
+                         "-o", dir.string(), "torch", "needs-torch"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("locking for cpu: the backends that fit this machine, best first\n"));
+  EXPECT_THAT(run.out, HasSubstr("wrote " + (dir / "pylock.cpu.toml").string()));
+  std::vector<std::string> written;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) written.push_back(e.path().filename().string());
+  EXPECT_EQ(written, std::vector<std::string>{"pylock.cpu.toml"});
+  auto lock = ParsePyLock(ReadText(dir / "pylock.cpu.toml"), "pylock.cpu.toml");
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  EXPECT_EQ(lock->torchdex.backend, "cpu");
+  std::map<std::string, std::string> versions;
+  for (const LockedPackage& p : lock->packages) versions[p.name] = p.version;
+  EXPECT_EQ(versions["torch"], "2.5.1+cpu");
+  EXPECT_EQ(versions["needs-torch"], "1.0");
+}
+
 // A lock for a described target (--python-version, --platform): uv resolves for it without an
 // interpreter, and the lock says what it is for.
 TEST_F(LockE2eTest, ALockForADescribedTarget) {
@@ -294,6 +319,27 @@ TEST_F(LockE2eTest, SyncInstallsTheCu124LockOnAnA100AndTheCpuLockWithoutAGpu) {
   EXPECT_THAT(log, Not(HasSubstr("GET /simple/torch"))) << log;
   EXPECT_THAT(log, HasSubstr("GET /whl/cu124/torch-2.6.0%2Bcu124-py3-none-any.whl"));
   EXPECT_THAT(log, HasSubstr("GET /whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+}
+
+// Locks are written together: when one backend's cannot be made (cpu has no triton for
+// needs-triton), none is written, and the locks already there stay as they were, never a set
+// of which some hold the new requirements and some the old.
+TEST_F(LockE2eTest, ABackendThatFailsWritesNoLock) {
+  const fs::path dir = CopyOfLocks("locks-all-or-nothing");
+  const std::string cu124_before = ReadText(dir / "pylock.cu124.toml");
+  const std::string cpu_before = ReadText(dir / "pylock.cpu.toml");
+  const std::string python = NewVenv("venv-all-or-nothing");
+  Output run = Torchdex({"lock", "--backend", "cu124", "--backend", "cpu", "--python", python, "--catalogue",
+                         (*root_ / "mirror.json").string(), "--index-url", nginx_->Url("/simple/"), "-o",
+                         dir.string(), "torch", "needs-triton"});
+  EXPECT_NE(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("no lock was written"));
+  EXPECT_EQ(ReadText(dir / "pylock.cu124.toml"), cu124_before);
+  EXPECT_EQ(ReadText(dir / "pylock.cpu.toml"), cpu_before);
+  std::vector<std::string> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"pylock.cpu.toml", "pylock.cu124.toml"}));
 }
 
 TEST_F(LockE2eTest, NoLockFitsAndTheReasonIsGivenPerLock) {
@@ -411,7 +457,11 @@ TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
   EXPECT_THAT(synced.out, HasSubstr("note: UV_NO_CONFIG is left out of uv sync's environment"));
   EXPECT_THAT(synced.out, HasSubstr("backend: cu124"));
   EXPECT_THAT(synced.out, HasSubstr(" sync --project " + project.string() + " --python " + python + " --extra cu124"));
-  const std::map<std::string, std::string> installed = Installed((project / ".venv/bin/python").string());
+  // Into the venv --python names, not a .venv uv would make beside the project.
+  EXPECT_THAT(synced.out, HasSubstr("environment: " + fs::path(python).parent_path().parent_path().string() +
+                                    " (UV_PROJECT_ENVIRONMENT"));
+  EXPECT_FALSE(fs::exists(project / ".venv"));
+  const std::map<std::string, std::string> installed = Installed(python);
   EXPECT_EQ(installed.at("torch"), "2.6.0+cu124");
   EXPECT_EQ(installed.at("triton"), "3.2.0");
   EXPECT_EQ(installed.at("needs-torch"), "1.0");
