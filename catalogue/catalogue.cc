@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "catalogue/variants.h"
 #include "core/version.h"
 
 namespace torchdex::catalogue {
@@ -70,6 +71,35 @@ void WriteCanonical(const json& value, int depth, std::string& out) {
 
 }  // namespace
 
+core::Expected<CatalogueVariants> MakeCatalogueVariants(
+    std::string url, std::string sha256, std::string_view variants_json,
+    const std::map<std::string, std::vector<std::string>>& wheels_by_label, const std::string& where) {
+  core::Expected<VariantsJson> parsed = ParseVariantsJson(variants_json, where);
+  if (!parsed) return parsed.error();
+  CatalogueVariants out;
+  out.url = std::move(url);
+  out.sha256 = std::move(sha256);
+  out.schema = std::string(VariantsSchemaName(parsed->schema));
+  out.namespace_priorities = parsed->namespace_priorities;
+  for (const auto& [label, props] : parsed->variants) {
+    CatalogueVariantLabel& entry = out.labels[label];
+    for (const VariantNamespace& ns : props) {
+      for (const VariantFeature& f : ns.features) {
+        for (const std::string& v : f.values) entry.properties.push_back(ns.name + " :: " + f.name + " :: " + v);
+      }
+    }
+  }
+  for (const auto& [label, wheels] : wheels_by_label) {
+    std::vector<std::string> sorted = wheels;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    if (auto it = out.labels.find(label); it != out.labels.end()) it->second.wheels = std::move(sorted);
+    else out.unlisted[label] = std::move(sorted);
+  }
+  out.variants_json = VariantsJsonToString(*parsed);
+  return out;
+}
+
 std::string WriteCatalogueJson(const Catalogue& cat) {
   json doc = json::object();
   doc["schema_version"] = Catalogue::kSchemaVersion;
@@ -103,6 +133,30 @@ std::string WriteCatalogueJson(const Catalogue& cat) {
     }
     if (!p.unfetched.empty()) entry["unfetched"] = p.unfetched;
     if (!p.from_flat_page.empty()) entry["from_flat_page"] = p.from_flat_page;
+    if (!p.variants.empty()) {
+      json variants = json::object();
+      for (const auto& [backend, versions] : p.variants) {
+        for (const auto& [version, v] : versions) {
+          json labels = json::object();
+          for (const auto& [label, l] : v.labels) {
+            labels[label] = {{"properties", l.properties}, {"wheels", l.wheels}};
+          }
+          json entry_v = {{"url", v.url},
+                          {"sha256", v.sha256},
+                          {"schema", v.schema},
+                          {"namespace_priorities", v.namespace_priorities},
+                          {"labels", std::move(labels)},
+                          {"variants_json", v.variants_json}};
+          if (!v.unlisted.empty()) {
+            json unlisted = json::object();
+            for (const auto& [label, wheels] : v.unlisted) unlisted[label] = wheels;
+            entry_v["unlisted"] = std::move(unlisted);
+          }
+          variants[backend][version] = std::move(entry_v);
+        }
+      }
+      entry["variants"] = std::move(variants);
+    }
     projects[name] = std::move(entry);
   }
   doc["projects"] = std::move(projects);
@@ -213,6 +267,82 @@ core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_
         if (!p[key][i].is_string())
           return fail(at + "/" + key + "/" + std::to_string(i), "expected a string");
         field->push_back(p[key][i].get<std::string>());
+      }
+    }
+    if (p.contains("variants")) {
+      if (!p["variants"].is_object()) return fail(at + "/variants", "expected an object");
+      for (const auto& [backend, versions] : p["variants"].items()) {
+        const std::string bat = at + "/variants/" + backend;
+        if (!versions.is_object()) return fail(bat, "expected an object of versions");
+        for (const auto& [version, v] : versions.items()) {
+          const std::string vat = bat + "/" + version;
+          if (!core::Version::Parse(version)) return fail(vat, "'" + version + "' is not a PEP 440 version");
+          if (!v.is_object()) return fail(vat, "expected an object");
+          CatalogueVariants given;
+          for (auto [key, field] : {std::pair{"url", &given.url}, std::pair{"sha256", &given.sha256},
+                                    std::pair{"schema", &given.schema},
+                                    std::pair{"variants_json", &given.variants_json}}) {
+            if (auto e = get_string(v, key, vat, field)) return *e;
+          }
+          auto strings = [&](const json& list, const std::string& lat,
+                             std::vector<std::string>* out) -> std::optional<core::Error> {
+            if (!list.is_array()) return fail(lat, "expected an array of strings");
+            for (std::size_t i = 0; i < list.size(); ++i) {
+              if (!list[i].is_string()) return fail(lat + "/" + std::to_string(i), "expected a string");
+              out->push_back(list[i].get<std::string>());
+            }
+            return std::nullopt;
+          };
+          if (!v.contains("namespace_priorities")) return fail(vat + "/namespace_priorities", "expected an array of strings");
+          if (auto e = strings(v["namespace_priorities"], vat + "/namespace_priorities", &given.namespace_priorities)) return *e;
+          if (!v.contains("labels") || !v["labels"].is_object()) return fail(vat + "/labels", "expected an object");
+          std::map<std::string, std::vector<std::string>> wheels;  // label -> tag sets
+          for (const auto& [label, l] : v["labels"].items()) {
+            const std::string lat = vat + "/labels/" + label;
+            if (!l.is_object() || !l.contains("properties") || !l.contains("wheels")) {
+              return fail(lat, "expected {\"properties\": [...], \"wheels\": [...]}");
+            }
+            CatalogueVariantLabel& entry = given.labels[label];
+            if (auto e = strings(l["properties"], lat + "/properties", &entry.properties)) return *e;
+            if (auto e = strings(l["wheels"], lat + "/wheels", &entry.wheels)) return *e;
+            wheels[label] = entry.wheels;
+          }
+          if (v.contains("unlisted")) {
+            if (!v["unlisted"].is_object()) return fail(vat + "/unlisted", "expected an object");
+            for (const auto& [label, list] : v["unlisted"].items()) {
+              if (auto e = strings(list, vat + "/unlisted/" + label, &given.unlisted[label])) return *e;
+              wheels[label] = given.unlisted[label];
+            }
+          }
+          // The summary must say what the file says: it is what a reader of the catalogue sees,
+          // and the file is what ranking reads.
+          core::Expected<CatalogueVariants> made = MakeCatalogueVariants(
+              given.url, given.sha256, given.variants_json, wheels,
+              std::string(origin) + ": " + vat + "/variants_json");
+          if (!made) return core::MakeError(made.error().message, core::ErrorCode::kBadInputFile);
+          if (made->schema != given.schema) {
+            return fail(vat + "/schema", "'" + given.schema + "', but variants_json is " + made->schema);
+          }
+          if (made->namespace_priorities != given.namespace_priorities) {
+            return fail(vat + "/namespace_priorities", "differs from variants_json's default-priorities.namespace");
+          }
+          for (const auto& [label, l] : made->labels) {
+            auto it = given.labels.find(label);
+            if (it == given.labels.end()) return fail(vat + "/labels", "lacks " + label + ", a label of variants_json");
+            if (it->second.properties != l.properties) {
+              return fail(vat + "/labels/" + label + "/properties", "differ from variants_json's");
+            }
+          }
+          for (const auto& [label, l] : given.labels) {
+            if (!made->labels.contains(label)) {
+              return fail(vat + "/labels/" + label, "is not a label of variants_json");
+            }
+          }
+          if (made->variants_json != given.variants_json) {
+            return fail(vat + "/variants_json", "is not in canonical form");
+          }
+          project.variants[backend][version] = std::move(made).value();
+        }
       }
     }
     cat.projects[name] = std::move(project);

@@ -28,6 +28,28 @@ struct CatalogueBackend {
 /// version (normal form, with its local label) -> wheel tag sets, as the filenames spell them
 using VersionTags = std::map<std::string, std::vector<std::string>>;
 
+/// One variant label of a version on a variant index (PEP 825): its properties as the
+/// variants.json gives them ("nvidia :: sm_arch :: 80_real"), and the tag sets of its wheels.
+struct CatalogueVariantLabel {
+  std::vector<std::string> properties;
+  std::vector<std::string> wheels;
+};
+
+/// A version's `{name}-{version}-variants.json` on a variant index, as the crawl read it.
+struct CatalogueVariants {
+  std::string url;     // relative to the index base: "test/variant/torch-2.10.0-variants.json"
+  std::string sha256;  // of the file as served
+  std::string schema;  // "v0.0.3", "v0.1.1"
+  std::vector<std::string> namespace_priorities;       // default-priorities.namespace
+  std::map<std::string, CatalogueVariantLabel> labels;  // every label of the file
+  /// Labels of wheels that the file lacks (PEP 825: those wheels are incompatible), with the
+  /// wheels' tag sets.
+  std::map<std::string, std::vector<std::string>> unlisted;
+  /// The file itself, canonical (catalogue::VariantsJsonToString): what ranking reads, and what a
+  /// lock records. `labels`, `namespace_priorities` and `schema` must say what it says.
+  std::string variants_json;
+};
+
 struct CatalogueProject {
   std::string cls;  // routed, companion, mirror, stale
   std::string reason;
@@ -40,7 +62,15 @@ struct CatalogueProject {
   /// Backends whose builds come from the flat page ("torch/" at the channel root, with its
   /// hashes in the store) because their own page is missing.
   std::vector<std::string> from_flat_page;
+  /// Variant indexes only: backend -> version -> its variants.json and the labels of its wheels.
+  std::map<std::string, std::map<std::string, CatalogueVariants>> variants;
 };
+
+/// The catalogue entry of a variants.json: the summary (schema, namespace priorities, each
+/// label's properties) from the canonical JSON, and the wheels by label. Errors name `where`.
+core::Expected<CatalogueVariants> MakeCatalogueVariants(
+    std::string url, std::string sha256, std::string_view variants_json,
+    const std::map<std::string, std::vector<std::string>>& wheels_by_label, const std::string& where);
 
 struct Catalogue {
   static constexpr int kSchemaVersion = 1;

@@ -456,6 +456,15 @@ std::string Pointer(std::initializer_list<std::string_view> keys) {
   return pointer;
 }
 
+// A variants.json of a variant index (PEP 825), for kVariantVersionRows.
+struct VariantOut {
+  std::string project;
+  size_t channel = 0;
+  size_t backend = 0;
+  std::string version;
+  catalogue::CatalogueVariants file;
+};
+
 // Everything the three outputs are written from: the channels' catalogues and the curated data,
 // read, checked (errors are located: Fail throws) and put in the table's order.
 struct TableModel {
@@ -471,6 +480,7 @@ struct TableModel {
   CudaRules rules;
   std::map<std::string, size_t> target_ids;
   std::vector<std::vector<std::string>> toolkit_targets;  // per backend
+  std::vector<VariantOut> variants;  // channel, project, backend, version order
 
   // The stable catalogue: the reference pages' channel.
   const catalogue::Catalogue& catalogue() const { return catalogues[0]; }
@@ -511,7 +521,10 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
                    kChannels[first.second] + " catalogue");
       }
     }
-    const std::optional<BackendKind> kind = core::ParseBackendKind(backend.kind);
+    // A PEP 825 variant index (kind "variant"): no accelerator kind of its own; the table
+    // names it in kVariantIndexes.
+    const std::optional<BackendKind> kind =
+        backend.kind == "variant" ? std::optional<BackendKind>(BackendKind::kOther) : core::ParseBackendKind(backend.kind);
     if (!kind) {
       FailIn(catalogue_inputs[first.second]->path, Pointer({"backends", name, "kind"}),
              "unknown backend kind \"" + backend.kind + "\"");
@@ -550,6 +563,7 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
   std::map<std::array<std::string, 3>, size_t> tag_ids;  // filled below, sorted
   std::map<std::string, std::vector<std::array<std::string, 3>>> wheel_tags;  // spelled -> tags
   std::map<std::string, ProjectOut> project_map;
+  std::vector<VariantOut> variant_rows;  // in catalogue order: channel, project, backend, version
   for (size_t c = 0; c < catalogues.size(); ++c) {
     try {
       for (const auto& [name, project] : catalogues[c].projects) {
@@ -619,6 +633,17 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
             build.source = "kFlatPage";
           }
           out.builds.push_back(std::move(build));
+        }
+        for (const auto& [backend, versions] : project.variants) {
+          const std::string variants_pointer = Child(Child(pointer, "variants"), backend);
+          auto found = backend_index.find(backend);
+          if (found == backend_index.end()) Fail(variants_pointer, "unknown backend \"" + backend + "\"");
+          if (catalogues[c].backends.at(backend).kind != "variant") {
+            Fail(variants_pointer, "backend \"" + backend + "\" is not a variant index (kind \"variant\")");
+          }
+          for (const auto& [version, file] : versions) {
+            variant_rows.push_back({name, c, found->second, version, file});
+          }
         }
         for (size_t i = 0; i < project.from_flat_page.size(); ++i) {
           if (!project.builds.contains(project.from_flat_page[i])) {
@@ -751,6 +776,7 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
   m.rules = rules;
   m.target_ids = std::move(target_ids);
   m.toolkit_targets = std::move(toolkit_targets);
+  m.variants = std::move(variant_rows);
   return m;
 }
 
@@ -898,6 +924,50 @@ std::string TableModel::EmitTableInc() const {
       << "// kBuildRows[first..+count), reason.\n"
       << "inline constexpr ProjectRow kProjectRows[] = {\n"
       << projects_out.str() << "};\n\n";
+
+  // Variant indexes (PEP 825): each version's variants.json (canonical) and the labels of its
+  // wheels, "label=tags,tags;label=tags", what `select --torch-backend variant` ranks.
+  {
+    std::vector<std::string> variant_indexes;
+    for (const BackendOut& b : backends) {
+      for (const catalogue::Catalogue& cat : catalogues) {
+        auto it = cat.backends.find(b.name);
+        if (it != cat.backends.end() && it->second.kind == "variant") {
+          variant_indexes.push_back(b.name);
+          break;
+        }
+      }
+    }
+    auto encode = [](const auto& by_label, auto wheels_of) {
+      std::string out;
+      for (const auto& [label, entry] : by_label) {
+        if (!out.empty()) out += ';';
+        out += label + "=";
+        const std::vector<std::string>& wheels = wheels_of(entry);
+        for (size_t i = 0; i < wheels.size(); ++i) out += (i ? "," : "") + wheels[i];
+      }
+      return out;
+    };
+    inc << "// The variant indexes among the backends (kind \"variant\" in the catalogue), by name.\n"
+        << "inline constexpr std::array<std::string_view, " << variant_indexes.size()
+        << "> kVariantIndexes = {";
+    for (size_t i = 0; i < variant_indexes.size(); ++i) inc << (i ? ", " : "") << Literal(variant_indexes[i]);
+    inc << "};\n\n"
+        << "// Per variants.json of a variant index (PEP 825): project, channel, backend, version, URL\n"
+        << "// (relative to the index base), sha256, schema, the file (canonical), the wheels of each\n"
+        << "// label it has and of each label it lacks (\"label=tags,tags;...\").\n"
+        << "inline constexpr std::array<VariantVersionRow, " << variants.size() << "> kVariantVersionRows = {{\n";
+    for (const VariantOut& v : variants) {
+      inc << "    {" << Literal(v.project) << ", " << v.channel << ", " << v.backend << ", " << Literal(v.version)
+          << ", " << Literal(v.file.url) << ",\n     " << Literal(v.file.sha256) << ", " << Literal(v.file.schema)
+          << ",\n     " << Literal(v.file.variants_json) << ",\n     "
+          << Literal(encode(v.file.labels, [](const catalogue::CatalogueVariantLabel& l) -> const std::vector<std::string>& { return l.wheels; }))
+          << ",\n     "
+          << Literal(encode(v.file.unlisted, [](const std::vector<std::string>& w) -> const std::vector<std::string>& { return w; }))
+          << "},\n";
+    }
+    inc << "}};\n\n";
+  }
 
   inc << "// GPU targets of the arch lists: CUDA sm_XY (cubins), ROCm gfx targets.\n"
       << "inline constexpr std::string_view kArchTargets[] = {";

@@ -13,7 +13,9 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "catalogue/variants.h"
 #include "core/name.h"
+#include "core/sha256.h"
 #include "core/version.h"
 #include "core/wheel.h"
 #include "index/url.h"
@@ -33,6 +35,12 @@ struct PageTask {
   PageKind kind = PageKind::kProject;
   std::string backend;
   std::string project;
+  // A variants.json (kVariantsJson): the version it describes, the sha256 its link gave ("" for
+  // none), the labels of that version's wheels on the page, and the page that links it.
+  std::string version = {};
+  std::string sha256 = {};
+  std::vector<std::string> labels = {};
+  std::string linked_from = {};
 };
 
 // One thread that runs posted tasks in order: the store's writes and the parsing of project
@@ -228,7 +236,9 @@ std::string FileBackend(const catalogue::IndexFamily& family, std::string_view r
   const std::size_t slash = rel_in_channel.find('/');
   if (slash != std::string_view::npos) {
     const std::string_view dir = rel_in_channel.substr(0, slash);
-    if (family.IsBackendName(dir) || family.LegacyReason(dir)) return std::string(dir);
+    if (family.IsBackendName(dir) || family.LegacyReason(dir) || family.IsVariantIndex(dir)) {
+      return std::string(dir);
+    }
     return {};
   }
   // A file at the channel root belongs to the backend its local label names, if any.
@@ -240,8 +250,29 @@ std::string FileBackend(const catalogue::IndexFamily& family, std::string_view r
 void FillFromFilename(AnchorRow& row, std::string_view project,
                       std::vector<CrawlWarning>* warnings, std::string_view url) {
   const std::string_view name = row.filename;
+  constexpr std::string_view kVariantsSuffix = "-variants.json";
+  if (name.size() > kVariantsSuffix.size() && name.ends_with(kVariantsSuffix)) {
+    // PEP 825's `{name}-{version}-variants.json`: the name part has no dash.
+    const std::string_view stem = name.substr(0, name.size() - kVariantsSuffix.size());
+    const std::size_t dash = stem.find('-');
+    if (dash != std::string_view::npos && core::NormalizeName(stem.substr(0, dash)) == project) {
+      if (auto v = core::Version::Parse(stem.substr(dash + 1))) {
+        row.file_kind = "variants-json";
+        row.version = v->ToString();
+        return;
+      }
+    }
+    row.file_kind = "other";
+    return;
+  }
   if (name.ends_with(".whl")) {
     auto wheel = core::ParseWheelFilename(name);
+    // A PEP 825 variant wheel: a label after the platform tag; the rest is a plain wheel name.
+    std::optional<catalogue::VariantWheelName> variant;
+    if (!wheel && (variant = catalogue::SplitVariantLabel(name))) {
+      if (auto plain = core::ParseWheelFilename(variant->plain_filename)) wheel = std::move(plain);
+      else variant.reset();
+    }
     if (!wheel) {
       row.file_kind = "other";
       if (warnings != nullptr) {
@@ -250,7 +281,7 @@ void FillFromFilename(AnchorRow& row, std::string_view project,
       }
       return;
     }
-    row.file_kind = "wheel";
+    row.file_kind = variant ? "variant-wheel" : "wheel";
     row.version = wheel->version.ToString();
     row.local = wheel->version.LocalString();
     if (wheel->build) row.build = std::to_string(wheel->build->number) + wheel->build->suffix;
@@ -405,7 +436,15 @@ class Crawler {
 
     std::vector<index::FetchRequest> initial;
     for (const auto& [name, state] : channels_) {
-      Queue(initial, PageTask{state.path, name, state.path, PageKind::kChannelRoot, "", ""});
+      const PageTask root{state.path, name, state.path, PageKind::kChannelRoot, "", ""};
+      Queue(initial, root);
+      // A channel's variant indexes are declared (data/indexes.json), not discovered: a root
+      // that lists them finds them already noted.
+      if (const catalogue::Channel* channel = family_.FindChannel(name)) {
+        for (const catalogue::VariantIndex& v : channel->variant_indexes) {
+          NoteBackend(root, v.name, "data/indexes.json (variant index)", initial);
+        }
+      }
     }
     const auto started = std::chrono::steady_clock::now();
     auto seconds_since = [](std::chrono::steady_clock::time_point t) {
@@ -536,6 +575,31 @@ class Crawler {
     switch (result.outcome) {
       case index::FetchOutcome::kOk: {
         Update([](CrawlReport& r) { ++r.stats.pages_fetched; });
+        if (task.kind == PageKind::kVariantsJson) {
+          OnVariantsJson(task, std::move(result), now);
+          return next;
+        }
+        if (task.kind == PageKind::kProject && family_.IsVariantIndex(task.backend)) {
+          // A variant index's project page: read here, since the variants.json files it links
+          // are the next requests (a variant index has a few pages).
+          auto page = index::ParsePage(result.body, result.content_type, PageUrl(result),
+                                       options_.max_links);
+          if (!page || page->more_anchors) {
+            Update([](CrawlReport& r) { ++r.stats.pages_failed; });
+            Failure(page ? TooManyLinks(result) : page.error().message);
+            return next;
+          }
+          std::vector<CrawlWarning> warnings;
+          std::vector<AnchorRow> project_rows = ProjectAnchorRows(
+              family_, base_url_, task.channel_path, task.project, std::move(page->anchors), &warnings);
+          for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
+          QueueVariantsFiles(task, project_rows, next);
+          worker_.Post([this, task, now, shape = page->shape, result = std::move(result),
+                        rows = std::move(project_rows)]() {
+            StorePage(task, result, shape, rows, now);
+          }, 0);
+          return next;
+        }
         if (task.kind == PageKind::kProject) {
           // A pipeline: this thread reads the network, the parser thread turns bodies into rows,
           // the store thread writes them. Each queue is bounded, so memory stays flat.
@@ -589,7 +653,21 @@ class Crawler {
       case index::FetchOutcome::kNotModified: {
         Update([](CrawlReport& r) { ++r.stats.pages_not_modified; });
         const catalogue::Validators validators{result.etag, result.last_modified};
-        if (task.kind == PageKind::kProject) {
+        if (task.kind == PageKind::kProject && family_.IsVariantIndex(task.backend)) {
+          // As stored: its variants.json links are asked again (conditionally).
+          worker_.Call([&] {
+            if (!SameAsStored(task, validators)) {
+              Check(store_.TouchPage(task.path, 304, now, validators));
+            }
+            auto stored = store_.AnchorsOf(task.path);
+            if (!stored) return Check(stored.error());
+            rows = std::move(stored).value();
+            Update([&](CrawlReport& r) { r.stats.anchors += static_cast<std::int64_t>(rows.size()); });
+          });
+          QueueVariantsFiles(task, rows, next);
+          return next;
+        }
+        if (task.kind == PageKind::kProject || task.kind == PageKind::kVariantsJson) {
           if (auto it = stored_.find(task.path); it != stored_.end()) {
             const std::int64_t anchors = it->second.anchors;
             Update([&](CrawlReport& r) { r.stats.anchors += anchors; });
@@ -617,6 +695,14 @@ class Crawler {
       }
       case index::FetchOutcome::kAbsent:
         Update([](CrawlReport& r) { ++r.stats.pages_absent; });
+        if (task.kind == PageKind::kVariantsJson) {
+          // Nothing is written: what the store had of the file stays.
+          Warn("bad variants.json", base_url_ + task.path + " (linked from " + task.linked_from +
+               ") answered " + std::to_string(result.status) + "; " + KeptOrNot(task) +
+               ", and the variant wheels of " + task.project + " " + task.version +
+               " have no variant metadata");
+          return next;
+        }
         OnAbsent(task, result, now, next);
         return next;
       case index::FetchOutcome::kFailed:
@@ -636,9 +722,118 @@ class Crawler {
         OnBackendList(task, rows, next);
         break;
       case PageKind::kProject:
+      case PageKind::kVariantsJson:
         break;
     }
     return next;
+  }
+
+  // What happens to the store's copy of a variants.json this crawl could not use.
+  std::string KeptOrNot(const PageTask& task) const {
+    return stored_.contains(task.path) ? "the stored copy is kept" : "nothing is stored of it";
+  }
+
+  // The variants.json of each version with variant wheels on a variant index's project page
+  // (PEP 825: `{name}-{version}-variants.json`, linked from the page), queued with the labels
+  // of that version's wheels; a version without one is a warning.
+  void QueueVariantsFiles(const PageTask& task, const std::vector<AnchorRow>& rows,
+                          std::vector<index::FetchRequest>& next) {
+    std::map<std::string, std::vector<std::string>> labels;  // version -> labels of its wheels
+    for (const AnchorRow& row : rows) {
+      if (row.file_kind != "variant-wheel") continue;
+      if (auto v = catalogue::SplitVariantLabel(row.filename)) labels[row.version].push_back(v->label);
+    }
+    std::set<std::string> linked;
+    for (const AnchorRow& row : rows) {
+      if (row.file_kind != "variants-json") continue;
+      if (!row.host.empty()) {
+        Warn("bad variants.json", row.url + " (linked from " + base_url_ + task.path +
+             ") is not under the index base; not read");
+        continue;
+      }
+      if (!linked.insert(row.version).second) continue;
+      PageTask file{row.url, task.channel, task.channel_path, PageKind::kVariantsJson,
+                    task.backend, task.project};
+      file.version = row.version;
+      file.sha256 = row.sha256;
+      file.linked_from = base_url_ + task.path;
+      if (auto it = labels.find(row.version); it != labels.end()) {
+        file.labels = it->second;
+        std::sort(file.labels.begin(), file.labels.end());
+        file.labels.erase(std::unique(file.labels.begin(), file.labels.end()), file.labels.end());
+      }
+      Queue(next, std::move(file));
+    }
+    for (const auto& [version, version_labels] : labels) {
+      if (linked.contains(version)) continue;
+      Warn("bad variants.json", base_url_ + task.path + " links variant wheels of " + task.project +
+           " " + version + " but no " + task.project + "-" + version +
+           "-variants.json: those wheels have no variant metadata");
+    }
+  }
+
+  // A variants.json answered: checked (size, the link's sha256, PEP 825's schema, the labels of
+  // the wheels) and stored; one that fails a check is a warning with the place, and the store's
+  // copy of it, if any, stays as it was.
+  void OnVariantsJson(const PageTask& task, index::FetchResult&& result, const std::string& now) {
+    const std::string url = base_url_ + task.path;
+    auto refuse = [&](const std::string& why) {
+      Warn("bad variants.json", why + "; " + KeptOrNot(task) + ", and the variant wheels of " +
+           task.project + " " + task.version + " have no variant metadata from this crawl");
+    };
+    if (result.body.size() > catalogue::kMaxVariantsJsonBytes) {
+      refuse(url + ": " + std::to_string(result.body.size()) + " bytes, more than the " +
+             std::to_string(catalogue::kMaxVariantsJsonBytes) + " a variants.json may have");
+      return;
+    }
+    const std::string sha256 = core::Sha256Hex(result.body);
+    if (!task.sha256.empty() && sha256 != task.sha256) {
+      refuse(url + ": its sha256 is " + sha256 + ", not the " + task.sha256 + " of its link on " +
+             task.linked_from);
+      return;
+    }
+    core::Expected<catalogue::VariantsJson> parsed = catalogue::ParseVariantsJson(result.body, url);
+    if (!parsed) {
+      refuse(parsed.error().message);
+      return;
+    }
+    if (core::Status labels = catalogue::CheckWheelLabels(*parsed, task.labels, url); !labels) {
+      // Stored all the same: the file is valid, and those wheels are incompatible (PEP 825).
+      Warn("variant label not in variants.json",
+           labels.error().message + " (wheels on " + task.linked_from + "; they are never chosen)");
+    }
+    std::vector<std::string> unused;
+    for (const auto& [label, props] : parsed->variants) {
+      if (!std::binary_search(task.labels.begin(), task.labels.end(), label)) unused.push_back(label);
+    }
+    if (!unused.empty()) {
+      std::string list;
+      for (const std::string& l : unused) list += (list.empty() ? "" : ", ") + l;
+      Warn("variant without wheels", url + ": no wheel of " + task.project + " " + task.version +
+           " on " + task.linked_from + " has the label(s) " + list);
+    }
+    catalogue::VariantsFileRecord file{task.path, task.channel, task.backend, task.project,
+                                       task.version,
+                                       std::string(catalogue::VariantsSchemaName(parsed->schema)),
+                                       sha256, catalogue::VariantsJsonToString(*parsed)};
+    worker_.Post([this, task, now, file = std::move(file), result = std::move(result)]() {
+      PageRecord record = RecordOf(task, static_cast<int>(result.status), now);
+      record.etag = result.etag;
+      record.last_modified = result.last_modified;
+      record.shape = "json";
+      record.digest = file.sha256;
+      auto stored = stored_.find(task.path);
+      if (stored != stored_.end() && stored->second.digest == record.digest) {
+        record.changed_at = stored->second.changed_at;
+        Check(store_.PutPage(record));
+        return;
+      }
+      Update([](CrawlReport& r) { ++r.stats.pages_changed; });
+      MarkChanged(task.channel);
+      record.changed_at = now;
+      Check(store_.PutPage(record));
+      Check(store_.PutVariantsFile(file));
+    }, 0);
   }
 
   // A 304 that says what the store holds (its validators, a status of 200 or 304): nothing to
@@ -758,6 +953,8 @@ class Crawler {
       case PageKind::kProject:
         Warn("project page missing", "project page missing: " + what);
         break;
+      case PageKind::kVariantsJson:
+        break;  // answered before OnAbsent
     }
   }
 
@@ -773,6 +970,10 @@ class Crawler {
     const catalogue::BackendName described = catalogue::DescribeBackend(name);
     b.kind = std::string(core::BackendKindWord(described.kind));
     b.toolkit = described.toolkit;
+    if (family_.IsVariantIndex(name)) {
+      b.kind = "variant";  // PEP 825 variant wheels of every accelerator, told apart by label
+      b.toolkit.clear();
+    }
     if (auto reason = family_.LegacyReason(name)) {
       b.legacy = true;
       b.legacy_reason = *reason;
@@ -998,6 +1199,11 @@ class Crawler {
       }
       input.default_index_newest = default_newest_;
       input.policy = &policy_;
+      auto variant_wheels = store_.VariantWheels(name);
+      if (!variant_wheels) return variant_wheels.error();
+      for (const catalogue::VariantWheelRow& w : *variant_wheels) {
+        input.variant_wheels.emplace(w.project, w.filename);  // the first in order: an example
+      }
       const std::vector<catalogue::ProjectRecord> classes = catalogue::Classify(name, input);
       for (const catalogue::ProjectRecord& p : classes) ++report_.classes[name][p.cls];
       if (auto s = store_.ReplaceProjects(name, classes); !s) return s;

@@ -160,6 +160,13 @@ std::vector<ProjectRecord> Classify(std::string_view channel, const ClassifyInpu
       continue;
     }
 
+    if (auto it = input.variant_wheels.find(name); it != input.variant_wheels.end()) {
+      record.cls = "routed";
+      record.reason = "builds differ by PEP 825 variant label (" + it->second + ")";
+      out.push_back(std::move(record));
+      continue;
+    }
+
     if (auto it = input.default_index_newest.find(name); it != input.default_index_newest.end()) {
       auto here = input.versions.find(name);
       const std::string newest_here =

@@ -1,5 +1,6 @@
 // Classification of the projects an index lists (docs/catalogue.md):
-//   routed     builds differ by backend: files under <backend>/ carrying that backend's label;
+//   routed     builds differ by backend: files under <backend>/ carrying that backend's label,
+//              or wheels with a PEP 825 variant label (a variant index);
 //   companion  index-hosted packages that routed ones pin (triton): from the routing policy;
 //   mirror     copies of upstream pages, or the same files for every backend (jinja2, numpy);
 //   stale      the index lags the default index (torchdata).
@@ -40,6 +41,9 @@ struct ClassifyInput {
   /// Newest final release of each project on the default index, when one was asked.
   std::map<std::string, std::string> default_index_newest;
   const RoutingPolicy* policy = nullptr;
+  /// Projects with wheels that carry a PEP 825 variant label (Store::VariantWheels), with an
+  /// example file: their builds differ by label, so they are routed.
+  std::map<std::string, std::string> variant_wheels = {};
 };
 
 /// One record per project, sorted by name, each with its reason.

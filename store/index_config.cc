@@ -46,6 +46,15 @@ const Channel* IndexFamily::FindChannel(std::string_view name) const {
   return nullptr;
 }
 
+bool IndexFamily::IsVariantIndex(std::string_view dir) const {
+  for (const Channel& c : channels) {
+    for (const VariantIndex& v : c.variant_indexes) {
+      if (v.name == dir) return true;
+    }
+  }
+  return false;
+}
+
 bool IndexFamily::IsBackendName(std::string_view dir) const {
   std::string key(dir);
   {
@@ -173,6 +182,29 @@ core::Expected<IndexConfig> ParseIndexConfig(std::string_view text, std::string_
       }
       Channel channel{c["name"].get<std::string>(), c["path"].get<std::string>()};
       if (!channel.path.empty() && !channel.path.ends_with('/')) channel.path.push_back('/');
+      if (c.contains("variant_indexes")) {
+        if (!c["variant_indexes"].is_array()) return r.Fail(cat + "/variant_indexes", "expected an array");
+        for (std::size_t v = 0; v < c["variant_indexes"].size(); ++v) {
+          const json& e = c["variant_indexes"][v];
+          const std::string vat = cat + "/variant_indexes/" + std::to_string(v);
+          for (const char* key : {"name", "path", "reason", "source"}) {
+            if (!e.is_object() || !e.contains(key) || !e[key].is_string() || e[key].get<std::string>().empty()) {
+              return r.Fail(vat + "/" + key, "expected a non-empty string");
+            }
+          }
+          VariantIndex index{e["name"].get<std::string>(), e["path"].get<std::string>(),
+                             e["reason"].get<std::string>(), e["source"].get<std::string>()};
+          if (!index.path.ends_with('/')) index.path.push_back('/');
+          // One directory below the channel: the crawler stores it as a backend of that name.
+          if (index.path != index.name + "/") {
+            return r.Fail(vat + "/path", "expected \"" + index.name + "/\" (the directory named like the index)");
+          }
+          if (!core::IsValidName(index.name) || index.name.find('.') != std::string::npos) {
+            return r.Fail(vat + "/name", "'" + index.name + "' is not a directory name of letters, digits, '-' and '_'");
+          }
+          channel.variant_indexes.push_back(std::move(index));
+        }
+      }
       if (family.FindChannel(channel.name) != nullptr) {
         return r.Fail(cat + "/name", "duplicate channel '" + channel.name + "'");
       }

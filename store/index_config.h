@@ -15,9 +15,21 @@
 
 namespace torchdex::catalogue {
 
+/// A PEP 825 variant index of a channel (PyTorch's `test/variant/`): a flat index whose project
+/// pages link wheels with a variant label and each version's `{name}-{version}-variants.json`.
+/// The crawler stores it as a backend of the channel named `name`, whose wheels are told apart
+/// by their labels, and reads every variants.json it links (docs/variants.md).
+struct VariantIndex {
+  std::string name;  // "variant": the backend name (`--torch-backend variant`)
+  std::string path;  // relative to the channel: "variant/"
+  std::string reason;
+  std::string source;
+};
+
 struct Channel {
   std::string name;  // "stable"
   std::string path;  // relative to the base URL: "", "test/", "nightly/"
+  std::vector<VariantIndex> variant_indexes = {};
 };
 
 struct LegacyPattern {
@@ -52,6 +64,8 @@ struct IndexFamily {
 
   const Channel* FindChannel(std::string_view name) const;
   bool IsBackendName(std::string_view dir) const;
+  /// Whether `dir` is the name of a variant index of any channel ("variant").
+  bool IsVariantIndex(std::string_view dir) const;
   /// The reason when `dir` is a legacy backend directory, nullopt otherwise.
   std::optional<std::string> LegacyReason(std::string_view dir) const;
 };

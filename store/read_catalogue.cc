@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
+#include "catalogue/variants.h"
 #include "store/store.h"
 
 namespace torchdex::catalogue {
@@ -117,6 +119,30 @@ core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
     if (backend->second.state == "empty") backend->second.state = kFlatPageState;
     p.builds[a.row.backend][a.row.version].push_back(a.row.tags);
     p.from_flat_page.push_back(a.row.backend);
+  }
+  // Variant indexes (PEP 825): each version's variants.json as the crawl checked it, and the
+  // labels of the wheels, for the routed projects whose builds the index offers.
+  auto variant_files = store.VariantsFiles(channel);
+  if (!variant_files) return variant_files.error();
+  auto variant_wheels = store.VariantWheels(channel);
+  if (!variant_wheels) return variant_wheels.error();
+  // (backend, project, version) -> label -> tag sets
+  std::map<std::tuple<std::string, std::string, std::string>, std::map<std::string, std::vector<std::string>>> labelled_wheels;
+  for (const VariantWheelRow& w : *variant_wheels) {
+    if (auto v = SplitVariantLabel(w.filename)) {
+      labelled_wheels[{w.page_backend, w.project, w.version}][v->label].push_back(w.tags);
+    }
+  }
+  for (const VariantsFileRecord& f : *variant_files) {
+    auto it = cat.projects.find(f.project);
+    if (it == cat.projects.end() || (it->second.cls != "routed" && it->second.cls != "companion")) continue;
+    const auto wheels = labelled_wheels.find({f.backend, f.project, f.version});
+    core::Expected<CatalogueVariants> v = MakeCatalogueVariants(
+        f.path, f.sha256, f.json,
+        wheels == labelled_wheels.end() ? std::map<std::string, std::vector<std::string>>() : wheels->second,
+        "store " + store.path() + ": " + f.path);
+    if (!v) return v.error();
+    it->second.variants[f.backend][f.version] = std::move(v).value();
   }
   for (auto& [name, p] : cat.projects) {
     std::sort(p.from_flat_page.begin(), p.from_flat_page.end());

@@ -95,6 +95,16 @@ CREATE TABLE IF NOT EXISTS backends(
   projects INTEGER NOT NULL,
   run_id INTEGER NOT NULL,
   PRIMARY KEY(channel, name));
+CREATE TABLE IF NOT EXISTS variants_files(
+  path TEXT PRIMARY KEY,
+  channel TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  project TEXT NOT NULL,
+  version TEXT NOT NULL,
+  schema TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  json TEXT NOT NULL,
+  run_id INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS projects(
   channel TEXT NOT NULL,
   name TEXT NOT NULL,
@@ -185,6 +195,8 @@ std::string_view PageKindName(PageKind kind) {
       return "project";
     case PageKind::kDiscovery:
       return "discovery";
+    case PageKind::kVariantsJson:
+      return "variants-json";
   }
   return "project";
 }
@@ -195,6 +207,7 @@ PageKind PageKindFromName(std::string_view name) {
   if (name == "channel-root") return PageKind::kChannelRoot;
   if (name == "backend-list") return PageKind::kBackendList;
   if (name == "discovery") return PageKind::kDiscovery;
+  if (name == "variants-json") return PageKind::kVariantsJson;
   return PageKind::kProject;
 }
 
@@ -528,6 +541,7 @@ core::Status Store::RemovePages(const std::vector<std::string>& page_paths) {
   static constexpr const char* kSql[] = {
       "DELETE FROM anchors WHERE page_id = (SELECT id FROM pages WHERE path = ?)",
       "DELETE FROM page_groups WHERE page_id = (SELECT id FROM pages WHERE path = ?)",
+      "DELETE FROM variants_files WHERE path = ?",
       "DELETE FROM pages WHERE path = ?"};
   for (const std::string& path : page_paths) {
     for (const char* sql : kSql) {
@@ -710,8 +724,8 @@ core::Status Store::ForEachProjectWheel(std::string_view channel,
   Statement s(impl_->db,
               "SELECT pages.project, pages.backend, anchors.backend, anchors.version, anchors.tags "
               "FROM anchors JOIN pages ON pages.id = anchors.page_id "
-              "WHERE pages.channel = ? AND pages.kind = 'project' AND anchors.file_kind = 'wheel' "
-              "AND anchors.version != ''");
+              "WHERE pages.channel = ? AND pages.kind = 'project' "
+              "AND anchors.file_kind IN ('wheel', 'variant-wheel') AND anchors.version != ''");
   if (!s.ok()) return SqlError(impl_->db, path_, "reading project wheels");
   s.Bind(1, channel);
   auto view = [&](int col) {
@@ -815,6 +829,57 @@ core::Expected<std::string> Store::ChannelUpdatedAt(std::string_view channel) {
   s.Bind(1, channel);
   if (s.Step() != SQLITE_ROW) return SqlError(impl_->db, path_, "reading the channel's last change");
   return s.Text(0);
+}
+
+core::Status Store::PutVariantsFile(const VariantsFileRecord& f) {
+  Statement s(impl_->db,
+              "INSERT OR REPLACE INTO variants_files(path, channel, backend, project, version, "
+              "schema, sha256, json, run_id) VALUES(?,?,?,?,?,?,?,?,?)");
+  s.Bind(1, f.path).Bind(2, f.channel).Bind(3, f.backend).Bind(4, f.project).Bind(5, f.version);
+  s.Bind(6, f.schema).Bind(7, f.sha256).Bind(8, f.json).Bind(9, impl_->run_id);
+  if (s.Step() != SQLITE_DONE) return SqlError(impl_->db, path_, "storing variants file " + f.path);
+  return {};
+}
+
+core::Expected<std::vector<VariantsFileRecord>> Store::VariantsFiles(std::string_view channel) {
+  std::vector<VariantsFileRecord> out;
+  {
+    // A store a crawl of an older torchdex made, opened read-only, has no such table: no file.
+    Statement exists(impl_->db,
+                     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'variants_files'");
+    if (!exists.ok()) return SqlError(impl_->db, path_, "reading the schema");
+    if (exists.Step() != SQLITE_ROW) return out;
+  }
+  Statement s(impl_->db,
+              "SELECT v.path, v.channel, v.backend, v.project, v.version, v.schema, v.sha256, v.json "
+              "FROM variants_files v JOIN pages ON pages.path = v.path WHERE v.channel = ? "
+              "AND pages.status IN (200, 304) ORDER BY v.path");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading variants files");
+  s.Bind(1, channel);
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    out.push_back(VariantsFileRecord{s.Text(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4),
+                                     s.Text(5), s.Text(6), s.Text(7)});
+  }
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
+  return out;
+}
+
+core::Expected<std::vector<VariantWheelRow>> Store::VariantWheels(std::string_view channel) {
+  std::vector<VariantWheelRow> out;
+  Statement s(impl_->db,
+              "SELECT pages.backend, pages.project, anchors.version, anchors.tags, anchors.filename "
+              "FROM anchors JOIN pages ON pages.id = anchors.page_id WHERE pages.channel = ? "
+              "AND pages.kind = 'project' AND anchors.file_kind = 'variant-wheel' "
+              "ORDER BY 1, 2, 3, 5");
+  if (!s.ok()) return SqlError(impl_->db, path_, "reading variant wheels");
+  s.Bind(1, channel);
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    out.push_back(VariantWheelRow{s.Text(0), s.Text(1), s.Text(2), s.Text(3), s.Text(4)});
+  }
+  if (rc != SQLITE_DONE) return SqlError(impl_->db, path_, "reading the store");
+  return out;
 }
 
 core::Expected<std::vector<RunRecord>> Store::Runs() {

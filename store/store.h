@@ -19,7 +19,9 @@
 
 namespace torchdex::catalogue {
 
-enum class PageKind : std::uint8_t { kChannelRoot, kBackendList, kProject, kDiscovery };
+/// kVariantsJson: a `{name}-{version}-variants.json` a variant index's project page links
+/// (PEP 825); its content is in the variants table (VariantsFileRecord).
+enum class PageKind : std::uint8_t { kChannelRoot, kBackendList, kProject, kDiscovery, kVariantsJson };
 std::string_view PageKindName(PageKind kind);
 
 struct PageRecord {
@@ -49,7 +51,9 @@ struct AnchorRow {
   std::string local;     // local label ("cu128"), empty when none
   std::string build;     // wheel build tag
   std::string tags;      // wheel tag triple(s) as in the filename: "cp312-cp312-manylinux_2_28_x86_64"
-  std::string file_kind;  // "wheel", "sdist", "other"
+  /// "wheel", "variant-wheel" (PEP 825: a label after the platform tag; `tags` are the plain
+  /// wheel's), "variants-json" (a version's `{name}-{version}-variants.json`), "sdist", "other"
+  std::string file_kind;
   std::string sha256;
   std::string metadata_sha256;
   bool has_metadata = false;
@@ -103,6 +107,28 @@ struct ProjectRecord {
   std::string name;
   std::string cls;  // routed, companion, mirror, stale
   std::string reason;
+};
+
+/// A variants.json as the crawl read it (PEP 825): its page is `path`; the canonical JSON
+/// (catalogue::VariantsJsonToString) of a file that parsed and passed the checks.
+struct VariantsFileRecord {
+  std::string path;  // relative to the base URL: "test/variant/torch-2.10.0-variants.json"
+  std::string channel;
+  std::string backend;  // the variant index: "variant"
+  std::string project;
+  std::string version;
+  std::string schema;  // "v0.0.3", "v0.1.1"
+  std::string sha256;  // of the bytes served
+  std::string json;    // canonical
+};
+
+/// A wheel with a variant label on a project page of a channel.
+struct VariantWheelRow {
+  std::string page_backend;
+  std::string project;
+  std::string version;
+  std::string tags;      // the plain wheel's tag triple
+  std::string filename;  // with the label: "torch-2.10.0-py3-none-any-cuda12.8.whl"
 };
 
 struct RunStats {
@@ -173,6 +199,8 @@ class Store {
   core::Expected<std::string> GetMeta(std::string_view key);
   core::Status PutMeta(std::string_view key, std::string_view value);
   core::Status ReplaceProjects(std::string_view channel, const std::vector<ProjectRecord>& projects);
+  /// Stores (replaces) what a variants.json says; its page must be stored (PutPage) first.
+  core::Status PutVariantsFile(const VariantsFileRecord& file);
   core::Status CommitRun(std::string_view finished_at, const RunStats& stats);
   /// Rolls back everything the run wrote and records it as failed with `message`.
   void AbortRun(std::string_view finished_at, const RunStats& stats, std::string_view message);
@@ -209,6 +237,10 @@ class Store {
   /// The newest change of any page of the channel (RFC 3339), empty when none.
   core::Expected<std::string> ChannelUpdatedAt(std::string_view channel);
   core::Expected<std::vector<RunRecord>> Runs();
+  /// The channel's variants.json files whose page answered 200 or 304, by path.
+  core::Expected<std::vector<VariantsFileRecord>> VariantsFiles(std::string_view channel);
+  /// The wheels with a variant label of the channel's project pages.
+  core::Expected<std::vector<VariantWheelRow>> VariantWheels(std::string_view channel);
   /// A digest (SHA-256, hex) of everything an export of `channel` reads: each page's path,
   /// kind, backend, project, status, anchor count, anchor digest and change time, the backends,
   /// the classification and the base URL of the last complete run. Equal fingerprints, equal

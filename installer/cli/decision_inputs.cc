@@ -343,4 +343,8 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
   return in;
 }
 
+core::Expected<BackendRequest> NamedBackendRequest(const ChoiceOptions& options, const Environment& env) {
+  return NamedBackend(options, env);
+}
+
 }  // namespace torchdex::installer

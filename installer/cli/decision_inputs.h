@@ -41,6 +41,10 @@ struct DecisionInputs {
 core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& options, Deps& deps,
                                                     const Interpreter* known = nullptr);
 
+/// The backend the user named, as GatherDecisionInputs reads it: --torch-backend, else
+/// TORCHDEX_TORCH_BACKEND or UV_TORCH_BACKEND, else "torch_backend" of config.json; empty for none.
+core::Expected<BackendRequest> NamedBackendRequest(const ChoiceOptions& options, const Environment& env);
+
 // select_command.cc: how select prints a decision.
 std::string DecisionToText(const Decision& decision, bool explain);
 std::string DecisionToJson(const Decision& decision, const DecisionInputs& inputs);

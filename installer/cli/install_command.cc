@@ -12,6 +12,7 @@
 #include "core/url.h"
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
+#include "installer/cli/variant_inputs.h"
 #include "installer/detect/detect.h"
 #include "installer/install/dependent_index.h"
 #include "installer/install/export.h"
@@ -103,7 +104,10 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   // --torch-backend variant: the family's variant index of the channel (test/variant/), whose
   // wheels are told apart by PEP 825 variant labels. The decision's routing is the CPU
   // backend's (every package is offered there); the wheel is chosen by the host's properties.
-  const bool variant_index = choice.torch_backend == "variant";
+  // Named like any backend: the flag, TORCHDEX_TORCH_BACKEND / UV_TORCH_BACKEND, config.json.
+  core::Expected<BackendRequest> named = NamedBackendRequest(choice, deps.env);
+  if (!named) return named.error();
+  const bool variant_index = named->name == "variant";
   if (variant_index) choice.torch_backend = "cpu";
   core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(texts);
   if (!asked) return asked.error();
@@ -117,48 +121,15 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   for (const std::string& w : inputs->warnings) decision.warnings.push_back(w);
   std::optional<VariantDetection> variants;
   if (variant_index) {
-    HostFacts facts = inputs->facts;
-    if (!inputs->detected) {
-      const FileReader files(choice.root);
-      DetectOptions detect_options;
-      detect_options.probe_timeout = std::chrono::milliseconds(
-          std::max<int64_t>(1, std::llround(choice.probe_timeout_seconds * 1000)));
-      core::Expected<HostFacts> detected =
-          Detect(detect_options, DetectDeps{files, deps.env, deps.runner, deps.clock});
-      if (!detected) return detected.error();
-      facts = std::move(detected).value();
-    }
-    const FileReader files(choice.root);
-    std::vector<std::string> warnings;
-    std::vector<ExternalProvider> named;
-    for (const auto& [ns, exe] : inputs->catalogue.overrides.providers) {
-      named.push_back({ns, exe.value, exe.origin});
-    }
-    const std::vector<ExternalProvider> external =
-        WithNamedProviders(FindExternalProviders(files, deps.env, &warnings), named);
-    variants =
-        DetectVariantProperties(facts, external, deps.env, deps.runner, kDefaultProviderTimeout);
-    for (const std::string& w : warnings) decision.warnings.push_back(w);
+    core::Expected<VariantDetection> detected = DetectVariantsForChoice(choice, *inputs, deps);
+    if (!detected) return detected.error();
+    variants = std::move(detected).value();
     for (const std::string& w : variants->warnings) decision.warnings.push_back(w);
     decision.backend = "variant";
-    decision.forced_by = "--torch-backend variant";
+    decision.forced_by = named->origin + " variant";
     decision.index_url = BackendIndexUrl(inputs->catalogue.overrides, decision.upstream_base,
                                          ChannelPath(decision.channel), "variant");
-    decision.explanation = {"variant index: the wheel is chosen by PEP 825 variant properties"};
-    for (const catalogue::SupportedNamespace& ns : variants->properties) {
-      for (const catalogue::VariantFeature& f : ns.features) {
-        std::string line = "this host supports " + ns.name + " :: " + f.name + " :: ";
-        for (std::size_t i = 0; i < f.values.size() && i < 6; ++i) {
-          if (i) line += ", ";
-          line += f.values[i];
-        }
-        if (f.values.size() > 6) line += ", ...";
-        decision.explanation.push_back(line + " (" + ns.provider + ")");
-      }
-    }
-    if (variants->properties.empty()) {
-      decision.explanation.push_back("this host supports no variant property: the null variant");
-    }
+    decision.explanation = VariantHostExplanation(*variants);
   }
   std::string backend = decision.backend;
   if (decision.default_index) {

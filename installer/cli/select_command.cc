@@ -8,7 +8,9 @@
 
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
+#include "installer/cli/variant_inputs.h"
 #include "installer/detect/report.h"
+#include "installer/select/variant_choice.h"
 
 namespace torchdex::installer {
 
@@ -30,6 +32,11 @@ const char* const kSelectDetails =
     "captured host, or the detection overrides (TORCHDEX_CUDA_DRIVER_VERSION, TORCHDEX_CUDA_ARCH\n"
     "...), with --platform and --python-version. See docs/selection.md.\n"
     "\n"
+    "--torch-backend variant chooses from the catalogue's PEP 825 variant index of the channel\n"
+    "(a crawl of test/variant/ named by an override file): the newest fitting version and the\n"
+    "variant this host's properties rank first, the null variant last; --explain names the\n"
+    "label and the deciding property. See docs/variants.md.\n"
+    "\n"
     "--family NAME chooses from another index family of data/indexes.json (paddle:\n"
     "PaddlePaddle's per-CUDA indexes, ranked by paddlepaddle-gpu) with its own catalogue,\n"
     "driver floors and the \"families\" sections of the override files. See docs/families.md.\n";
@@ -40,7 +47,8 @@ void AddSelectionOptions(po::options_description& d, ChoiceOptions& o) {
     ("requirement", po::value<std::vector<std::string>>(&o.requirements)->value_name("REQUIREMENT"),
      "what to install (PEP 508), e.g. \"torch>=2.6\" torchvision; default: torch")
     ("torch-backend", po::value<std::string>(&o.torch_backend)->value_name("NAME"),
-     "auto (detect), cpu, cuXYZ, rocmX.Y, xpu, or a custom backend of an override file")
+     "auto (detect), cpu, cuXYZ, rocmX.Y, xpu, variant (the channel's PEP 825 variant index), or "
+     "a custom backend of an override file")
     ("channel", po::value<std::string>(&o.channel)->value_name("NAME"),
      "stable (default), test or nightly")
     ("family", po::value<std::string>(&o.family)->value_name("NAME"),
@@ -87,14 +95,6 @@ core::Expected<bool> ValidateSelectionOptions(ChoiceOptions& o) {
 }
 
 core::Expected<bool> ValidateSelectOptions(Options& options) {
-  if (options.select.torch_backend == "variant") {
-    // A variant is chosen from the variant index's live variants.json, which no catalogue
-    // holds yet (docs/variants.md).
-    return core::MakeError(
-        "--torch-backend variant: select does not choose wheel variants yet; "
-        "`torchdex install --dry-run --torch-backend variant` plans the variant wheel, and "
-        "`torchdex detect --variants` prints this host's variant properties (docs/variants.md)");
-  }
   return ValidateSelectionOptions(options.select);
 }
 
@@ -181,7 +181,105 @@ std::string DecisionToJson(const Decision& o, const DecisionInputs& inputs) {
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+// `select --torch-backend variant`: the catalogue's variant index of the channel (a crawl of
+// test/variant/, docs/variants.md), its newest fitting version by the decision over that one
+// backend, and the variant of it this host's properties rank first (catalogue::RankVariants,
+// the ordering install applies to the live pages), falling back to the null variant.
+int RunSelectVariant(const Options& options, const BackendRequest& named, Deps& deps, std::ostream& out,
+                     std::ostream& err) {
+  // Gathered as for an automatic choice (the host detected), then decided over the variant
+  // index alone: a catalogue without one has no backend of that name.
+  ChoiceOptions choice = options.select;
+  choice.torch_backend = "auto";
+  core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps);
+  if (!inputs) {
+    err << "torchdex select: " << inputs.error().message << "\n";
+    return ExitStatus(inputs.error().code);
+  }
+  inputs->request.backend = named;
+  const std::string& channel = inputs->request.channel;
+  const std::string primary = inputs->catalogue.source->primary;
+  const CatalogueView& view = inputs->catalogue.source->ViewFor(channel);
+  const std::map<std::string, catalogue::CatalogueVariants>* versions = view.Variants(primary, "variant");
+  if (versions == nullptr || versions->empty()) {
+    err << "torchdex select: --torch-backend variant: the catalogue (" << inputs->catalogue.source->description
+        << ") holds no variant index of the " << channel << " channel; crawl it (torchdex-crawl crawl --channel "
+        << channel << " --export catalogue.json --export-channel " << channel
+        << ") and name that catalogue in an override file, or plan from the live index with "
+           "`torchdex install --dry-run --torch-backend variant --channel "
+        << channel << "` (docs/variants.md)\n";
+    return ExitStatus(core::ErrorCode::kNotOffered);
+  }
+  core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, inputs->catalogue);
+  if (!decided) {
+    err << "torchdex select: " << decided.error().message << "\n";
+    return ExitStatus(decided.error().code);
+  }
+  Decision& decision = *decided;
+  for (const std::string& w : inputs->warnings) decision.warnings.push_back(w);
+  core::Expected<VariantDetection> variants = DetectVariantsForChoice(choice, *inputs, deps);
+  if (!variants) {
+    err << "torchdex select: " << variants.error().message << "\n";
+    return ExitStatus(variants.error().code);
+  }
+  for (const std::string& w : variants->warnings) decision.warnings.push_back(w);
+  core::Requirement asked;
+  asked.name = primary;
+  for (const core::Requirement& r : decision.routed) {
+    if (r.NormalizedName() == primary) asked = r;
+  }
+  core::Expected<VariantChoice> chosen =
+      ChooseVariant(*versions, primary, asked, decision.prereleases != core::Prereleases::kDefault,
+                    inputs->request.target.supported_tags, variants->properties);
+  if (!chosen) {
+    err << "torchdex select: " << chosen.error().message << " (" << decision.target_description << ")\n";
+    return ExitStatus(chosen.error().code);
+  }
+  for (const std::string& w : chosen->warnings) decision.warnings.push_back(w);
+  decision.backend = "variant";
+  decision.forced_by = named.origin;
+  decision.primary_version = chosen->version;
+  std::vector<std::string> explanation = VariantHostExplanation(*variants);
+  const std::string chose = primary + " " + chosen->version + ": variant " + chosen->label + ", by " + chosen->decided_by;
+  explanation.push_back(chose);
+  for (std::size_t i = 0; i < chosen->ranking.size(); ++i) {
+    explanation.push_back("  " + std::to_string(i + 1) + ". " + chosen->ranking[i]);
+  }
+  explanation.insert(explanation.end(), decision.explanation.begin(), decision.explanation.end());
+  decision.explanation = std::move(explanation);
+  // The variants.json's URL is relative to the index base, which the variant index is under.
+  const std::string suffix = decision.channel_path + "variant/";
+  std::string base = decision.index_url;
+  if (base.size() >= suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    base.resize(base.size() - suffix.size());
+  } else {
+    base = decision.upstream_base;
+  }
+  const std::string json_url = base + chosen->file->url;
+  if (choice.json) {
+    nlohmann::json doc = nlohmann::json::parse(DecisionToJson(decision, *inputs));
+    doc["variant_label"] = chosen->label;
+    doc["variant_decided_by"] = chosen->decided_by;
+    doc["variant_ranking"] = chosen->ranking;
+    doc["variants_json"] = {{"url", json_url}, {"sha256", chosen->file->sha256}, {"schema", chosen->file->schema}};
+    out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return kExitOk;
+  }
+  out << DecisionToText(decision, choice.explain);
+  if (!choice.explain) out << chose << "\n";
+  else out << "variants.json: " << json_url << " (" << chosen->file->schema << ", sha256 " << chosen->file->sha256 << ")\n";
+  return kExitOk;
+}
+
+}  // namespace
+
 int RunSelect(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
+  if (core::Expected<BackendRequest> named = NamedBackendRequest(options.select, deps.env);
+      named && named->name == "variant") {
+    return RunSelectVariant(options, *named, deps, out, err);
+  }
   core::Expected<DecisionInputs> inputs = GatherDecisionInputs(options.select, deps);
   core::Expected<Decision> decision =
       inputs ? Decide(inputs->request, inputs->facts, inputs->catalogue) : inputs.error();

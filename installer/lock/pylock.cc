@@ -182,6 +182,29 @@ core::Expected<LockedPackage> ParsePackage(const Value& p, std::string_view file
     if (!wheel) return wheel.error();
     package.wheels.push_back(std::move(wheel).value());
   }
+  if (const Value* variants = p.Find("variants-json")) {
+    const std::string vwhere = where + ": variants-json";
+    if (!variants->is_table()) return Bad(At(file, *variants) + ": " + vwhere + " must be a table (PEP 825)");
+    auto url = StringAt(*variants, "url", file, vwhere, false);
+    if (!url) return url.error();
+    if (url->empty()) {
+      return Bad(At(file, variants->Find("path") ? *variants->Find("path") : *variants) + ": " + vwhere +
+                 (variants->Find("path") ? ": a variants.json by path is not supported: torchdex locks name it by URL"
+                                         : ": missing the key url"));
+    }
+    const Value* hashes = variants->Find("hashes");
+    if (hashes == nullptr || !hashes->is_table()) {
+      return Bad(At(file, hashes ? *hashes : *variants) + ": " + vwhere +
+                 ": hashes must be a table with a sha256 (the file is locked to its hash, PEP 825)");
+    }
+    auto sha = StringAt(*hashes, "sha256", file, vwhere, false);
+    if (!sha) return sha.error();
+    if (!IsLowerHex64(*sha)) {
+      return Bad(At(file, hashes->Find("sha256") ? *hashes->Find("sha256") : *hashes) + ": " + vwhere +
+                 ": sha256 is not 64 lower-case hex digits: \"" + *sha + "\"");
+    }
+    package.variants_json = LockedVariantsJson{*url, *sha, variants->line};
+  }
   if (const Value* tool = p.Find("tool"); tool != nullptr && tool->is_table()) {
     if (const Value* mine = tool->Find("torchdex"); mine != nullptr && mine->is_table()) {
       if (const Value* routed = mine->Find("routed")) {
@@ -242,6 +265,14 @@ std::string WritePyLock(const PyLock& lock) {
       wheels.items.push_back(std::move(wheel));
     }
     package.Set("wheels", std::move(wheels));
+    if (p.variants_json) {
+      Value variants = Value::Table();
+      variants.Set("url", Value::String(p.variants_json->url));
+      Value hashes = Value::Table(true);
+      hashes.Set("sha256", Value::String(p.variants_json->sha256));
+      variants.Set("hashes", std::move(hashes));
+      package.Set("variants-json", std::move(variants));
+    }
     if (p.routed) {
       Value tool = Value::Table();
       Value mine = Value::Table();

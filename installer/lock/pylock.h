@@ -26,6 +26,16 @@ struct LockedWheel {
   int line = 0;             // where it is written in the file
 };
 
+/// PEP 825's `[packages.variants-json]` (python/peps, peps/pep-0825.rst, "Integration with
+/// pylock.toml"): the `{name}-{version}-variants.json` the package's variant wheel was chosen
+/// by, locked to its hash: `url` (as archive.url) and `hashes` (as archive.hashes). PEP 825
+/// gives the wheel's label no field of its own: the wheel's file name carries it.
+struct LockedVariantsJson {
+  std::string url;
+  std::string sha256;  // lower-case hex
+  int line = 0;
+};
+
 struct LockedPackage {
   std::string name;     // normalised (PEP 503)
   std::string version;  // normal form, "2.5.1+cu124"
@@ -34,6 +44,7 @@ struct LockedPackage {
   std::string index;  // the index the package came from ("" when not said)
   std::vector<LockedWheel> wheels;
   bool routed = false;  // [packages.tool.torchdex] routed = true: from the backend's index
+  std::optional<LockedVariantsJson> variants_json;  // variant wheels only (PEP 825)
   int line = 0;
 };
 
@@ -71,7 +82,8 @@ std::string WritePyLock(const PyLock& lock);
 /// Parses and checks a lock file; `file` prefixes every error, with the line and column.
 /// Errors (kBadInputFile): not TOML, a lock-version other than 1.x, a package without a name or
 /// version, a name that is not normalised, a wheel without a URL or sha256, a marker or
-/// requires-python that does not parse, a source other than wheels (sdists, VCS, directories:
+/// requires-python that does not parse, a [packages.variants-json] without a url or a sha256
+/// (or by path), a source other than wheels (sdists, VCS, directories:
 /// torchdex installs wheels only; an sdist beside wheels is left out), no [tool.torchdex]
 /// backend (unless `torchdex_table` is false: a lock another tool wrote, such as uv's).
 core::Expected<PyLock> ParsePyLock(std::string_view text, std::string_view file, bool torchdex_table = true);

@@ -48,7 +48,7 @@ class ViewBase : public CatalogueView {
       // backend whose pages are missing but whose wheels the flat page links is "ok (flat page
       // only)").
       if (b.legacy || !table::StateIn(b, channel_).starts_with("ok")) continue;
-      out.push_back({std::string(b.name), b.kind, std::string(b.toolkit)});
+      out.push_back({std::string(b.name), b.kind, std::string(b.toolkit), table::IsVariantIndex(b.name)});
     }
     for (const auto& [name, c] : custom_) out.push_back({name, c.kind, c.toolkit});
     return out;
@@ -134,10 +134,50 @@ class ViewBase : public CatalogueView {
   mutable std::map<std::string, CudaLimits> limits_;  // Limits, by backend
 };
 
+// "cuda12.8=py3-none-any,cp312-...;null=py3-none-any" (codegen's encoding) -> label -> tags.
+std::map<std::string, std::vector<std::string>> DecodeVariantWheels(std::string_view text,
+                                                                    std::map<std::string, std::vector<std::string>> out) {
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find(';'), text.size());
+    const std::string_view item = text.substr(0, end);
+    const std::size_t eq = item.find('=');
+    std::vector<std::string>& tags = out[std::string(item.substr(0, eq))];
+    std::string_view rest = eq == std::string_view::npos ? std::string_view() : item.substr(eq + 1);
+    while (!rest.empty()) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      tags.emplace_back(rest.substr(0, comma));
+      rest.remove_prefix(std::min(comma + 1, rest.size()));
+    }
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+  return out;
+}
+
 // The table compiled into torchdex.
 class TableView : public ViewBase {
  public:
   using ViewBase::ViewBase;
+
+  const std::map<std::string, catalogue::CatalogueVariants>* Variants(
+      const std::string& project, const std::string& backend) const override {
+    const std::string key = project + '\n' + backend;
+    if (auto it = variants_.find(key); it != variants_.end()) return it->second.empty() ? nullptr : &it->second;
+    std::map<std::string, catalogue::CatalogueVariants>& out = variants_[key];
+    const std::optional<std::uint8_t> channel = table::ChannelIndex(channel_);
+    const table::BackendRow* row = table::FindBackend(backend);
+    if (!channel || row == nullptr) return nullptr;
+    const auto backend_index = static_cast<std::uint16_t>(row - table::Backends().data());
+    for (const table::VariantVersionRow& v : table::VariantVersions()) {
+      if (v.channel != *channel || v.backend != backend_index || v.project != project) continue;
+      core::Expected<catalogue::CatalogueVariants> made = catalogue::MakeCatalogueVariants(
+          std::string(v.url), std::string(v.sha256), v.variants_json,
+          DecodeVariantWheels(v.unlisted, DecodeVariantWheels(v.wheels, {})), "the embedded table: " + std::string(v.url));
+      // Codegen read the file with the same parser: a failure is a torchdex bug, and the version
+      // is left out rather than chosen from.
+      if (made) out.emplace(std::string(v.version), std::move(made).value());
+    }
+    return out.empty() ? nullptr : &out;
+  }
 
   bool NotCrawled(const std::string& project, const std::string& backend) const override {
     return table::SourceOf(project, backend, channel_) == table::BuildSource::kNotCrawled;
@@ -164,6 +204,7 @@ class TableView : public ViewBase {
   }
 
  private:
+  mutable std::map<std::string, std::map<std::string, catalogue::CatalogueVariants>> variants_;
   mutable std::unique_ptr<table::TargetTags> tags_;
   mutable const std::vector<core::Tag>* cached_for_ = nullptr;
   mutable std::size_t cached_size_ = 0;
@@ -184,9 +225,18 @@ class JsonView : public ViewBase {
     for (const auto& [name, b] : cat_.backends) {
       if (b.legacy || !b.state.starts_with("ok") || table::FindBackend(name) != nullptr) continue;
       // New in the newer catalogue; its kind was checked when the file was read.
-      out.push_back({name, core::ParseBackendKind(b.kind).value_or(core::BackendKind::kOther), b.toolkit});
+      out.push_back({name, core::ParseBackendKind(b.kind).value_or(core::BackendKind::kOther), b.toolkit,
+                     b.kind == "variant"});
     }
     return out;
+  }
+
+  const std::map<std::string, catalogue::CatalogueVariants>* Variants(
+      const std::string& project, const std::string& backend) const override {
+    auto p = cat_.projects.find(project);
+    if (p == cat_.projects.end()) return nullptr;
+    auto b = p->second.variants.find(backend);
+    return b == p->second.variants.end() ? nullptr : &b->second;
   }
 
   bool NotCrawled(const std::string& project, const std::string& backend) const override {
@@ -260,6 +310,10 @@ class LivePagesView final : public CatalogueView {
     return Find(project, backend) == nullptr && base_->NotCrawled(project, backend);
   }
   std::string AsOf() const override { return base_->AsOf(); }
+  const std::map<std::string, catalogue::CatalogueVariants>* Variants(
+      const std::string& project, const std::string& backend) const override {
+    return base_->Variants(project, backend);
+  }
 
  private:
   const std::map<std::string, std::vector<std::string>>* Find(const std::string& project,

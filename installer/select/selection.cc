@@ -271,6 +271,12 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
   for (const BackendView& backend : backends) {
     Rejection rejection{backend.name, {}};
     Candidate candidate{backend.name, backend.kind, "", true, "", {}};
+    if (backend.variant_index) {
+      rejection.reasons.push_back(
+          "a PEP 825 variant index: chosen by --torch-backend variant only (docs/variants.md)");
+      out.rejected.push_back(std::move(rejection));
+      continue;
+    }
     DriverVersion driver;
     std::optional<DriverVersion> release_driver;
 

@@ -5,11 +5,13 @@
 #ifndef TORCHDEX_INSTALLER_SELECT_SELECTION_H_
 #define TORCHDEX_INSTALLER_SELECT_SELECTION_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "catalogue/catalogue.h"
 #include "core/accelerator.h"
 #include "core/requirement.h"
 #include "core/tags.h"
@@ -21,6 +23,9 @@ struct BackendView {
   std::string name;  // "cu128"
   core::BackendKind kind = core::BackendKind::kOther;
   std::string toolkit;  // "12.8", "6.3"; empty for cpu and xpu
+  /// A PEP 825 variant index (kind "variant" in the catalogue): its wheels are told apart by
+  /// variant labels, so it is chosen by `--torch-backend variant` only, never automatically.
+  bool variant_index = false;
 };
 
 /// What a build of a backend contains for one torch release and CPU arch.
@@ -75,6 +80,12 @@ class CatalogueView {
   }
   /// The day the catalogue describes ("2026-03-15"); empty when not known.
   virtual std::string AsOf() const { return ""; }
+  /// A variant index's variants.json of each version of `project` (PEP 825), as the catalogue
+  /// holds them; nullptr when it holds none for that backend.
+  virtual const std::map<std::string, catalogue::CatalogueVariants>* Variants(
+      const std::string& /*project*/, const std::string& /*backend*/) const {
+    return nullptr;
+  }
 };
 
 struct SelectionTarget {

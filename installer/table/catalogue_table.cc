@@ -371,4 +371,10 @@ std::optional<DriverVersion> DriverFloor(std::string_view backend, TargetOs os) 
   return floor;
 }
 
+bool IsVariantIndex(std::string_view backend) {
+  return std::find(kVariantIndexes.begin(), kVariantIndexes.end(), backend) != kVariantIndexes.end();
+}
+
+std::span<const VariantVersionRow> VariantVersions() { return kVariantVersionRows; }
+
 }  // namespace torchdex::installer::table

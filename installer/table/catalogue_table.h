@@ -117,6 +117,20 @@ struct ArchRangeRow {
   std::uint16_t target_count;
 };
 
+// A version's variants.json on a variant index (PEP 825), as the crawl read it.
+struct VariantVersionRow {
+  std::string_view project;
+  std::uint8_t channel;   // index into Channels()
+  std::uint16_t backend;  // index into Backends()
+  std::string_view version;
+  std::string_view url;     // relative to the index base: "test/variant/torch-2.10.0-variants.json"
+  std::string_view sha256;
+  std::string_view schema;  // "v0.0.3"
+  std::string_view variants_json;  // canonical (catalogue::VariantsJsonToString)
+  std::string_view wheels;    // "cuda12.8=py3-none-any;null=py3-none-any": each label's wheel tags
+  std::string_view unlisted;  // the same for labels of wheels the file lacks
+};
+
 // ---- Lookups ----
 
 // The catalogue the table was built from: "stable".
@@ -217,6 +231,12 @@ bool CubinRunsOn(std::string_view code, std::string_view gpu);
 // The oldest driver that runs `backend` on `os` (see BackendRow); nullopt for a non-CUDA
 // backend or when the data does not know.
 std::optional<core::DriverVersion> DriverFloor(std::string_view backend, core::TargetOs os);
+
+// Variant indexes (PEP 825): whether a backend is one, and every variants.json the table holds,
+// in catalogue order (channel, project, backend, version). Empty for a catalogue without one
+// (the 2026-03-15 snapshot crawled no variant index).
+bool IsVariantIndex(std::string_view backend);
+std::span<const VariantVersionRow> VariantVersions();
 
 // Raw rows, for tests and the benchmarks.
 std::span<const TagRow> Tags();

@@ -239,6 +239,54 @@ TEST(GenerateCatalogueTable, HoldsTheTestAndNightlyChannelsEachFromItsCatalogue)
       "generated/catalogue-nightly.json: /provenance/channel: expected \"test\", got \"nightly\"");
 }
 
+// A test channel crawled with its variant index (tests/fixtures/catalogues/variant-test.json,
+// the crawl of the fixture index): the table holds each version's variants.json and the labels
+// of its wheels, what `select --torch-backend variant` ranks.
+TEST(GenerateCatalogueTable, CompilesTheVariantIndexOfTheTestChannel) {
+  SmallInputs in;
+  const std::string variant_test =
+      ReadFile(std::filesystem::path(TORCHDEX_FIXTURES_DIR) / "catalogues" / "variant-test.json");
+  json nightly = json::parse(in.catalogue);
+  nightly["provenance"]["channel"] = "nightly";
+  nightly["projects"] = json::object();
+  const std::string nightly_text = nightly.dump(1) + "\n";
+  const InputFile inputs[] = {{"generated/catalogue.json", in.catalogue},
+                              {"data/cuda-drivers.json", in.drivers},
+                              {"data/cuda-archs.json", in.cuda_archs},
+                              {"data/rocm-archs.json", in.rocm_archs},
+                              {"generated/catalogue-test.json", variant_test},
+                              {"generated/catalogue-nightly.json", nightly_text}};
+  auto generated = GenerateCatalogueTable(inputs);
+  ASSERT_TRUE(generated) << generated.error().message;
+  const std::string& inc = (*generated)[0].content;
+  EXPECT_NE(inc.find("std::array<std::string_view, 1> kVariantIndexes = {\"variant\"};"), std::string::npos) << inc;
+  EXPECT_NE(inc.find("{\"variant\", core::BackendKind::kOther, \"\""), std::string::npos);
+  // 2.8.0, 2.10.0 and 2.11.0: the broken 2.9.0 was never stored.
+  EXPECT_NE(inc.find("std::array<VariantVersionRow, 3> kVariantVersionRows"), std::string::npos);
+  const json cat = json::parse(variant_test);
+  const json& v210 = cat["projects"]["torch"]["variants"]["variant"]["2.10.0"];
+  EXPECT_NE(inc.find("\"test/variant/torch-2.10.0-variants.json\",\n     \"" + v210["sha256"].get<std::string>() +
+                     "\", \"v0.0.3\""),
+            std::string::npos)
+      << inc;
+  EXPECT_NE(inc.find("\"cuda12.6=py3-none-any;cuda12.8=py3-none-any;cuda13.0=py3-none-any;null=py3-none-any;"
+                     "rocm7.0=py3-none-any;rocm7.1=py3-none-any;xpu=py3-none-any\""),
+            std::string::npos);
+  EXPECT_NE(inc.find("\"cuda12.9=py3-none-any\""), std::string::npos);  // 2.8.0's unlisted label
+  // A variants entry under a backend that is not a variant index is a located error.
+  json bad = cat;
+  bad["backends"]["variant"]["kind"] = "cpu";
+  const std::string bad_text = bad.dump(1) + "\n";
+  const InputFile bad_inputs[] = {inputs[0], inputs[1], inputs[2], inputs[3],
+                                  {"generated/catalogue-test.json", bad_text}, inputs[5]};
+  auto refused = GenerateCatalogueTable(bad_inputs);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("generated/catalogue-test.json: /projects/torch/variants/variant: backend "
+                                         "\"variant\" is not a variant index"),
+            std::string::npos)
+      << refused.error().message;
+}
+
 TEST(GenerateCatalogueTable, ErrorsNameTheFileAndThePointer) {
   for (const BadCase& bad : kBadCases) {
     SmallInputs inputs;

@@ -151,5 +151,46 @@ TEST(PyLockTest, BadLocksAreLocatedErrors) {
               HasSubstr("pylock.x.toml:3:"));
 }
 
+// PEP 825 (python/peps peps/pep-0825.rst, "Integration with pylock.toml"): a package of variant
+// wheels locks its `{name}-{version}-variants.json` to a hash in [packages.variants-json].
+TEST(PyLockTest, AVariantWheelsVariantsJsonIsLockedAndReadBack) {
+  PyLock lock = Sample();
+  LockedPackage& torch = lock.packages[1];
+  torch.version = "2.10.0";
+  torch.wheels[0].name = "torch-2.10.0-cp312-cp312-manylinux_2_28_x86_64-cuda12.8.whl";
+  torch.wheels[0].url = "https://download.pytorch.org/whl/test/variant/" + torch.wheels[0].name;
+  torch.variants_json = LockedVariantsJson{
+      "https://download.pytorch.org/whl/test/variant/torch-2.10.0-variants.json", std::string(64, 'c'), 0};
+  const std::string text = WritePyLock(lock);
+  EXPECT_THAT(text, HasSubstr("[packages.variants-json]\n"
+                              "url = \"https://download.pytorch.org/whl/test/variant/torch-2.10.0-variants.json\"\n"
+                              "hashes = { sha256 = \"" + std::string(64, 'c') + "\" }\n"));
+  auto read = ParsePyLock(text, "pylock.variant.toml");
+  ASSERT_TRUE(read.ok()) << read.error().message << "\n" << text;
+  ASSERT_TRUE(read->packages[1].variants_json.has_value());
+  EXPECT_EQ(read->packages[1].variants_json->url, torch.variants_json->url);
+  EXPECT_EQ(read->packages[1].variants_json->sha256, torch.variants_json->sha256);
+  EXPECT_GT(read->packages[1].variants_json->line, 0);
+  EXPECT_FALSE(read->packages[0].variants_json.has_value());
+  EXPECT_EQ(WritePyLock(*read), text);
+}
+
+TEST(PyLockTest, ABadVariantsJsonTableIsALocatedError) {
+  const std::string head = "lock-version = \"1.0\"\ncreated-by = \"t\"\n[[packages]]\nname = \"torch\"\n"
+                           "version = \"2.10.0\"\nwheels = [{ url = \"u-null.whl\", hashes = { sha256 = \"" +
+                           kSha + "\" } }]\n";
+  const std::string tail = "[tool.torchdex]\nbackend = \"variant\"\n";
+  EXPECT_THAT(ErrorOf(head + "[packages.variants-json]\nhashes = { sha256 = \"" + kSha + "\" }\n" + tail),
+              HasSubstr("pylock.x.toml:7:1: packages[0] (torch): variants-json: missing the key url"));
+  EXPECT_THAT(ErrorOf(head + "[packages.variants-json]\npath = \"v.json\"\n" + tail),
+              HasSubstr("pylock.x.toml:8:8: packages[0] (torch): variants-json: a variants.json by path is not supported"));
+  EXPECT_THAT(ErrorOf(head + "[packages.variants-json]\nurl = \"v.json\"\n" + tail),
+              HasSubstr("pylock.x.toml:7:1: packages[0] (torch): variants-json: hashes must be a table with a sha256"));
+  EXPECT_THAT(ErrorOf(head + "[packages.variants-json]\nurl = \"v.json\"\nhashes = { sha256 = \"x\" }\n" + tail),
+              HasSubstr("packages[0] (torch): variants-json: sha256 is not 64 lower-case hex digits: \"x\""));
+  EXPECT_THAT(ErrorOf(head + "variants-json = \"v.json\"\n" + tail),
+              HasSubstr("packages[0] (torch): variants-json must be a table (PEP 825)"));
+}
+
 }  // namespace
 }  // namespace torchdex::installer

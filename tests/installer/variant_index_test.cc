@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "core/sha256.h"
 #include "tests/installer/test_support.h"
 #include "tests/support/nginx.h"
+#include "tests/support/variant_index.h"
 
 namespace torchdex::installer {
 namespace {
@@ -25,51 +27,14 @@ std::string Slurp(const fs::path& path) {
   return s.str();
 }
 
-// A distinct sha256 per file: the plan must carry the one of the file it chose.
-std::string ShaOf(const std::string& filename) { return core::Sha256Hex(filename); }
-
-const char* const kLabels[] = {"null", "cuda12.6", "cuda12.8", "cuda13.0",
-                               "xpu",  "rocm7.0",  "rocm7.1"};
+std::string ShaOf(const std::string& filename) { return torchdex::testing::VariantWheelSha(filename); }
 
 class VariantIndexTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     root_ = new fs::path(fs::temp_directory_path() /
                          ("torchdex-variant-" + std::to_string(::getpid())));
-    const fs::path page = *root_ / "whl" / "test" / "variant" / "torch";
-    fs::create_directories(page);
-    std::ostringstream html;
-    html << "<!DOCTYPE html>\n<html><body><h1>Links for torch</h1>\n";
-    auto link = [&](const std::string& file, const std::string& sha) {
-      html << "<a href=\"/whl/test/variant/" << file << "#sha256=" << sha << "\">" << file
-           << "</a><br/>\n";
-    };
-    for (const char* version : {"2.10.0", "2.11.0"}) {
-      const std::string json_name = std::string("torch-") + version + "-variants.json";
-      const std::string json = Slurp(testing::kFixtures / "variants" / json_name);
-      std::ofstream(*root_ / "whl" / "test" / "variant" / json_name, std::ios::binary) << json;
-      link(json_name, core::Sha256Hex(json));
-      for (const char* label : kLabels) {
-        const std::string wheel =
-            std::string("torch-") + version + "-py3-none-any-" + label + ".whl";
-        link(wheel, ShaOf(wheel));
-      }
-    }
-    // 2.9.0: a variants.json that does not parse; 2.8.0: a wheel whose label the file lacks.
-    std::ofstream(*root_ / "whl" / "test" / "variant" / "torch-2.9.0-variants.json")
-        << "{\"$schema\": ";
-    link("torch-2.9.0-variants.json", core::Sha256Hex("{\"$schema\": "));
-    link("torch-2.9.0-py3-none-any-cuda12.8.whl", ShaOf("torch-2.9.0-py3-none-any-cuda12.8.whl"));
-    const std::string v28 =
-        std::string(
-            R"({"$schema": "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json",)") +
-        R"( "default-priorities": {"namespace": ["nvidia"]}, "variants": {"null": {}}})";
-    std::ofstream(*root_ / "whl" / "test" / "variant" / "torch-2.8.0-variants.json") << v28;
-    link("torch-2.8.0-variants.json", core::Sha256Hex(v28));
-    link("torch-2.8.0-py3-none-any-cuda12.9.whl", ShaOf("torch-2.8.0-py3-none-any-cuda12.9.whl"));
-    link("torch-2.8.0-py3-none-any-null.whl", ShaOf("torch-2.8.0-py3-none-any-null.whl"));
-    html << "</body></html>\n";
-    std::ofstream(page / "index.html") << html.str();
+    torchdex::testing::WriteVariantIndex(*root_, testing::kFixtures);
 
     auto nginx = torchdex::testing::Nginx::Start(*root_);
     ASSERT_TRUE(nginx.ok()) << nginx.error().message;
@@ -77,12 +42,27 @@ class VariantIndexTest : public ::testing::Test {
     const fs::path file = *root_ / "mirror.json";
     std::ofstream(file) << R"({"format": 1, "mirror": ")" << nginx_->Url("/whl/") << "\"}";
     mirror_ = new std::string(file.string());
+    // The catalogue select reads: the fixture index crawled (torchdex-crawl, its channel test
+    // and that channel's variant index, data/indexes.json), named by an override file with the
+    // mirror.
+    const fs::path catalogue = *root_ / "catalogue-test.json";
+    const std::string crawl = std::string(TORCHDEX_CRAWL_BINARY) + " crawl -q --store " +
+                              (*root_ / "store.sqlite").string() + " --base-url " +
+                              nginx_->Url("/whl/") + " --channel test --export " +
+                              catalogue.string() + " --export-channel test > " +
+                              (*root_ / "crawl.log").string() + " 2>&1";
+    ASSERT_EQ(std::system(crawl.c_str()), 0) << Slurp(*root_ / "crawl.log");
+    const fs::path overrides = *root_ / "variant-catalogue.json";
+    std::ofstream(overrides) << R"({"format": 1, "mirror": ")" << nginx_->Url("/whl/")
+                             << R"(", "catalogue": "catalogue-test.json"})";
+    catalogue_ = new std::string(overrides.string());
   }
   static void TearDownTestSuite() {
     delete nginx_;
     fs::remove_all(*root_);
     delete root_;
     delete mirror_;
+    delete catalogue_;
   }
 
   static testing::CliResult Install(const std::string& host, const std::string& requirement,
@@ -106,11 +86,24 @@ class VariantIndexTest : public ::testing::Test {
 
   static fs::path* root_;
   static torchdex::testing::Nginx* nginx_;
+  static testing::CliResult Select(const std::string& host, const std::string& requirement,
+                                   std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"select",          "--python-version", "3.12",
+                                     "--catalogue",     *catalogue_,        "--torch-backend",
+                                     "variant",         "--channel",        "test",
+                                     "--root",          (testing::kFixtures / "hosts" / host).string(),
+                                     requirement};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return testing::RunTorchdex(args);
+  }
+
   static std::string* mirror_;
+  static std::string* catalogue_;  // an override file naming the crawled catalogue.json
 };
 fs::path* VariantIndexTest::root_ = nullptr;
 torchdex::testing::Nginx* VariantIndexTest::nginx_ = nullptr;
 std::string* VariantIndexTest::mirror_ = nullptr;
+std::string* VariantIndexTest::catalogue_ = nullptr;
 
 TEST_F(VariantIndexTest, DoneWhenHostsGetTheirVariantWithItsHash) {
   struct Case {
@@ -251,6 +244,107 @@ TEST_F(VariantIndexTest, NoExportForPipOrUvHoldsAVariantWheel) {
                                                   *mirror_, "--torch-backend", "variant", "--channel", "test",
                                                   "--root", host, "torch==2.10.0"});
   EXPECT_EQ(json.code, kExitOk) << json.err;
+}
+
+// select --torch-backend variant chooses from the catalogue a crawl of the variant index made,
+// by the ranking install applies to the live pages: the same hosts get the same variants.
+TEST_F(VariantIndexTest, SelectChoosesTheVariantFromTheCrawledCatalogue) {
+  struct Case {
+    const char* host;
+    const char* version;
+    const char* label;
+  };
+  const Case cases[] = {
+      {"linux-a100-driver550", "2.10.0", "cuda12.8"},
+      {"linux-a100-driver550", "2.11.0", "cuda12.6"},
+      {"linux-rtx5090-driver575", "2.10.0", "cuda12.8"},
+      {"linux-rtx5090-driver580", "2.10.0", "cuda13.0"},
+      {"linux-rtx5090-driver575", "2.11.0", "cuda12.8"},
+      {"linux-rtx5090-driver580", "2.11.0", "cuda13.0"},
+      {"intel-arc-b580-xpu", "2.10.0", "xpu"},
+      {"intel-arc-b580-xpu", "2.11.0", "xpu"},
+      {"linux-no-gpu", "2.10.0", "null"},
+      {"linux-no-gpu", "2.11.0", "null"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.host) + " torch==" + c.version);
+    testing::CliResult r = Select(c.host, std::string("torch==") + c.version, {"--json"});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    EXPECT_EQ(doc["backend"], "variant");
+    EXPECT_EQ(doc["index_url"], nginx_->Url("/whl/test/variant/"));
+    EXPECT_EQ(doc["primary_version"], c.version);
+    EXPECT_EQ(doc["variant_label"], c.label);
+    EXPECT_FALSE(doc["variant_decided_by"].get<std::string>().empty());
+    const std::string json_name = std::string("torch-") + c.version + "-variants.json";
+    EXPECT_EQ(doc["variants_json"]["url"], nginx_->Url("/whl/test/variant/") + json_name);
+    EXPECT_EQ(doc["variants_json"]["sha256"],
+              core::Sha256Hex(Slurp(testing::kFixtures / "variants" / json_name)));
+    // The same choice as install --dry-run over the live page.
+    const nlohmann::json plan = Plan(c.host, std::string("torch==") + c.version);
+    ASSERT_TRUE(plan.is_object());
+    EXPECT_EQ(plan["routed"][0]["variant_label"], doc["variant_label"]);
+    EXPECT_EQ(plan["routed"][0]["variant_decided_by"], doc["variant_decided_by"]);
+  }
+}
+
+TEST_F(VariantIndexTest, SelectExplainNamesTheLabelAndTheDecidingProperty) {
+  testing::CliResult r = Select("linux-a100-driver550", "torch==2.10.0", {"--explain"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("variant  " + nginx_->Url("/whl/test/variant/")), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("torch 2.10.0: variant cuda12.8, by priority :: order :: 2 (before cuda12.6's "
+                       "priority :: order :: 3)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("    1. cuda12.8\n    2. cuda12.6\n    3. null\n"), std::string::npos) << r.out;
+  // Without a pin: the newest version; the broken 2.9.0 is not in the catalogue at all.
+  testing::CliResult newest = Select("linux-rtx5090-driver580", "torch");
+  ASSERT_EQ(newest.code, kExitOk) << newest.err;
+  EXPECT_NE(newest.out.find("torch 2.11.0: variant cuda13.0, by nvidia :: cuda_version_lower_bound :: 13.0"),
+            std::string::npos)
+      << newest.out;
+  testing::CliResult broken = Select("linux-a100-driver550", "torch==2.9.0");
+  EXPECT_NE(broken.code, kExitOk);
+  EXPECT_NE(broken.err.find("no variant of torch==2.9.0 in the catalogue fits"), std::string::npos) << broken.err;
+  // 2.8.0: the wheel whose label the file lacks is never chosen: the null variant, said.
+  testing::CliResult unlisted = Select("linux-a100-driver550", "torch==2.8.0", {"--explain"});
+  ASSERT_EQ(unlisted.code, kExitOk) << unlisted.err;
+  EXPECT_NE(unlisted.out.find("torch 2.8.0: variant null"), std::string::npos) << unlisted.out;
+  EXPECT_NE(unlisted.out.find("wheels labelled cuda12.9 are not in"), std::string::npos) << unlisted.out;
+}
+
+// The variant index is named like any backend: TORCHDEX_TORCH_BACKEND (or uv's
+// UV_TORCH_BACKEND, or config.json) as well as the flag.
+TEST_F(VariantIndexTest, TheEnvironmentNamesTheVariantIndexToo) {
+  const std::string host = (testing::kFixtures / "hosts" / "linux-rtx5090-driver580").string();
+  for (const char* variable : {"TORCHDEX_TORCH_BACKEND", "UV_TORCH_BACKEND"}) {
+    SCOPED_TRACE(variable);
+    Environment env{{variable, "variant"}};
+    testing::CliResult select = testing::RunTorchdex(
+        {"select", "--python-version", "3.12", "--catalogue", *catalogue_, "--channel", "test",
+         "--root", host, "--json", "torch==2.10.0"},
+        env);
+    ASSERT_EQ(select.code, kExitOk) << select.err;
+    const nlohmann::json doc = nlohmann::json::parse(select.out);
+    EXPECT_EQ(doc["variant_label"], "cuda13.0");
+    EXPECT_EQ(doc["forced_by"], variable);
+    testing::CliResult install = testing::RunTorchdex(
+        {"install", "--dry-run", "--python", "/usr/bin/python3", "--catalogue", *mirror_, "--channel",
+         "test", "--root", host, "--json", "torch==2.10.0"},
+        env);
+    ASSERT_EQ(install.code, kExitOk) << install.err;
+    EXPECT_EQ(nlohmann::json::parse(install.out)["routed"][0]["variant_label"], "cuda13.0");
+  }
+}
+
+TEST_F(VariantIndexTest, SelectWithoutVariantDataInTheCatalogueSaysHowToGetIt) {
+  std::vector<std::string> args = {"select", "--python-version", "3.12", "--catalogue", *mirror_,
+                                   "--torch-backend", "variant", "--channel", "test", "--root",
+                                   (testing::kFixtures / "hosts" / "linux-no-gpu").string(), "torch"};
+  testing::CliResult r = testing::RunTorchdex(args);
+  EXPECT_NE(r.code, kExitOk);
+  EXPECT_NE(r.err.find("holds no variant index of the test channel"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("torchdex install --dry-run --torch-backend variant"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -492,12 +492,17 @@ TEST(DetectVariantsCommand, AProviderNamedInAnOverrideFile) {
   EXPECT_NE(bad.err.find("/providers/Acme: not a variant namespace"), std::string::npos) << bad.err;
 }
 
+// The tests' embedded table (the 2026-03-15 snapshot) crawled no variant index: select says
+// where variants are chosen from instead (variant_index_test.cc selects from a crawled one).
 TEST(DetectVariantsCommand, SelectSaysWhereVariantsAreChosen) {
-  CliResult r = RunTorchdex({"select", "--torch-backend", "variant", "--root",
+  CliResult r = RunTorchdex({"select", "--torch-backend", "variant", "--channel", "test", "--root",
                              (kFixtures / "hosts" / "linux-no-gpu").string(), "torch"});
-  EXPECT_EQ(r.code, kExitUsage);
-  EXPECT_NE(r.err.find("select does not choose wheel variants yet; `torchdex install --dry-run "
-                       "--torch-backend variant` plans the variant wheel"),
+  EXPECT_EQ(r.code, kExitNoBackend);
+  EXPECT_NE(r.err.find("holds no variant index of the test channel; crawl it (torchdex-crawl crawl "
+                       "--channel test"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("`torchdex install --dry-run --torch-backend variant --channel test`"),
             std::string::npos)
       << r.err;
 }
