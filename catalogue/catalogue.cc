@@ -390,10 +390,14 @@ core::Status WriteFileAtomically(const std::string& path, std::string_view conte
   std::string temp = path + ".torchdex-XXXXXX";
   const int fd = mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0) return core::MakeError("cannot write " + path + ": " + std::strerror(errno) + " (nothing was changed)");
-  const auto fail = [&](const std::string& what, int err) -> core::Status {
-    close(fd);
+  // The temporary removed, the target as it was.
+  const auto discard = [&](const std::string& what, int err) -> core::Status {
     unlink(temp.c_str());
     return core::MakeError(what + path + ": " + std::strerror(err) + " (nothing was changed)");
+  };
+  const auto fail = [&](const std::string& what, int err) -> core::Status {
+    close(fd);
+    return discard(what, err);
   };
   if (access == FileAccess::kShared) {
     const mode_t mask = umask(0);
@@ -410,16 +414,8 @@ core::Status WriteFileAtomically(const std::string& path, std::string_view conte
     written += static_cast<std::size_t>(n);
   }
   if (fsync(fd) != 0) return fail("cannot write ", errno);
-  if (close(fd) != 0) {
-    const int err = errno;
-    unlink(temp.c_str());
-    return core::MakeError("cannot write " + path + ": " + std::strerror(err) + " (nothing was changed)");
-  }
-  if (rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    unlink(temp.c_str());
-    return core::MakeError("cannot replace " + path + ": " + std::strerror(err) + " (nothing was changed)");
-  }
+  if (close(fd) != 0) return discard("cannot write ", errno);
+  if (rename(temp.c_str(), path.c_str()) != 0) return discard("cannot replace ", errno);
   if (changed != nullptr) *changed = true;
   return {};
 }
