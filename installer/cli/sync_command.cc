@@ -187,6 +187,15 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
     if (!text) return Refuse(err, text.error());
     core::Expected<PyLock> lock = ParsePyLock(*text, path);
     if (!lock) return Refuse(err, lock.error());
+    // The name says which backend a reader of the directory expects: a cu124 lock that holds cpu
+    // wheels is a mistake (or a trap), not a lock to choose by its name.
+    if (name != "pylock.toml" && LockFileName(lock->torchdex.backend) != name) {
+      return Refuse(err, core::MakeError(path + ":" + std::to_string(lock->torchdex.line) +
+                                             ": [tool.torchdex] backend is \"" + lock->torchdex.backend +
+                                             "\", but the file is named for another; a lock for it is named " +
+                                             LockFileName(lock->torchdex.backend),
+                                         core::ErrorCode::kBadInputFile));
+    }
     for (const LockFile& other : locks) {
       if (other.lock.torchdex.backend == lock->torchdex.backend) {
         return Refuse(err, core::MakeError("two lock files for the backend " + lock->torchdex.backend + ": " +

@@ -209,7 +209,11 @@ std::vector<ExternalProvider> FindExternalProviders(const FileReader& files, con
       if (name.rfind(kPrefix, 0) != 0) continue;
       const std::string ns = name.substr(kPrefix.size());
       const std::string full = (dir.back() == '/' ? dir : dir + "/") + name;
-      if (!files.IsRegularFile(full) || !files.IsExecutable(full)) continue;
+      if (!files.IsRegularFile(full) || !files.IsExecutable(full)) {
+        // A shell skips it silently; a vendor who forgot the execute bit wants to know.
+        if (warnings) warnings->push_back("provider " + full + ": not an executable file; not run");
+        continue;
+      }
       if (!IsName(ns)) {
         if (warnings) {
           warnings->push_back("provider " + full + ": \"" + Visible(ns) +

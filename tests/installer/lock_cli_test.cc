@@ -124,12 +124,24 @@ TEST_F(LockCliTest, SyncWithoutLocksSaysWhereItLooked) {
 }
 
 TEST_F(LockCliTest, TwoLocksForOneBackendAreAnErrorNamingBoth) {
+  // PEP 751's plain pylock.toml may hold any backend: beside pylock.cpu.toml, a second cpu lock.
   Write("pylock.cpu.toml", Lock("cpu"));
-  Write("pylock.other.toml", Lock("cpu"));
+  Write("pylock.toml", Lock("cpu"));
   const CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string()});
   EXPECT_EQ(run.code, 5);
   EXPECT_THAT(run.err, HasSubstr("two lock files for the backend cpu: " + (dir_ / "pylock.cpu.toml").string() +
-                                 " and " + (dir_ / "pylock.other.toml").string()));
+                                 " and " + (dir_ / "pylock.toml").string()));
+}
+
+// A lock named for one backend that holds another's (pylock.cu124.toml with cpu wheels) is refused,
+// not chosen by what its name promises.
+TEST_F(LockCliTest, ALockNamedForAnotherBackendIsRefused) {
+  Write("pylock.cu124.toml", Lock("cpu"));
+  const CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string()});
+  EXPECT_EQ(run.code, 5) << run.err;
+  EXPECT_THAT(run.err, HasSubstr((dir_ / "pylock.cu124.toml").string() + ":"));
+  EXPECT_THAT(run.err, HasSubstr("[tool.torchdex] backend is \"cpu\", but the file is named for another; a lock "
+                                 "for it is named pylock.cpu.toml"));
 }
 
 TEST_F(LockCliTest, ALockThatDoesNotParseIsALocatedError) {

@@ -425,6 +425,7 @@ TEST(ExternalProviders, FoundOnPathUnderTheRoot) {
   root.Write("/usr/bin/torchdex-provider-acme", "#!/bin/sh\nexit 1\n");  // later on PATH: shadowed
   root.Write("/usr/bin/torchdex-provider-Bad", "#!/bin/sh\n");
   root.Write("/usr/bin/torchdex-provider-notexec", "#!/bin/sh\n");
+  std::filesystem::create_directories(root.path() / "usr/bin/torchdex-provider-adir");
   for (const char* file : {"usr/local/bin/torchdex-provider-acme", "usr/bin/torchdex-provider-acme",
                            "usr/bin/torchdex-provider-Bad"}) {
     std::filesystem::permissions(root.path() / file, std::filesystem::perms::owner_all);
@@ -436,8 +437,12 @@ TEST(ExternalProviders, FoundOnPathUnderTheRoot) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].name_space, "acme");
   EXPECT_EQ(found[0].path, (root.path() / "usr/local/bin/torchdex-provider-acme").string());
-  ASSERT_EQ(warnings.size(), 1u);
+  ASSERT_EQ(warnings.size(), 3u);
   EXPECT_NE(warnings[0].find("\"Bad\" is not a namespace"), std::string::npos);
+  EXPECT_NE(warnings[1].find("/usr/bin/torchdex-provider-adir: not an executable file; not run"), std::string::npos)
+      << warnings[1];
+  EXPECT_NE(warnings[2].find("/usr/bin/torchdex-provider-notexec: not an executable file; not run"), std::string::npos)
+      << warnings[2];
 }
 
 TEST(DetectVariantsCommand, PrintsPropertiesAsJson) {

@@ -380,11 +380,11 @@ TEST_F(LockE2eTest, BadLocksAreLocatedErrorsAndInstallNothing) {
   };
   {  // two locks for one backend
     const fs::path dir = CopyOfLocks("locks-twice");
-    fs::copy(dir / "pylock.cpu.toml", dir / "pylock.cpu-again.toml");
+    fs::copy(dir / "pylock.cpu.toml", dir / "pylock.toml");
     Output run = sync(dir);
     EXPECT_EQ(run.exit_code, 5);
-    EXPECT_THAT(run.err, HasSubstr("two lock files for the backend cpu: " + (dir / "pylock.cpu-again.toml").string() +
-                                   " and " + (dir / "pylock.cpu.toml").string()));
+    EXPECT_THAT(run.err, HasSubstr("two lock files for the backend cpu: " + (dir / "pylock.cpu.toml").string() +
+                                   " and " + (dir / "pylock.toml").string()));
   }
   {  // does not parse
     const fs::path dir = CopyOfLocks("locks-garbage");
@@ -395,8 +395,9 @@ TEST_F(LockE2eTest, BadLocksAreLocatedErrorsAndInstallNothing) {
   }
   {  // a backend the catalogue does not know
     const fs::path dir = CopyOfLocks("locks-unknown");
-    const fs::path file = dir / "pylock.cu124.toml";
-    WriteText(file, Replace(ReadText(file), "backend = \"cu124\"", "backend = \"cu1244\""));
+    const fs::path file = dir / "pylock.cu1244.toml";  // named for the backend it holds
+    WriteText(file, Replace(ReadText(dir / "pylock.cu124.toml"), "backend = \"cu124\"", "backend = \"cu1244\""));
+    fs::remove(dir / "pylock.cu124.toml");
     Output run = sync(dir);
     EXPECT_EQ(run.exit_code, 5);
     EXPECT_THAT(run.err, HasSubstr(file.string() + ":"));
