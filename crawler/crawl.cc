@@ -817,22 +817,10 @@ class Crawler {
                                        std::string(catalogue::VariantsSchemaName(parsed->schema)),
                                        sha256, catalogue::VariantsJsonToString(*parsed)};
     worker_.Post([this, task, now, file = std::move(file), result = std::move(result)]() {
-      PageRecord record = RecordOf(task, static_cast<int>(result.status), now);
-      record.etag = result.etag;
-      record.last_modified = result.last_modified;
+      PageRecord record = RecordOf(task, result, now);
       record.shape = "json";
       record.digest = file.sha256;
-      auto stored = stored_.find(task.path);
-      if (stored != stored_.end() && stored->second.digest == record.digest) {
-        record.changed_at = stored->second.changed_at;
-        Check(store_.PutPage(record));
-        return;
-      }
-      Update([](CrawlReport& r) { ++r.stats.pages_changed; });
-      MarkChanged(task.channel);
-      record.changed_at = now;
-      Check(store_.PutPage(record));
-      Check(store_.PutVariantsFile(file));
+      if (PutPageRecord(record, now)) Check(store_.PutVariantsFile(file));
     }, 0);
   }
 
@@ -883,30 +871,43 @@ class Crawler {
     record.fetched_at = now;
     return record;
   }
+  // ... of a page fetched whole, with its validators.
+  static PageRecord RecordOf(const PageTask& task, const index::FetchResult& result, const std::string& now) {
+    PageRecord record = RecordOf(task, static_cast<int>(result.status), now);
+    record.etag = result.etag;
+    record.last_modified = result.last_modified;
+    return record;
+  }
+
+  // Worker thread: stores a fetched page's record (its digest set). When the digest is the
+  // stored one, only the validators changed: the record keeps its changed_at and false is
+  // returned (the content need not be written again); otherwise the page counts as changed.
+  bool PutPageRecord(PageRecord& record, const std::string& now) {
+    auto stored = stored_.find(record.path);
+    if (stored != stored_.end() && stored->second.digest == record.digest) {
+      record.changed_at = stored->second.changed_at;
+      Check(store_.PutPage(record));
+      return false;
+    }
+    Update([](CrawlReport& r) { ++r.stats.pages_changed; });
+    MarkChanged(record.channel);
+    record.changed_at = now;
+    Check(store_.PutPage(record));
+    return true;
+  }
 
   // Worker thread: stores a fetched page, rewriting its anchors only when they changed.
   void StorePage(const PageTask& task, const index::FetchResult& result, index::PageShape shape,
                  const std::vector<AnchorRow>& rows, const std::string& now) {
     Update([&](CrawlReport& r) { r.stats.anchors += static_cast<std::int64_t>(rows.size()); });
-    PageRecord record = RecordOf(task, static_cast<int>(result.status), now);
-    record.etag = result.etag;
-    record.last_modified = result.last_modified;
+    PageRecord record = RecordOf(task, result, now);
     record.shape = std::string(index::PageShapeName(shape));
     record.anchors = static_cast<std::int64_t>(rows.size());
     record.digest = DigestOf(rows);
-    auto stored = stored_.find(task.path);
-    if (stored != stored_.end() && stored->second.digest == record.digest) {
-      // Same anchors: only the validators (and the TIMESTAMP line) changed.
-      record.changed_at = stored->second.changed_at;
-      Check(store_.PutPage(record));
-      return;
-    }
-    Update([](CrawlReport& r) { ++r.stats.pages_changed; });
-    MarkChanged(task.channel);
-    record.changed_at = now;
-    Check(store_.PutPage(record));
+    // Same anchors: only the validators (and the TIMESTAMP line) changed.
+    if (!PutPageRecord(record, now)) return;
     // A page new to the store has no old anchors to delete.
-    if (stored != stored_.end() || !rows.empty()) Check(store_.ReplaceAnchors(task.path, rows));
+    if (stored_.contains(task.path) || !rows.empty()) Check(store_.ReplaceAnchors(task.path, rows));
   }
 
   void OnAbsent(const PageTask& task, const index::FetchResult& result, const std::string& now,
