@@ -40,8 +40,9 @@ const char* const kSyncDetails =
     "lock (the lock's versions and wheels, the host's driver and GPUs), says why, and installs\n"
     "exactly that lock into the target interpreter: every wheel by URL with --require-hashes\n"
     "and --no-deps, no resolution. When no lock fits it says why for each and installs nothing.\n"
-    "A lock that does not parse, names a backend the catalogue does not know, or two locks for\n"
-    "one backend: an error naming the file (and line), nothing installed.\n"
+    "A lock that does not parse, names a backend the catalogue does not know or another than its\n"
+    "file name's, or two locks for one backend: an error naming the file (and line), nothing\n"
+    "installed.\n"
     "--uv-project: run `uv sync --extra <backend>` in --lock-dir (a project written with\n"
     "`torchdex export --format uv-project`) for the backend chosen over its extras.\n"
     "See docs/teams.md.\n";
