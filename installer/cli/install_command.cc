@@ -121,15 +121,9 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   for (const std::string& w : inputs->warnings) decision.warnings.push_back(w);
   std::optional<VariantDetection> variants;
   if (variant_index) {
-    core::Expected<VariantDetection> detected = DetectVariantsForChoice(choice, *inputs, deps);
+    core::Expected<VariantDetection> detected = UseVariantIndex(choice, *inputs, named->origin, deps, decision);
     if (!detected) return detected.error();
     variants = std::move(detected).value();
-    for (const std::string& w : variants->warnings) decision.warnings.push_back(w);
-    decision.backend = "variant";
-    decision.forced_by = named->origin + " variant";
-    decision.index_url = BackendIndexUrl(inputs->catalogue.overrides, decision.upstream_base,
-                                         ChannelPath(decision.channel), "variant");
-    decision.explanation = VariantHostExplanation(*variants);
   }
   std::string backend = decision.backend;
   if (decision.default_index) {

@@ -21,6 +21,7 @@
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
 #include "installer/cli/lock_support.h"
+#include "installer/cli/variant_inputs.h"
 #include "installer/detect/detect.h"
 #include "installer/platform/file_reader.h"
 #include "installer/install/pip_command.h"
@@ -50,7 +51,11 @@ const char* const kLockDetails =
     "backend becomes '-': pylock.rocm6-3.toml) with [tool.torchdex]: the backend, the\n"
     "catalogue and its date, the target and the decision. The lock is for the target\n"
     "interpreter (--python, else $VIRTUAL_ENV, else python3), or for the Linux CPython that\n"
-    "--python-version and --platform describe. See docs/teams.md.\n";
+    "--python-version and --platform describe.\n"
+    "--backend variant (the channel's PEP 825 variant index, docs/variants.md): the variant\n"
+    "wheel this machine's properties pick, locked with its [packages.variants-json]; uv resolves\n"
+    "what that wheel requires (its PEP 658 metadata) in its place, as uv reads no variant wheel.\n"
+    "Writes pylock.variant.toml. See docs/teams.md.\n";
 
 namespace {
 
@@ -155,6 +160,10 @@ core::Expected<std::vector<std::string>> ExpandBackends(const LockCliOptions& o,
   bare.os = inputs->facts.os;
   bare.arch = inputs->facts.arch;
   for (const std::string& name : inputs->catalogue.source->BackendNames(channel)) {
+    if (name == "variant") {
+      skipped.push_back("variant: the variant index is locked only when named (--backend variant)");
+      continue;
+    }
     DecisionRequest request = inputs->request;
     request.backend = {name, "--backend all"};
     core::Expected<Decision> decided = Decide(request, bare, inputs->catalogue);
@@ -184,15 +193,25 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
                                     const std::vector<std::string>& texts,
                                     const std::vector<AskedRequirement>& asked, const Interpreter& target,
                                     const std::string& uv, Deps& deps, std::ostream& out) {
+  // --backend variant: the channel's PEP 825 variant index, decided as install decides it
+  // (variant_inputs.h): the CPU backend's routing, the wheel chosen by the host's properties.
+  const bool variant_index = backend_name == "variant";
+  const std::string named = variant_index ? "cpu" : backend_name;
   ChoiceOptions choice = o.choice;
-  choice.torch_backend = backend_name.empty() ? "auto" : backend_name;
+  choice.torch_backend = named.empty() ? "auto" : named;
   choice.parsed = asked;
   core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps, &target);
   if (!inputs) return inputs.error();
-  if (!backend_name.empty()) inputs->request.backend = {backend_name, "--backend"};
+  if (!named.empty()) inputs->request.backend = {named, "--backend"};
   core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, inputs->catalogue);
   if (!decided) return decided.error();
-  const Decision& decision = *decided;
+  Decision& decision = *decided;
+  std::optional<VariantDetection> variants;
+  if (variant_index && !decision.default_index && !decision.backend.empty()) {
+    core::Expected<VariantDetection> detected = UseVariantIndex(choice, *inputs, "--backend", deps, decision);
+    if (!detected) return detected.error();
+    variants = std::move(detected).value();
+  }
   if (decision.default_index) {
     return core::MakeError("macOS: PyTorch's wheels come from the default index, no backend applies; "
                                "a lock per backend is for Linux and Windows targets",
@@ -246,6 +265,7 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   request.mirror_url = decision.mirror_url;
   request.upstream_base = decision.upstream_base;
   request.upstream_hosts = decision.upstream_hosts;
+  if (variants) request.variant_properties = &variants->properties;
   std::unique_ptr<index::Fetcher> own_fetcher;
   index::Fetcher* fetcher = deps.fetcher;
   if (fetcher == nullptr) {
@@ -261,6 +281,42 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
                                  " gives no sha256 for " + w.url + "; a lock needs one for every wheel",
                              core::ErrorCode::kNetwork);
     }
+  }
+
+  // uv reads no variant wheel name (PEP 825 is a draft): a variant wheel is locked as planned,
+  // and what it requires elsewhere (its PEP 658 metadata, for this target) is resolved by uv in
+  // its place. A wheel uv resolves cannot itself require one.
+  std::vector<const PlannedWheel*> variant_wheels;
+  std::set<std::string> variant_names;
+  for (const PlannedWheel& w : plan->routed) {
+    if (w.variant_label.empty()) continue;
+    variant_wheels.push_back(&w);
+    variant_names.insert(w.name);
+    if (!w.metadata_read) {
+      return core::MakeError(w.name + " " + w.version + " (variant " + w.variant_label + "): the page " + w.page_url +
+                                 " gives no PEP 658 metadata for " + w.filename +
+                                 ", so what it requires cannot be locked",
+                             core::ErrorCode::kNotOffered);
+    }
+  }
+  std::vector<std::string> variant_lines;
+  for (const PlannedWheel* v : variant_wheels) {
+    variant_lines.push_back(v->name + " " + v->version + ": variant " + v->variant_label + ", by " +
+                            v->variant_decided_by);
+    for (std::size_t i = 0; i < v->variant_ranking.size(); ++i) {
+      variant_lines.push_back("  " + std::to_string(i + 1) + ". " + v->variant_ranking[i]);
+    }
+    for (const std::string& needer : v->needed_by) {
+      if (variant_names.contains(needer)) continue;
+      return core::MakeError(needer + " requires " + v->name + ", a variant wheel (" + v->filename +
+                                 ") that the resolver, uv, cannot read yet; lock " + needer +
+                                 " from a backend instead of the variant index",
+                             core::ErrorCode::kNotOffered);
+    }
+  }
+
+  if (o.choice.explain) {
+    for (const std::string& line : variant_lines) out << decision.backend << ": " << line << "\n";
   }
 
   // The routing index is uv's only index for the run.
@@ -279,7 +335,14 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   // What uv resolves: the routed wheels of the plan pinned to their exact versions (the
   // routing index answers those names with exactly the plan's wheels), the rest as written.
   std::string input;
+  std::set<std::string> elsewhere;
+  for (const PlannedWheel* v : variant_wheels) {
+    for (const std::string& r : v->requires_elsewhere) {
+      if (elsewhere.insert(r).second) input += r + "\n";
+    }
+  }
   for (const PlannedWheel& w : plan->routed) {
+    if (!w.variant_label.empty()) continue;
     input += w.name;
     if (!w.extras.empty()) input += "[" + Join(w.extras, ",") + "]";
     input += "==" + w.version;
@@ -333,6 +396,11 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   lock.requires_python = resolved->requires_python;
   lock.environments = resolved->environments;
   for (LockedPackage& p : resolved->packages) {
+    if (variant_names.contains(p.name)) {
+      return core::MakeError("uv locked " + p.name + " " + p.version + ", which the variant index's " +
+                                 "wheel stands for: something uv resolved requires it",
+                             core::ErrorCode::kFailure);
+    }
     if (routed_names.contains(p.name)) {
       auto it = planned.find(p.name);
       if (it == planned.end()) {
@@ -361,6 +429,20 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
     }
     lock.packages.push_back(std::move(p));
   }
+  for (const PlannedWheel* v : variant_wheels) {
+    LockedPackage p;
+    p.name = v->name;
+    p.version = v->version;
+    p.routed = true;
+    p.index = decision.index_url;
+    LockedWheel wheel;
+    wheel.name = v->filename;
+    wheel.url = v->url;
+    wheel.sha256 = v->sha256;
+    p.wheels.push_back(std::move(wheel));
+    p.variants_json = LockedVariantsJson{v->variants_json_url, v->variants_json_sha256};
+    lock.packages.push_back(std::move(p));
+  }
   std::sort(lock.packages.begin(), lock.packages.end(),
             [](const LockedPackage& a, const LockedPackage& b) { return a.name < b.name; });
   TorchdexLockInfo& info = lock.torchdex;
@@ -377,6 +459,7 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   for (const PlannedWheel& w : plan->routed) {
     if (!w.device_note.empty()) info.decision.push_back("device code of " + w.name + ": " + w.device_note);
   }
+  for (const std::string& line : variant_lines) info.decision.push_back(line);
   for (const std::string& w : plan->warnings) info.decision.push_back("warning: " + w);
 
   const std::string path = (fs::path(o.output_dir) / LockFileName(decision.backend)).string();
@@ -394,7 +477,8 @@ void AddLockOptions(po::options_description& d, Options& options) {
       "read requirements from FILE, one a line ('#' comments)")(
       "backend", po::value<std::vector<std::string>>(&o.backends)->value_name("NAME"),
       "a backend to lock for (cpu, cu124, rocm6.3, ...); repeatable; none: the one chosen for this "
-      "machine; all-compatible: every backend this machine runs; all: every backend that offers what was asked")(
+      "machine; all-compatible: every backend this machine runs; all: every backend that offers what was asked; "
+      "variant: the channel's PEP 825 variant index, the wheel this machine's variant properties pick")(
       "channel", po::value<std::string>(&c.channel)->value_name("C"), "stable (default), test or nightly")(
       "python", po::value<std::string>(&c.python)->value_name("PATH"),
       "the interpreter the locks are for (default: $VIRTUAL_ENV, python3)")(

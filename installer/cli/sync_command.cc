@@ -20,6 +20,8 @@
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
 #include "installer/cli/lock_support.h"
+#include "installer/cli/sync_variant.h"
+#include "installer/cli/variant_inputs.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
@@ -101,7 +103,10 @@ core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Inte
     const LockedWheel* best = nullptr;
     std::size_t best_rank = 0;
     for (const LockedWheel& w : p.wheels) {
-      auto wheel = core::ParseWheelFilename(w.name);
+      // A variant wheel's tags are those of its name without the label (PEP 825).
+      const std::optional<catalogue::VariantWheelName> variant =
+          p.variants_json ? catalogue::SplitVariantLabel(w.name) : std::nullopt;
+      auto wheel = core::ParseWheelFilename(variant ? variant->plain_filename : w.name);
       if (!wheel) {
         return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + p.name + ": " + wheel.error().message,
                                core::ErrorCode::kBadInputFile);
@@ -250,10 +255,14 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   if (!inputs) return Refuse(err, inputs.error());
 
   // A backend the catalogue does not know: an error naming the file, as select names a flag.
+  // "variant" is the channel's variant index (lock --backend variant).
   const std::vector<std::string> known = inputs->catalogue.source->BackendNames(channel);
+  const LockFile* variant_lock = nullptr;
   for (const LockFile& f : locks) {
     const std::string& backend = f.lock.torchdex.backend;
-    if (std::find(known.begin(), known.end(), backend) == known.end()) {
+    if (backend == "variant") {
+      variant_lock = &f;
+    } else if (std::find(known.begin(), known.end(), backend) == known.end()) {
       return Refuse(err, core::MakeError(f.path + ":" + std::to_string(f.lock.torchdex.line) +
                                              ": [tool.torchdex] backend \"" + backend +
                                              "\" is not a backend the catalogue knows (" +
@@ -263,12 +272,49 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
     }
   }
 
+  std::vector<std::string> trusted;
+  for (const auto& host : inputs->catalogue.overrides.trusted_hosts) trusted.push_back(host.value);
+  const LockFile* chosen_lock = nullptr;
+  if (variant_lock != nullptr && locks.size() == 1) {
+    // Alone, a lock of the variant index is this machine's if its variants fit here.
+    chosen_lock = variant_lock;
+    const std::string misfit = InterpreterMisfit(*variant_lock, *target);
+    std::vector<std::string> why, warnings;
+    core::Status fits = misfit.empty() ? core::Status{} : core::MakeError(misfit, core::ErrorCode::kNotOffered);
+    std::optional<VariantDetection> host;
+    if (fits) {
+      core::Expected<VariantDetection> detected = DetectVariantsForChoice(choice, *inputs, deps);
+      if (!detected) return Refuse(err, detected.error());
+      host = std::move(detected).value();
+      fits = CheckLockedVariants(*variant_lock, host->properties, trusted, deps.fetcher, why, warnings);
+    }
+    if (!fits && fits.error().code == core::ErrorCode::kNotOffered) {
+      err << "torchdex sync: " << core::RedactCredentials("no lock file in " + o.lock_dir + " fits " +
+                                                         target->description + ":\n  " + fits.error().message)
+          << "\n";
+      return kExitNoBackend;
+    }
+    if (!fits) return Refuse(err, fits.error());
+    out << "lock: " << variant_lock->path << " (the variant index, catalogue "
+        << (variant_lock->lock.torchdex.catalogue_date.empty() ? "of unknown date" : variant_lock->lock.torchdex.catalogue_date)
+        << ")\n";
+    for (const std::string& line : VariantHostExplanation(*host)) out << "why: " << line << "\n";
+    for (const std::string& line : why) out << "why: " << line << "\n";
+    for (const std::string& w : host->warnings) out << "warning: " << core::RedactCredentials(w) << "\n";
+    for (const std::string& w : warnings) out << "warning: " << w << "\n";
+  }
+
   // Locks the interpreter cannot use are turned down before the decision, with the reason.
   std::vector<std::string> refused;
   std::map<std::string, const PyLock*> usable;
   std::map<std::string, const LockFile*> by_backend;
   for (const LockFile& f : locks) {
     by_backend[f.lock.torchdex.backend] = &f;
+    if (&f == variant_lock) {
+      refused.push_back(f.path + ": a lock of the variant index is synced only from a directory that holds no other "
+                        "lock (no machine's choice is the variant index, as with select)");
+      continue;
+    }
     const std::string misfit = InterpreterMisfit(f, *target);
     if (misfit.empty()) {
       usable[f.lock.torchdex.backend] = &f.lock;
@@ -276,53 +322,55 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
       refused.push_back(misfit);
     }
   }
-  auto restricted = std::make_shared<CatalogueSource>();
-  const std::shared_ptr<CatalogueSource>& base = inputs->catalogue.source;
-  restricted->description = base->description + ", restricted to the backends of the lock files";
-  restricted->default_base_url = base->default_base_url;
-  restricted->upstream_hosts = base->upstream_hosts;
-  restricted->routed = base->routed;
-  restricted->view = std::make_unique<LockedView>(base, base->ViewFor(channel), usable);
-  if (base->HoldsChannel(channel)) restricted->channel_views[channel] = nullptr;
-  const UserCatalogue locked{inputs->catalogue.overrides, restricted};
-  core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, locked);
+  if (chosen_lock == nullptr) {
+    auto restricted = std::make_shared<CatalogueSource>();
+    const std::shared_ptr<CatalogueSource>& base = inputs->catalogue.source;
+    restricted->description = base->description + ", restricted to the backends of the lock files";
+    restricted->default_base_url = base->default_base_url;
+    restricted->upstream_hosts = base->upstream_hosts;
+    restricted->routed = base->routed;
+    restricted->view = std::make_unique<LockedView>(base, base->ViewFor(channel), usable);
+    if (base->HoldsChannel(channel)) restricted->channel_views[channel] = nullptr;
+    const UserCatalogue locked{inputs->catalogue.overrides, restricted};
+    core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, locked);
 
-  auto explain_rejections = [&](const Decision* d, std::ostream& to) {
-    if (d != nullptr) {
-      for (const Rejection& r : d->selection.rejected) {
-        auto it = by_backend.find(r.backend);
-        to << "  " << (it == by_backend.end() ? r.backend : it->second->path) << " (" << r.backend
-           << "): " << Join(r.reasons, "; ") << "\n";
+    auto explain_rejections = [&](const Decision* d, std::ostream& to) {
+      if (d != nullptr) {
+        for (const Rejection& r : d->selection.rejected) {
+          auto it = by_backend.find(r.backend);
+          to << "  " << (it == by_backend.end() ? r.backend : it->second->path) << " (" << r.backend
+             << "): " << Join(r.reasons, "; ") << "\n";
+        }
+      }
+      for (const std::string& r : refused) to << "  " << r << "\n";
+    };
+    if (!decided || decided->backend.empty()) {
+      std::ostringstream why;
+      why << "no lock file in " << o.lock_dir << " fits " << target->description;
+      if (!decided) why << ": " << decided.error().message;
+      why << ":\n";
+      explain_rejections(decided ? &*decided : nullptr, why);
+      err << "torchdex sync: " << core::RedactCredentials(why.str());
+      return kExitNoBackend;
+    }
+    const Decision& decision = *decided;
+    const LockFile& chosen = *by_backend.at(decision.backend);
+    chosen_lock = &chosen;
+    out << "lock: " << chosen.path << " (backend " << decision.backend << ", catalogue "
+        << (chosen.lock.torchdex.catalogue_date.empty() ? "of unknown date" : chosen.lock.torchdex.catalogue_date)
+        << ")\n";
+    for (const std::string& line : decision.explanation) out << "why: " << core::RedactCredentials(line) << "\n";
+    if (o.explain) {
+      out << "not chosen:\n";
+      explain_rejections(&decision, out);
+      for (const Candidate& c : decision.selection.candidates) {
+        if (c.backend != decision.backend) out << "  " << by_backend.at(c.backend)->path << " (" << c.backend << "): fits, ranked lower\n";
       }
     }
-    for (const std::string& r : refused) to << "  " << r << "\n";
-  };
-  if (!decided || decided->backend.empty()) {
-    std::ostringstream why;
-    why << "no lock file in " << o.lock_dir << " fits " << target->description;
-    if (!decided) why << ": " << decided.error().message;
-    why << ":\n";
-    explain_rejections(decided ? &*decided : nullptr, why);
-    err << "torchdex sync: " << core::RedactCredentials(why.str());
-    return kExitNoBackend;
+    for (const std::string& w : decision.warnings) out << "warning: " << core::RedactCredentials(w) << "\n";
   }
-  const Decision& decision = *decided;
-  const LockFile& chosen = *by_backend.at(decision.backend);
-  out << "lock: " << chosen.path << " (backend " << decision.backend << ", catalogue "
-      << (chosen.lock.torchdex.catalogue_date.empty() ? "of unknown date" : chosen.lock.torchdex.catalogue_date)
-      << ")\n";
-  for (const std::string& line : decision.explanation) out << "why: " << core::RedactCredentials(line) << "\n";
-  if (o.explain) {
-    out << "not chosen:\n";
-    explain_rejections(&decision, out);
-    for (const Candidate& c : decision.selection.candidates) {
-      if (c.backend != decision.backend) out << "  " << by_backend.at(c.backend)->path << " (" << c.backend << "): fits, ranked lower\n";
-    }
-  }
-  for (const std::string& w : decision.warnings) out << "warning: " << core::RedactCredentials(w) << "\n";
 
-  std::vector<std::string> trusted;
-  for (const auto& host : inputs->catalogue.overrides.trusted_hosts) trusted.push_back(host.value);
+  const LockFile& chosen = *chosen_lock;
   core::Expected<std::vector<ChosenWheel>> wheels = WheelsFor(chosen, *target, trusted);
   if (!wheels) return Refuse(err, wheels.error());
   // Exactly the lock: every wheel by URL, its hash required, no dependency followed.
@@ -353,6 +401,13 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   if (o.dry_run) {
     out << "would run: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
     return kExitOk;
+  }
+  for (const ChosenWheel& c : *wheels) {
+    if (!c.package->variants_json) continue;
+    err << "torchdex sync: " << chosen.path << ":" << c.wheel->line << ": " << c.wheel->name
+        << " is a variant wheel (PEP 825, a draft): pip and uv cannot install it yet, so nothing is installed; "
+           "--dry-run shows the lock's wheels\n";
+    return kExitFailure;
   }
   out << "running: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
   out.flush();

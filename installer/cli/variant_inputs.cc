@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "installer/detect/detect.h"
+#include "installer/override_files/override_files.h"
+#include "installer/select/decide.h"
 
 namespace torchdex::installer {
 
@@ -31,6 +33,19 @@ core::Expected<VariantDetection> DetectVariantsForChoice(const ChoiceOptions& ch
       DetectVariantProperties(facts, external, deps.env, deps.runner, kDefaultProviderTimeout);
   warnings.insert(warnings.end(), variants.warnings.begin(), variants.warnings.end());
   variants.warnings = std::move(warnings);
+  return variants;
+}
+
+core::Expected<VariantDetection> UseVariantIndex(const ChoiceOptions& choice, const DecisionInputs& inputs,
+                                                 const std::string& named_by, Deps& deps, Decision& decision) {
+  core::Expected<VariantDetection> variants = DetectVariantsForChoice(choice, inputs, deps);
+  if (!variants) return variants.error();
+  for (const std::string& w : variants->warnings) decision.warnings.push_back(w);
+  decision.backend = "variant";
+  decision.forced_by = named_by + " variant";
+  decision.index_url =
+      BackendIndexUrl(inputs.catalogue.overrides, decision.upstream_base, ChannelPath(decision.channel), "variant");
+  decision.explanation = VariantHostExplanation(*variants);
   return variants;
 }
 

@@ -20,6 +20,14 @@ namespace torchdex::installer {
 core::Expected<VariantDetection> DetectVariantsForChoice(const ChoiceOptions& choice,
                                                          const DecisionInputs& inputs, Deps& deps);
 
+/// `--torch-backend variant` (install) and `lock --backend variant`: the decision, made over
+/// the CPU backend's routing (every routed package is offered there), becomes the variant
+/// index's: backend "variant", the channel's variant index URL, named by `named_by`, the
+/// host's variant properties said as its explanation. Returns those properties; their
+/// warnings are added to the decision's.
+core::Expected<VariantDetection> UseVariantIndex(const ChoiceOptions& choice, const DecisionInputs& inputs,
+                                                 const std::string& named_by, Deps& deps, Decision& decision);
+
 /// "variant index: ...", then "this host supports nvidia :: sm_arch :: 80_real, ... (built-in
 /// nvidia)" per feature, or that only the null variant fits.
 std::vector<std::string> VariantHostExplanation(const VariantDetection& variants);

@@ -214,6 +214,9 @@ class Planner {
   core::Expected<Demands> DependencyDemands(
       const Demands& user, const Demands& current,
       const std::map<std::string, const WheelCandidate*>& picks) const;
+  core::Expected<std::vector<std::string>> RequiresElsewhere(const std::string& label,
+                                                             const std::vector<core::Requirement>& dependencies,
+                                                             const std::set<std::string>& extras) const;
 
   const PlanRequest& request_;
   index::Fetcher* fetcher_;
@@ -226,6 +229,8 @@ class Planner {
   std::map<std::string, std::vector<core::Requirement>> dependencies_;
   // Its Provides-Extra lines, by wheel URL.
   std::map<std::string, std::vector<std::string>> provides_extra_;
+  // The wheels whose metadata was read (not merely absent or offline), by URL.
+  std::set<std::string> metadata_read_;
 };
 
 std::map<std::string, index::FetchResult> Planner::FetchAll(const std::vector<std::string>& urls) {
@@ -425,6 +430,12 @@ core::Status Planner::ReadVariants(const std::string& project, ProjectPage& pars
     VersionVariants v;
     v.url = url;
     v.sha256 = link->second->sha256;
+    if (v.sha256.empty()) {
+      // Read unverified: what was read is hashed, so a lock pins these bytes.
+      v.sha256 = core::Sha256Hex(result.body);
+      Warn(url + ": the page " + parsed.url + " gives no sha256 for it, so it was read unverified (sha256 " +
+           v.sha256 + " as fetched)");
+    }
     v.schema = std::string(catalogue::VariantsSchemaName(json->schema));
     v.canonical = catalogue::VariantsJsonToString(*json);
     v.ranked = catalogue::RankVariants(*json, *request_.variant_properties);
@@ -647,6 +658,7 @@ core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCand
     }
     dependencies_[wheel->url] = std::move(metadata->requires_dist);
     provides_extra_[wheel->url] = std::move(metadata->provides_extra);
+    metadata_read_.insert(wheel->url);
   }
   return {};
 }
@@ -691,6 +703,29 @@ core::Expected<Demands> Planner::DependencyDemands(
     }
   }
   return next;
+}
+
+core::Expected<std::vector<std::string>> Planner::RequiresElsewhere(
+    const std::string& label, const std::vector<core::Requirement>& dependencies,
+    const std::set<std::string>& extras) const {
+  std::vector<std::string> out;
+  for (const core::Requirement& dependency : dependencies) {
+    if (request_.routed_projects.count(dependency.NormalizedName())) continue;
+    bool applies = dependency.marker.empty();
+    for (auto extra = extras.begin(); !applies && extra != extras.end(); ++extra) {
+      core::Expected<bool> value = dependency.marker.Evaluate(request_.markers, *extra);
+      if (!value) {
+        return core::MakeError(label + ": Requires-Dist \"" + dependency.ToString() + "\": " + value.error().message);
+      }
+      applies = *value;
+    }
+    if (!applies) continue;
+    core::Requirement bare = dependency;
+    bare.marker = core::Marker();
+    const std::string text = bare.ToString();
+    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+  }
+  return out;
 }
 
 core::Expected<InstallPlan> Planner::Run() {
@@ -813,7 +848,10 @@ core::Expected<InstallPlan> Planner::Run() {
     }
     for (const Constraint& c : demands.at(project).constraints) {
       planned.required_by.push_back(c.Describe());
+      if (!c.origin_project.empty()) planned.needed_by.push_back(c.origin_project);
     }
+    std::sort(planned.needed_by.begin(), planned.needed_by.end());
+    planned.needed_by.erase(std::unique(planned.needed_by.begin(), planned.needed_by.end()), planned.needed_by.end());
     // What the user asked of it beyond a version: extras (torch[opt-einsum]) and the marker
     // travel to the installer and the export with the pinned URL.
     for (const core::Requirement& asked : request_.routed) {
@@ -834,6 +872,16 @@ core::Expected<InstallPlan> Planner::Run() {
     }
     std::sort(planned.extras.begin(), planned.extras.end());
     planned.extras.erase(std::unique(planned.extras.begin(), planned.extras.end()), planned.extras.end());
+    if (metadata_read_.count(wheel->url)) {
+      planned.metadata_read = true;
+      std::set<std::string> extras(planned.extras.begin(), planned.extras.end());
+      extras.insert(demands.at(project).extras.begin(), demands.at(project).extras.end());
+      extras.insert("");
+      core::Expected<std::vector<std::string>> elsewhere =
+          RequiresElsewhere(project + " " + planned.version, dependencies_.at(wheel->url), extras);
+      if (!elsewhere) return elsewhere.error();
+      planned.requires_elsewhere = std::move(elsewhere).value();
+    }
     if (!plan_.offline) {
       if (core::Status ok = CheckTransport(wheel->url, request_.trusted_hosts,
                                            "the wheel of " + project + " " + planned.version);

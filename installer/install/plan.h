@@ -121,6 +121,9 @@ struct PlannedWheel {
   std::string page_url;  // the backend page it came from
   /// Why it is in the plan: "you asked torch>=2.5", "torchvision 0.20.1+cu124 needs torch==2.5.1".
   std::vector<std::string> required_by;
+  /// The routed projects of the plan that require it ("torchvision"), sorted; empty when only
+  /// the user asked for it.
+  std::vector<std::string> needed_by = {};
   std::vector<std::string> extras = {};  // the extras the user asked of it ("opt-einsum"), sorted
   std::string marker = {};               // the user's marker as written (true for the target)
   /// Device code chosen for it (ROCm >= 7.14: "gfx1100 only (torch[gfx1100], ...)"),
@@ -138,6 +141,13 @@ struct PlannedWheel {
   /// Every variant of the version in the order chosen: "cuda12.8", ..., then "cuda13.0
   /// (incompatible: ...)".
   std::vector<std::string> variant_ranking = {};
+  /// Whether its PEP 658 metadata was read (so `requires_elsewhere` is known); false offline,
+  /// or when the page gives none.
+  bool metadata_read = false;
+  /// Its Requires-Dist that apply to the target (markers evaluated with its extras) and are
+  /// not routed, markers dropped: "filelock", "nvidia-cudnn-cu12==9.10.2.21". The default
+  /// index's business; a lock of a variant wheel hands them to the resolver in its place.
+  std::vector<std::string> requires_elsewhere = {};
 };
 
 struct InstallPlan {

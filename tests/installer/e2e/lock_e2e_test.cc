@@ -17,6 +17,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/sha256.h"
+#include "installer/cli/exit_codes.h"
 #include "installer/cli/run.h"
 #include "installer/lock/pylock.h"
 #include "installer/platform/clock.h"
@@ -47,6 +49,8 @@ std::string Replace(std::string text, const std::string& from, const std::string
 }
 
 using e2e::Output;
+
+std::string Sha256OfFile(const fs::path& path) { return core::Sha256Hex(ReadText(path)); }
 
 class LockE2eTest : public ::testing::Test {
  protected:
@@ -485,6 +489,153 @@ TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
   EXPECT_EQ(installed.at("torch"), "2.6.0+cu124");
   EXPECT_EQ(installed.at("triton"), "3.2.0");
   EXPECT_EQ(installed.at("needs-torch"), "1.0");
+}
+
+// `lock --backend variant` (issue 17): the test channel's variant index of make_index.py
+// --lock, torch 2.10.0 in every label of the variants.json fixture. The A100 on driver 550 gets
+// cuda12.8 (its priority over cuda12.6); uv resolves what that wheel requires (its PEP 658
+// metadata: filelock, the fake cu12 runtime) from the default index, and the lock holds the
+// variant wheel with PEP 825's [packages.variants-json]. sync checks the locked variant
+// against each machine before it would install it.
+class VariantLockE2eTest : public LockE2eTest {
+ protected:
+  static const fs::path& VariantLocks() {
+    static bool made = false;
+    static fs::path dir = *root_ / "variant-locks";
+    if (!made) {
+      made = true;
+      fs::create_directories(dir);
+      variant_run_ = new Output(Torchdex({"lock", "--backend", "variant", "--channel", "test", "--explain", "--root",
+                                          Host("linux-a100-driver550"), "--python", NewVenv("venv-variant-lock"),
+                                          "--catalogue", (*root_ / "mirror.json").string(), "--index-url",
+                                          nginx_->Url("/simple/"), "-o", dir.string(), "torch==2.10.0"}));
+    }
+    return dir;
+  }
+  static Output Sync(const fs::path& dir, const std::string& host, bool dry_run = true) {
+    static int made = 0;
+    std::vector<std::string> args = {"sync", "--lock-dir", dir.string(), "--root", Host(host), "--python",
+                                     NewVenv("venv-variant-sync-" + std::to_string(++made)), "--catalogue",
+                                     (*root_ / "mirror.json").string()};
+    if (dry_run) args.push_back("--dry-run");
+    return Torchdex(args);
+  }
+  static inline Output* variant_run_ = nullptr;
+};
+
+TEST_F(VariantLockE2eTest, TheVariantWheelIsLockedWithItsVariantsJsonAndUvResolvesWhatItRequires) {
+  const fs::path& dir = VariantLocks();
+  ASSERT_EQ(variant_run_->exit_code, 0) << variant_run_->out << variant_run_->err;
+  EXPECT_THAT(variant_run_->out, HasSubstr("variant: torch 2.10.0: variant cuda12.8, by "));
+  EXPECT_THAT(variant_run_->out, HasSubstr("wrote " + (dir / "pylock.variant.toml").string()));
+  const std::string text = ReadText(dir / "pylock.variant.toml");
+  auto lock = ParsePyLock(text, "pylock.variant.toml");
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  EXPECT_EQ(lock->torchdex.backend, "variant");
+  EXPECT_EQ(lock->torchdex.index_url, nginx_->Url("/whl/test/variant/"));
+  std::map<std::string, std::string> versions;
+  for (const LockedPackage& p : lock->packages) versions[p.name] = p.version;
+  EXPECT_EQ(versions, (std::map<std::string, std::string>{
+                          {"torch", "2.10.0"}, {"filelock", "3.16.1"}, {"nvidia-fake-cu12", "12.8"}}));
+  for (const LockedPackage& p : lock->packages) {
+    ASSERT_EQ(p.wheels.size(), 1u) << p.name;
+    if (p.name != "torch") {
+      EXPECT_FALSE(p.variants_json.has_value()) << p.name;
+      EXPECT_EQ(p.wheels[0].url.rfind(nginx_->Url("/simple/"), 0), 0u) << p.wheels[0].url;
+      continue;
+    }
+    EXPECT_TRUE(p.routed);
+    EXPECT_EQ(p.wheels[0].name, "torch-2.10.0-py3-none-any-cuda12.8.whl");
+    EXPECT_EQ(p.wheels[0].url, nginx_->Url("/whl/test/variant/torch-2.10.0-py3-none-any-cuda12.8.whl"));
+    EXPECT_EQ(p.wheels[0].sha256,
+              Sha256OfFile(*root_ / "index/whl/test/variant/torch-2.10.0-py3-none-any-cuda12.8.whl"));
+    ASSERT_TRUE(p.variants_json.has_value());
+    EXPECT_EQ(p.variants_json->url, nginx_->Url("/whl/test/variant/torch-2.10.0-variants.json"));
+    EXPECT_EQ(p.variants_json->sha256, Sha256OfFile(*root_ / "index/whl/test/variant/torch-2.10.0-variants.json"));
+  }
+  EXPECT_THAT(text, HasSubstr("[packages.variants-json]\nurl = \"" +
+                              nginx_->Url("/whl/test/variant/torch-2.10.0-variants.json") + "\""));
+  EXPECT_THAT(text, HasSubstr("torch 2.10.0: variant cuda12.8, by "));
+  // packaging 26.4's PEP 751 reader reads a variant wheel's label as a bad build number and
+  // refuses the name (docs/variants.md); with that name made plain, it takes the rest of the
+  // file, [packages.variants-json] included.
+  const fs::path plain = *root_ / "pylock.variant-plain-name.toml";
+  WriteText(plain, Replace(text, "name = \"torch-2.10.0-py3-none-any-cuda12.8.whl\"",
+                           "name = \"torch-2.10.0-py3-none-any.whl\""));
+  const std::string check =
+      "import sys, tomllib\n"
+      "from packaging.pylock import Pylock\n"
+      "lock = Pylock.from_dict(tomllib.load(open(sys.argv[1], 'rb')))\n"
+      "lock.validate()\n"
+      "print(sorted(p.name for p in lock.packages))\n";
+  Output checked = RunChild({std::string(kToolsBin) + "/python", "-c", check, plain.string()});
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_THAT(checked.out, HasSubstr("'torch'"));
+  Output refused = RunChild({std::string(kToolsBin) + "/python", "-c", check, (dir / "pylock.variant.toml").string()});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err, HasSubstr("Invalid wheel filename 'torch-2.10.0-py3-none-any-cuda12.8.whl'"));
+}
+
+TEST_F(VariantLockE2eTest, SyncChecksTheLockedVariantAgainstEachMachine) {
+  const fs::path& dir = VariantLocks();
+  ASSERT_EQ(variant_run_->exit_code, 0) << variant_run_->err;
+  // The machine that locked: the variant fits, and sync would install exactly the lock.
+  Output a100 = Sync(dir, "linux-a100-driver550");
+  EXPECT_EQ(a100.exit_code, 0) << a100.out << a100.err;
+  EXPECT_THAT(a100.out, HasSubstr("lock: " + (dir / "pylock.variant.toml").string() + " (the variant index"));
+  EXPECT_THAT(a100.out, HasSubstr("why: torch 2.10.0: the locked variant cuda12.8 fits this machine"));
+  EXPECT_THAT(a100.out, HasSubstr("would install: torch 2.10.0 " +
+                                  nginx_->Url("/whl/test/variant/torch-2.10.0-py3-none-any-cuda12.8.whl")));
+  EXPECT_THAT(a100.out, HasSubstr("would install: nvidia-fake-cu12 12.8 "));
+  // A newer driver: cuda12.8 still runs, cuda13.0 would be better, and sync says so.
+  Output rtx = Sync(dir, "linux-rtx5090-driver580");
+  EXPECT_EQ(rtx.exit_code, 0) << rtx.out << rtx.err;
+  EXPECT_THAT(rtx.out, HasSubstr("warning: torch 2.10.0: this machine's best variant is cuda13.0"));
+  // No GPU: the CUDA variant does not fit; nothing is installed.
+  Output none = Sync(dir, "linux-no-gpu");
+  EXPECT_EQ(none.exit_code, kExitNoBackend) << none.out << none.err;
+  EXPECT_THAT(none.err, HasSubstr("the locked variant cuda12.8 does not fit this machine ("));
+  EXPECT_THAT(none.out, Not(HasSubstr("install")));
+  // pip and uv cannot install a variant wheel yet: said, with the lock's line, nothing run.
+  Output real = Sync(dir, "linux-a100-driver550", false);
+  EXPECT_EQ(real.exit_code, kExitFailure) << real.out << real.err;
+  EXPECT_THAT(real.err, HasSubstr("torch-2.10.0-py3-none-any-cuda12.8.whl is a variant wheel (PEP 825, a draft)"));
+  EXPECT_THAT(real.out, Not(HasSubstr("running:")));
+}
+
+TEST_F(VariantLockE2eTest, AVariantsJsonThatIsNotTheLockedOneIsRefused) {
+  const fs::path& dir = VariantLocks();
+  ASSERT_EQ(variant_run_->exit_code, 0) << variant_run_->err;
+  const fs::path spoiled = *root_ / "variant-locks-spoiled";
+  fs::create_directories(spoiled);
+  const std::string text = ReadText(dir / "pylock.variant.toml");
+  const std::string sha = Sha256OfFile(*root_ / "index/whl/test/variant/torch-2.10.0-variants.json");
+  WriteText(spoiled / "pylock.variant.toml", Replace(text, sha, std::string(64, 'a')));
+  Output run = Sync(spoiled, "linux-a100-driver550");
+  EXPECT_EQ(run.exit_code, kExitNetwork) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("the lock says " + std::string(64, 'a')));
+  EXPECT_THAT(run.err, HasSubstr(spoiled.string() + "/pylock.variant.toml:"));
+}
+
+TEST_F(VariantLockE2eTest, WhatCannotBeLockedIsSaidAndNothingIsWritten) {
+  const fs::path dir = *root_ / "variant-locks-refused";
+  fs::create_directories(dir);
+  int made = 0;
+  auto lock = [&](const std::string& requirement) {
+    return Torchdex({"lock", "--backend", "variant", "--channel", "test", "--root", Host("linux-a100-driver550"),
+                     "--python", NewVenv("venv-variant-refused-" + std::to_string(++made)), "--catalogue", (*root_ / "mirror.json").string(),
+                     "--index-url", nginx_->Url("/simple/"), "-o", dir.string(), requirement});
+  };
+  // 2.11.0's page gives no PEP 658 metadata: what the wheel requires is unknown.
+  Output no_metadata = lock("torch==2.11.0");
+  EXPECT_EQ(no_metadata.exit_code, kExitNoBackend) << no_metadata.out << no_metadata.err;
+  EXPECT_THAT(no_metadata.err, HasSubstr("torch 2.11.0 (variant cuda12.8): the page "));
+  EXPECT_THAT(no_metadata.err, HasSubstr("gives no PEP 658 metadata for torch-2.11.0-py3-none-any-cuda12.8.whl"));
+  // A plain wheel that requires the variant one would be resolved by uv, which cannot read it.
+  Output needs = lock("torchvision");
+  EXPECT_EQ(needs.exit_code, kExitNoBackend) << needs.out << needs.err;
+  EXPECT_THAT(needs.err, HasSubstr("torchvision requires torch, a variant wheel (torch-2.10.0-py3-none-any-cuda12.8.whl)"));
+  EXPECT_TRUE(fs::is_empty(dir));
 }
 
 }  // namespace

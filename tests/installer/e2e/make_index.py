@@ -4,7 +4,11 @@
 Usage: make_index.py OUT [--lock]
 
 --lock (the lock and sync tests): every page gives its sha256 (a lock needs one for every
-wheel), and a cu128 backend is added beside cpu and cu124.
+wheel), a cu128 backend is added beside cpu and cu124, and the test channel's variant index
+(PEP 825, docs/variants.md): whl/test/variant/torch/ with torch 2.10.0 in every label of
+tests/fixtures/variants/torch-2.10.0-variants.json (each requiring what its build would: the
+CUDA ones a fake nvidia runtime, xpu a fake Intel one), 2.11.0 without PEP 658 metadata, and a
+plain torchvision that requires torch 2.10.0.
 
 Every wheel is small but valid (METADATA with Requires-Dist, WHEEL, RECORD with sha256), so a
 real pip installs it. Layout, as download.pytorch.org serves it (index-format.md §2.2):
@@ -17,6 +21,7 @@ Zip entries carry a fixed date, so the wheels and their hashes are the same on e
 """
 import base64
 import hashlib
+import json
 import os
 import sys
 import urllib.parse
@@ -66,6 +71,24 @@ LOCK_WHEELS = [
     ("whl/cu128", "triton", "3.3.0", ["filelock"], {}),
 ]
 
+# With --lock: the variant index. (label, Requires-Dist) of torch 2.10.0; the labels are those of
+# the variants.json fixture.
+VARIANT_LABELS = [
+    ("null", ["filelock"]),
+    ("cuda12.6", ["filelock", f"nvidia-fake-cu12==12.6; {LINUX}"]),
+    ("cuda12.8", ["filelock", f"nvidia-fake-cu12==12.8; {LINUX}"]),
+    ("cuda13.0", ["filelock", f"nvidia-fake-cu13==13.0; {LINUX}"]),
+    ("xpu", ["filelock", "intel-fake==2025.2"]),
+    ("rocm7.0", ["filelock"]),
+    ("rocm7.1", ["filelock"]),
+]
+VARIANT_SIMPLE = [
+    ("simple", "nvidia-fake-cu12", "12.6", [], {}),
+    ("simple", "nvidia-fake-cu12", "12.8", [], {}),
+    ("simple", "nvidia-fake-cu13", "13.0", [], {}),
+    ("simple", "intel-fake", "2025.2", [], {}),
+]
+
 # Listed on the page but unfit for any Linux interpreter: the planner must skip it.
 UNFIT = [("whl/cu124", "torch", "torch-2.5.1+cu124-cp39-cp39-win_amd64.whl")]
 
@@ -85,7 +108,7 @@ def metadata_text(project, version, requires):
     return "\n".join(lines) + "\n\nA fake package.\n"
 
 
-def build_wheel(path, project, version, requires):
+def build_wheel(path, project, version, requires, variant_json=None):
     module = project.replace("-", "_")
     dist_info = f"{module}-{version}.dist-info"
     files = {
@@ -94,6 +117,8 @@ def build_wheel(path, project, version, requires):
         f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: torchdex-tests\n"
                               b"Root-Is-Purelib: true\nTag: py3-none-any\n",
     }
+    if variant_json is not None:
+        files[f"{dist_info}/variant.json"] = variant_json  # PEP 825: its own label only
     record = "".join(f"{name},sha256={b64_digest(data)},{len(data)}\n"
                      for name, data in files.items())
     record += f"{dist_info}/RECORD,,\n"
@@ -106,11 +131,63 @@ def build_wheel(path, project, version, requires):
     return files[f"{dist_info}/METADATA"]
 
 
+def write_variant_index(out, pages):
+    directory = "whl/test/variant"
+    folder = os.path.join(out, directory)
+    os.makedirs(folder, exist_ok=True)
+    fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "variants",
+                           "torch-2.10.0-variants.json")
+    with open(fixture, "rb") as f:
+        variants = f.read()
+    with open(os.path.join(folder, "torch-2.10.0-variants.json"), "wb") as f:
+        f.write(variants)
+    document = json.loads(variants)
+    anchors = pages.setdefault((directory, "torch"), [])
+    anchors.append(f'<a href="/{directory}/torch-2.10.0-variants.json#sha256={hashlib.sha256(variants).hexdigest()}">'
+                   "torch-2.10.0-variants.json</a>")
+    for version, labels, with_metadata in (("2.10.0", VARIANT_LABELS, True),
+                                           ("2.11.0", [("cuda12.8", ["filelock"]), ("null", ["filelock"])], False)):
+        for label, requires in labels:
+            own = dict(document, variants={label: document["variants"][label]})
+            filename = f"torch-{version}-py3-none-any-{label}.whl"
+            wheel_path = os.path.join(folder, filename)
+            metadata = build_wheel(wheel_path, "torch", version, requires,
+                                   json.dumps(own, sort_keys=True).encode())
+            with open(wheel_path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()
+            attributes = ""
+            if with_metadata:
+                with open(wheel_path + ".metadata", "wb") as f:
+                    f.write(metadata)
+                meta = hashlib.sha256(metadata).hexdigest()
+                attributes = f' data-dist-info-metadata="sha256={meta}" data-core-metadata="sha256={meta}"'
+            anchors.append(f'<a href="/{directory}/{filename}#sha256={digest}"{attributes}>{filename}</a>')
+    # 2.11.0's labels need their file too (PEP 825): the same document serves.
+    with open(os.path.join(folder, "torch-2.11.0-variants.json"), "wb") as f:
+        f.write(variants.replace(b"2.10.0", b"2.11.0"))
+    with open(os.path.join(folder, "torch-2.11.0-variants.json"), "rb") as f:
+        other = f.read()
+    anchors.append(f'<a href="/{directory}/torch-2.11.0-variants.json#sha256={hashlib.sha256(other).hexdigest()}">'
+                   "torch-2.11.0-variants.json</a>")
+    # A plain wheel on the variant index that requires the variant package.
+    filename = "torchvision-0.25.0-py3-none-any.whl"
+    wheel_path = os.path.join(folder, filename)
+    metadata = build_wheel(wheel_path, "torchvision", "0.25.0", ["torch==2.10.0"])
+    with open(wheel_path + ".metadata", "wb") as f:
+        f.write(metadata)
+    with open(wheel_path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    meta = hashlib.sha256(metadata).hexdigest()
+    pages.setdefault((directory, "torchvision"), []).append(
+        f'<a href="/{directory}/{filename}#sha256={digest}" data-dist-info-metadata="sha256={meta}" '
+        f'data-core-metadata="sha256={meta}">{filename}</a>')
+
+
 def main():
     out = sys.argv[1]
     lock = "--lock" in sys.argv[2:]
     pages = {}  # (directory, project) -> anchors
-    for directory, project, version, requires, options in WHEELS + (LOCK_WHEELS if lock else []):
+    for directory, project, version, requires, options in WHEELS + (LOCK_WHEELS + VARIANT_SIMPLE if lock else []):
         if lock:
             options = dict(options, hash=True)
         folder = os.path.join(out, directory)
@@ -133,6 +210,8 @@ def main():
             attributes = ' data-requires-python="&gt;=3.8"'
         pages.setdefault((directory, project), []).append(
             f'<a href="{href}"{attributes}>{filename}</a>')
+    if lock:
+        write_variant_index(out, pages)
     for directory, project, filename in UNFIT:
         pages[(directory, project)].append(
             f'<a href="/{directory}/{urllib.parse.quote(filename)}#sha256={"0" * 64}">{filename}</a>')
