@@ -667,6 +667,22 @@ class Crawler {
           QueueVariantsFiles(task, rows, next);
           return next;
         }
+        if (task.kind == PageKind::kVariantsJson) {
+          // The file is as stored, but the page's wheels may have changed since: their labels
+          // are checked against it again.
+          std::optional<std::string> json;
+          worker_.Call([&] {
+            auto files = store_.VariantsFiles(task.channel);
+            if (!files) return Check(files.error());
+            for (const catalogue::VariantsFileRecord& f : *files) {
+              if (f.path == task.path) json = f.json;
+            }
+          });
+          if (json) {
+            const std::string url = base_url_ + task.path;
+            if (auto parsed = catalogue::ParseVariantsJson(*json, url)) CheckLabels(task, *parsed, url);
+          }
+        }
         if (task.kind == PageKind::kProject || task.kind == PageKind::kVariantsJson) {
           if (auto it = stored_.find(task.path); it != stored_.end()) {
             const std::int64_t anchors = it->second.anchors;
@@ -707,6 +723,14 @@ class Crawler {
         return next;
       case index::FetchOutcome::kFailed:
         Update([](CrawlReport& r) { ++r.stats.pages_failed; });
+        if (task.kind == PageKind::kVariantsJson) {
+          // One file of a variant index (too large, or its server failing): the rest of the
+          // crawl stands, and what the store had of the file stays.
+          Warn("bad variants.json", (result.error.empty() ? base_url_ + task.path + ": failed" : result.error) +
+               " (linked from " + task.linked_from + "); " + KeptOrNot(task) + ", and the variant wheels of " +
+               task.project + " " + task.version + " have no variant metadata from this crawl");
+          return next;
+        }
         Failure(result.error.empty() ? result.request.url + ": failed" : result.error);
         return next;
     }
@@ -772,6 +796,26 @@ class Crawler {
     }
   }
 
+  // The labels of the version's wheels on the page against the file's: a wheel whose label the
+  // file lacks is never chosen (PEP 825), a label without wheels is said too.
+  void CheckLabels(const PageTask& task, const catalogue::VariantsJson& parsed, const std::string& url) {
+    if (core::Status labels = catalogue::CheckWheelLabels(parsed, task.labels, url); !labels) {
+      // Stored all the same: the file is valid, and those wheels are incompatible (PEP 825).
+      Warn("variant label not in variants.json",
+           labels.error().message + " (wheels on " + task.linked_from + "; they are never chosen)");
+    }
+    std::vector<std::string> unused;
+    for (const auto& [label, props] : parsed.variants) {
+      if (!std::binary_search(task.labels.begin(), task.labels.end(), label)) unused.push_back(label);
+    }
+    if (!unused.empty()) {
+      std::string list;
+      for (const std::string& l : unused) list += (list.empty() ? "" : ", ") + l;
+      Warn("variant without wheels", url + ": no wheel of " + task.project + " " + task.version +
+           " on " + task.linked_from + " has the label(s) " + list);
+    }
+  }
+
   // A variants.json answered: checked (size, the link's sha256, PEP 825's schema, the labels of
   // the wheels) and stored; one that fails a check is a warning with the place, and the store's
   // copy of it, if any, stays as it was.
@@ -797,21 +841,7 @@ class Crawler {
       refuse(parsed.error().message);
       return;
     }
-    if (core::Status labels = catalogue::CheckWheelLabels(*parsed, task.labels, url); !labels) {
-      // Stored all the same: the file is valid, and those wheels are incompatible (PEP 825).
-      Warn("variant label not in variants.json",
-           labels.error().message + " (wheels on " + task.linked_from + "; they are never chosen)");
-    }
-    std::vector<std::string> unused;
-    for (const auto& [label, props] : parsed->variants) {
-      if (!std::binary_search(task.labels.begin(), task.labels.end(), label)) unused.push_back(label);
-    }
-    if (!unused.empty()) {
-      std::string list;
-      for (const std::string& l : unused) list += (list.empty() ? "" : ", ") + l;
-      Warn("variant without wheels", url + ": no wheel of " + task.project + " " + task.version +
-           " on " + task.linked_from + " has the label(s) " + list);
-    }
+    CheckLabels(task, *parsed, url);
     catalogue::VariantsFileRecord file{task.path, task.channel, task.backend, task.project,
                                        task.version,
                                        std::string(catalogue::VariantsSchemaName(parsed->schema)),

@@ -198,6 +198,42 @@ TEST_F(VariantCrawlTest, AVariantsJsonThatGoesBadKeepsTheStoredOne) {
             before.projects.at("torch").variants.at("variant").at("2.11.0").sha256);
 }
 
+// A wheel with a new label on a page whose variants.json is unchanged (answered 304): the labels
+// are checked against the stored file all the same.
+TEST_F(VariantCrawlTest, ANewLabelIsCheckedAgainstAnUnchangedVariantsJson) {
+  ASSERT_EQ(Crawl().code, 0);
+  const fs::path page = Index() / "torch" / "index.html";
+  std::string html = Slurp(page);
+  const std::string wheel = "torch-2.10.0-py3-none-any-cuda14.0.whl";
+  html.replace(html.find("</body>"), 0,
+               "<a href=\"/whl/test/variant/" + wheel + "#sha256=" + core::Sha256Hex(wheel) + "\">" + wheel + "</a><br/>\n");
+  std::ofstream(page, std::ios::binary) << html;
+  fs::last_write_time(page, fs::last_write_time(page) + std::chrono::seconds(5));
+  const CliResult r = Crawl();
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::string> warnings = Warnings(r);
+  EXPECT_TRUE(AnyContains(warnings, "cuda14.0")) << nlohmann::json(warnings).dump(1);
+  EXPECT_TRUE(AnyContains(warnings, "torch-2.10.0-variants.json")) << nlohmann::json(warnings).dump(1);
+}
+
+// A variants.json the fetcher cannot take (over its 64 MB bound) is one file's warning, not a
+// failed crawl; the stored copy stays.
+TEST_F(VariantCrawlTest, AVariantsJsonTooLargeToFetchIsAWarningAndKeepsTheStoredOne) {
+  ASSERT_EQ(Crawl().code, 0);
+  const std::string before = Exported().projects.at("torch").variants.at("variant").at("2.11.0").sha256;
+  {
+    std::ofstream big(Index() / "torch-2.11.0-variants.json", std::ios::binary);
+    const std::string chunk(1 << 20, ' ');
+    for (int i = 0; i < 65; ++i) big << chunk;
+  }
+  const CliResult r = Crawl();
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::vector<std::string> warnings = Warnings(r);
+  EXPECT_TRUE(AnyContains(warnings, "torch-2.11.0-variants.json")) << nlohmann::json(warnings).dump(1);
+  EXPECT_TRUE(AnyContains(warnings, "the stored copy is kept")) << nlohmann::json(warnings).dump(1);
+  EXPECT_EQ(Exported().projects.at("torch").variants.at("variant").at("2.11.0").sha256, before);
+}
+
 TEST_F(VariantCrawlTest, ARecrawlOfAnUnchangedVariantIndexExportsTheSameBytes) {
   ASSERT_EQ(Crawl().code, 0);
   const std::string first = Slurp(CatalogueJson());

@@ -638,5 +638,22 @@ TEST_F(VariantLockE2eTest, WhatCannotBeLockedIsSaidAndNothingIsWritten) {
   EXPECT_TRUE(fs::is_empty(dir));
 }
 
+// A variants.json linked without a hash is read unverified: said, and the plan (and so a lock)
+// pins the bytes that were read.
+TEST_F(VariantLockE2eTest, AVariantsJsonWithoutAHashIsReadWithAWarningAndPinnedAsRead) {
+  Output run = Torchdex({"install", "--dry-run", "--json", "--torch-backend", "variant", "--channel", "test", "--root",
+                         Host("linux-a100-driver550"), "--python", NewVenv("venv-variant-unhashed"), "--catalogue",
+                         (*root_ / "mirror.json").string(), "torch==2.11.0"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const nlohmann::json plan = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_TRUE(plan.is_object()) << run.out;
+  const std::string url = nginx_->Url("/whl/test/variant/torch-2.11.0-variants.json");
+  EXPECT_THAT(plan.dump(), HasSubstr(url + ": the page " + nginx_->Url("/whl/test/variant/torch/") +
+                                     " gives no sha256 for it, so it was read unverified"));
+  ASSERT_EQ(plan["routed"].size(), 1u);
+  EXPECT_EQ(plan["routed"][0]["variants_json"]["sha256"],
+            Sha256OfFile(*root_ / "index/whl/test/variant/torch-2.11.0-variants.json"));
+}
+
 }  // namespace
 }  // namespace torchdex::installer

@@ -7,8 +7,8 @@ Usage: make_index.py OUT [--lock]
 wheel), a cu128 backend is added beside cpu and cu124, and the test channel's variant index
 (PEP 825, docs/variants.md): whl/test/variant/torch/ with torch 2.10.0 in every label of
 tests/fixtures/variants/torch-2.10.0-variants.json (each requiring what its build would: the
-CUDA ones a fake nvidia runtime, xpu a fake Intel one), 2.11.0 without PEP 658 metadata, and a
-plain torchvision that requires torch 2.10.0.
+CUDA ones a fake nvidia runtime, xpu a fake Intel one), 2.11.0 without PEP 658 metadata and its
+variants.json linked without a hash, and a plain torchvision that requires torch 2.10.0.
 
 Every wheel is small but valid (METADATA with Requires-Dist, WHEEL, RECORD with sha256), so a
 real pip installs it. Layout, as download.pytorch.org serves it (index-format.md §2.2):
@@ -167,8 +167,8 @@ def write_variant_index(out, pages):
         f.write(variants.replace(b"2.10.0", b"2.11.0"))
     with open(os.path.join(folder, "torch-2.11.0-variants.json"), "rb") as f:
         other = f.read()
-    anchors.append(f'<a href="/{directory}/torch-2.11.0-variants.json#sha256={hashlib.sha256(other).hexdigest()}">'
-                   "torch-2.11.0-variants.json</a>")
+    # Linked without a hash: read unverified (a warning), pinned as read.
+    anchors.append(f'<a href="/{directory}/torch-2.11.0-variants.json">torch-2.11.0-variants.json</a>')
     # A plain wheel on the variant index that requires the variant package.
     filename = "torchvision-0.25.0-py3-none-any.whl"
     wheel_path = os.path.join(folder, filename)
