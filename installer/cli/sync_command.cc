@@ -51,8 +51,23 @@ const char* const kSyncDetails =
 
 namespace {
 
+// The file name a wheel URL names: its path's last segment, percent-decoded.
+std::string UrlFileName(std::string_view url) {
+  url = url.substr(0, url.find_first_of("?#"));
+  return core::PercentDecode(url.substr(url.rfind('/') + 1));
+}
+
+// A package's wheel's tags: those of its name, without the label for a variant wheel (PEP 825).
+core::Expected<core::WheelFilename> LockedWheelName(const LockedPackage& p, const LockedWheel& w) {
+  const std::optional<catalogue::VariantWheelName> variant =
+      p.variants_json ? catalogue::SplitVariantLabel(w.name) : std::nullopt;
+  return core::ParseWheelFilename(variant ? variant->plain_filename : w.name);
+}
+
 // Why a lock cannot serve this interpreter ("" when it can): its requires-python, its
-// environments, or a package that applies here without a wheel that fits.
+// environments, or a package that applies here whose requires-python excludes it or which has
+// no wheel that fits (a lock made for another platform or Python). What is wrong with the lock
+// itself (a marker or wheel name that does not parse) is left to WheelsFor to say.
 std::string InterpreterMisfit(const LockFile& f, const Interpreter& target) {
   const PyLock& lock = f.lock;
   auto version = core::Version::Parse(target.full_version);
@@ -70,6 +85,32 @@ std::string InterpreterMisfit(const LockFile& f, const Interpreter& target) {
       any = any || (fits && *fits);
     }
     if (!any) return f.path + ": environments [" + Join(lock.environments, ", ") + "] exclude " + target.description;
+  }
+  const std::vector<core::Tag> supported = core::SupportedTags(target.info);
+  for (const LockedPackage& p : lock.packages) {
+    const std::string where = f.path + ":" + std::to_string(p.line) + ": " + p.name + " " + p.version;
+    if (!p.marker.empty()) {
+      auto marker = core::Marker::Parse(p.marker);
+      auto applies = marker ? marker->Evaluate(target.markers) : core::Expected<bool>(false);
+      if (!applies || !*applies) continue;
+    }
+    if (!p.requires_python.empty() && version) {
+      auto spec = core::SpecifierSet::Parse(p.requires_python);
+      if (spec && !spec->Contains(*version, core::Prereleases::kAllow)) {
+        return where + ": requires-python " + p.requires_python + " excludes " + target.description;
+      }
+    }
+    bool fits = false, named = true;
+    for (const LockedWheel& w : p.wheels) {
+      auto wheel = LockedWheelName(p, w);
+      named = named && wheel.ok();
+      fits = fits || (wheel && core::BestTagRank(wheel->Tags(), supported).has_value());
+    }
+    if (!fits && named) {
+      std::string tags;
+      for (const LockedWheel& w : p.wheels) tags += (tags.empty() ? "" : ", ") + w.name;
+      return where + ": no wheel of the lock fits " + target.description + " (" + tags + ")";
+    }
   }
   return "";
 }
@@ -103,10 +144,7 @@ core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Inte
     const LockedWheel* best = nullptr;
     std::size_t best_rank = 0;
     for (const LockedWheel& w : p.wheels) {
-      // A variant wheel's tags are those of its name without the label (PEP 825).
-      const std::optional<catalogue::VariantWheelName> variant =
-          p.variants_json ? catalogue::SplitVariantLabel(w.name) : std::nullopt;
-      auto wheel = core::ParseWheelFilename(variant ? variant->plain_filename : w.name);
+      auto wheel = LockedWheelName(p, w);
       if (!wheel) {
         return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + p.name + ": " + wheel.error().message,
                                core::ErrorCode::kBadInputFile);
@@ -137,6 +175,11 @@ core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Inte
     }
     if (core::Status ok = CheckTransport(best->url, trusted_hosts, "the wheel of " + p.name + " " + p.version); !ok) {
       return core::MakeError(at + ": " + ok.error().message, core::ErrorCode::kBadInputFile);
+    }
+    // The name is what was checked (package, version, tags): the URL must fetch that file.
+    if (const std::string file = UrlFileName(best->url); file != best->name) {
+      return core::MakeError(at + ": the wheel's name " + best->name + " is not the file its url names (" + file + ")",
+                             core::ErrorCode::kBadInputFile);
     }
     out.push_back({&p, best});
   }

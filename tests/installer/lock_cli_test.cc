@@ -33,14 +33,16 @@ class LockCliTest : public ::testing::Test {
   void Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name, std::ios::binary) << text;
   }
-  static std::string Lock(const std::string& backend, const std::string& url = "http://127.0.0.1:9/t.whl") {
+  static std::string Lock(const std::string& backend, std::string url = "",
+                          const std::string& tags = "py3-none-any") {
+    const std::string file = "torch-2.5.1+" + backend + "-" + tags + ".whl";
+    if (url.empty()) url = "http://127.0.0.1:9/torch-2.5.1%2B" + backend + "-" + tags + ".whl";
     PyLock lock;
     LockedPackage torch;
     torch.name = "torch";
     torch.version = "2.5.1+" + backend;
     torch.routed = true;
-    torch.wheels.push_back({"torch-2.5.1+" + backend + "-py3-none-any.whl", url,
-                            std::string(64, 'a'), {}, "", 0});
+    torch.wheels.push_back({file, url, std::string(64, 'a'), {}, "", 0});
     lock.packages = {torch};
     lock.torchdex.backend = backend;
     lock.torchdex.channel = "stable";
@@ -189,6 +191,38 @@ TEST_F(LockCliTest, AWheelUrlThatBreaksTheRulesIsRefusedWithItsLine) {
   // pip's check for a newer pip (a request to PyPI) is not made; the rest is pip's default.
   EXPECT_THAT(run.out, HasSubstr(" --no-input --disable-pip-version-check -r "));
   EXPECT_THAT(run.out, Not(HasSubstr("--no-compile")));
+}
+
+// The lock's wheel name is what sync checks (package, version, tags): a URL that names another
+// file is refused with its line, before anything is installed.
+TEST_F(LockCliTest, AWheelWhoseUrlNamesAnotherFileIsRefused) {
+  const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
+  Write("pylock.cpu.toml", Lock("cpu", "https://h/evil-9.9-py3-none-any.whl"));
+  CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host,
+                               "--dry-run"});
+  EXPECT_EQ(run.code, 5) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr((dir_ / "pylock.cpu.toml").string() + ":9: torch 2.5.1+cpu: the wheel's name "
+                                 "torch-2.5.1+cpu-py3-none-any.whl is not the file its url names (evil-9.9-py3-none-any.whl)"));
+  EXPECT_THAT(run.out, Not(HasSubstr("would install")));
+}
+
+// A lock whose wheels fit no wheel tag of the interpreter (made for another platform) is turned
+// down like one whose requires-python excludes it, and another lock is chosen.
+TEST_F(LockCliTest, ALockForAnotherPlatformIsTurnedDown) {
+  const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
+  Write("pylock.cpu.toml", Lock("cpu", "", "cp312-cp312-manylinux_2_28_aarch64"));
+  CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host,
+                               "--dry-run"});
+  EXPECT_EQ(run.code, 4) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr((dir_ / "pylock.cpu.toml").string() + ":5: torch 2.5.1+cpu: no wheel of the lock fits "));
+  EXPECT_THAT(run.err, HasSubstr("(torch-2.5.1+cpu-cp312-cp312-manylinux_2_28_aarch64.whl)"));
+  Write("pylock.cu124.toml", Lock("cu124"));
+  run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root",
+                     (testing::kFixtures / "hosts/linux-a100-driver550").string(), "--dry-run", "--explain"});
+  // (its CUDA 12.4 driver runs cu124, and an A100 is sm_80)
+  EXPECT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("backend cu124"));
+  EXPECT_THAT(run.out, HasSubstr("pylock.cpu.toml:5: torch 2.5.1+cpu: no wheel of the lock fits "));
 }
 
 // sync asks the interpreter through the cache of its answers (interpreter_cache_test.cc has
