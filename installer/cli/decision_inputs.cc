@@ -72,7 +72,7 @@ core::Expected<std::string> ConfiguredBackend(const Environment& env) {
 // The backend the user named: --torch-backend, else TORCHDEX_TORCH_BACKEND or uv's
 // UV_TORCH_BACKEND, else the config file; the first one given wins, "auto" included.
 core::Expected<BackendRequest> NamedBackend(const ChoiceOptions& o, const Environment& env) {
-  if (!o.torch_backend.empty()) return BackendRequest{o.torch_backend, "--torch-backend"};
+  if (!o.torch_backend.empty()) return BackendRequest{o.torch_backend, o.torch_backend_flag};
   for (const char* variable : {"TORCHDEX_TORCH_BACKEND", "UV_TORCH_BACKEND"}) {
     if (auto v = Lookup(env, variable); v && !v->empty()) return BackendRequest{*v, variable};
   }

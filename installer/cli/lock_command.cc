@@ -199,6 +199,7 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   const std::string named = variant_index ? "cpu" : backend_name;
   ChoiceOptions choice = o.choice;
   choice.torch_backend = named.empty() ? "auto" : named;
+  choice.torch_backend_flag = "--backend";
   choice.parsed = asked;
   core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps, &target);
   if (!inputs) return inputs.error();

@@ -31,6 +31,7 @@ struct DetectCommandOptions {
 struct ChoiceOptions {
   std::vector<std::string> requirements;  // positional, as written
   std::string torch_backend;  // "" (then the environment and the config file), "auto", a name
+  std::string torch_backend_flag = "--torch-backend";  // what set it, for messages ("--backend": lock)
   std::string channel;        // "" means stable
   std::string python;         // the target interpreter; install: "" = $VIRTUAL_ENV, python3
   std::string python_version;  // select: a described target instead of an interpreter

@@ -491,6 +491,13 @@ TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
   EXPECT_EQ(installed.at("needs-torch"), "1.0");
 }
 
+// A backend the catalogue does not know is a usage error that names the flag it came from.
+TEST_F(LockE2eTest, AnUnknownBackendIsNamedWithItsFlag) {
+  Output run = Torchdex({"lock", "--backend", "cu1288", "--python-version", "3.12", "-o", root_->string(), "torch"});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("unknown backend 'cu1288' (from --backend) (did you mean cu128?)"));
+}
+
 // `lock --backend variant` (issue 17): the test channel's variant index of make_index.py
 // --lock, torch 2.10.0 in every label of the variants.json fixture. The A100 on driver 550 gets
 // cuda12.8 (its priority over cuda12.6); uv resolves what that wheel requires (its PEP 658
