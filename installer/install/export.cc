@@ -161,14 +161,15 @@ core::Expected<std::string> ExportUvProject(const UvProjectRequest& request, con
   const bool several = request.plans.size() > 1;
   auto routed_of = [&](const InstallPlan& plan) {
     // The asked routed requirements as written, then the routed packages the plan reached
-    // through them (triton), by name: sources apply to the project's own requirements.
+    // through them (triton), by name and under the markers that bring them in (a universal
+    // `uv lock` must not need triton on macOS): sources apply to the project's own requirements.
     std::vector<std::string> items = request.routed_asked;
     for (const PlannedWheel& w : plan.routed) {
       bool asked = false;
       for (const std::string& r : request.routed_asked) {
         asked = asked || core::NormalizeName(r.substr(0, r.find_first_of("<>=!~[; @"))) == w.name;
       }
-      if (!asked) items.push_back(w.name);
+      if (!asked) items.push_back(w.dependency_marker.empty() ? w.name : w.name + " ; " + w.dependency_marker);
     }
     return items;
   };

@@ -74,6 +74,7 @@ struct Constraint {
   std::string text;            // "torch==2.5.1"
   std::string origin_project;  // "" for the user
   std::string origin_version;  // "0.20.1+cu124"
+  std::string marker = {};     // the dependency's marker as written ("platform_system == \"Linux\""), "" for none
 
   std::string Describe() const {
     return origin_project.empty() ? "you asked " + text
@@ -697,8 +698,8 @@ core::Expected<Demands> Planner::DependencyDemands(
                                "backend only");
       }
       Demand& demand = next[name];
-      demand.constraints.push_back(
-          {dependency.specifiers, RequirementText(dependency), project, wheel->version.ToString()});
+      demand.constraints.push_back({dependency.specifiers, RequirementText(dependency), project,
+                                    wheel->version.ToString(), dependency.marker.ToString()});
       demand.extras.insert(dependency.extras.begin(), dependency.extras.end());
     }
   }
@@ -849,6 +850,23 @@ core::Expected<InstallPlan> Planner::Run() {
     for (const Constraint& c : demands.at(project).constraints) {
       planned.required_by.push_back(c.Describe());
       if (!c.origin_project.empty()) planned.needed_by.push_back(c.origin_project);
+    }
+    // Required only where a marker holds (triton: platform_system == "Linux"): that condition,
+    // for a project file that names it beside what was asked. An extra's marker was decided.
+    bool conditional = true;
+    std::vector<std::string> conditions;
+    for (const Constraint& c : demands.at(project).constraints) {
+      if (c.origin_project.empty() || c.marker.empty() || c.marker.find("extra") != std::string::npos) {
+        conditional = false;
+      } else if (std::find(conditions.begin(), conditions.end(), c.marker) == conditions.end()) {
+        conditions.push_back(c.marker);
+      }
+    }
+    if (conditional && !conditions.empty()) {
+      for (const std::string& c : conditions) {
+        if (!planned.dependency_marker.empty()) planned.dependency_marker += " or ";
+        planned.dependency_marker += conditions.size() == 1 ? c : "(" + c + ")";
+      }
     }
     std::sort(planned.needed_by.begin(), planned.needed_by.end());
     planned.needed_by.erase(std::unique(planned.needed_by.begin(), planned.needed_by.end()), planned.needed_by.end());

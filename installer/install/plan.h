@@ -124,6 +124,10 @@ struct PlannedWheel {
   /// The routed projects of the plan that require it ("torchvision"), sorted; empty when only
   /// the user asked for it.
   std::vector<std::string> needed_by = {};
+  /// When only dependencies' markers bring it in (triton: `platform_system == "Linux"` of
+  /// torch's Requires-Dist), those markers joined by "or"; "" when it is needed unconditionally
+  /// or was asked for.
+  std::string dependency_marker = {};
   std::vector<std::string> extras = {};  // the extras the user asked of it ("opt-einsum"), sorted
   std::string marker = {};               // the user's marker as written (true for the target)
   /// Device code chosen for it (ROCm >= 7.14: "gfx1100 only (torch[gfx1100], ...)"),

@@ -458,6 +458,8 @@ TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
   EXPECT_THAT(pyproject, HasSubstr("torch = [\n    { index = \"pytorch-cu124\", extra = \"cu124\" },\n"
                                    "    { index = \"pytorch-cpu\", extra = \"cpu\" },\n]\n"));
   EXPECT_THAT(pyproject, HasSubstr("triton = [\n    { index = \"pytorch-cu124\", extra = \"cu124\" },\n]\n"));
+  // torch needs triton on Linux only: so does the project (uv locks for every platform).
+  EXPECT_THAT(pyproject, HasSubstr("\"triton ; platform_system == \\\"Linux\\\"\""));
   EXPECT_THAT(pyproject, HasSubstr("conflicts = [\n    [\n        { extra = \"cu124\" },\n        { extra = \"cpu\" },\n"));
 
   // uv reads a project's own [tool.uv] settings (its indexes) only without UV_NO_CONFIG; HOME
