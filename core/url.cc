@@ -44,7 +44,11 @@ std::string StripCredentials(std::string_view url) {
   return out;
 }
 
-std::string RedactCredentials(std::string_view text) {
+namespace {
+
+// Every URL of `text` with its user information hidden ("user:****", "****") or, with `strip`,
+// removed along with its '@'.
+std::string RewriteUserinfo(std::string_view text, bool strip) {
   std::string out;
   out.reserve(text.size());
   std::size_t at = 0;
@@ -62,6 +66,8 @@ std::string RedactCredentials(std::string_view text) {
     out.append(text.substr(at, authority - at));
     if (user_end == std::string_view::npos) {
       out.append(host_part);
+    } else if (strip) {
+      out.append(host_part.substr(user_end + 1));
     } else {
       const std::string_view userinfo = host_part.substr(0, user_end);
       const std::size_t colon = userinfo.find(':');
@@ -77,5 +83,11 @@ std::string RedactCredentials(std::string_view text) {
   out.append(text.substr(at));
   return out;
 }
+
+}  // namespace
+
+std::string RedactCredentials(std::string_view text) { return RewriteUserinfo(text, false); }
+
+std::string StripCredentialsInText(std::string_view text) { return RewriteUserinfo(text, true); }
 
 }  // namespace torchdex::core

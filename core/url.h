@@ -22,6 +22,10 @@ std::string RedactCredentials(std::string_view text);
 /// installer that reads them takes credentials from its own configuration (netrc, keyring).
 std::string StripCredentials(std::string_view url);
 
+/// Every URL in `text` without its user information, as StripCredentials does for one URL:
+/// for sentences written into shared files (a lock's decision).
+std::string StripCredentialsInText(std::string_view text);
+
 }  // namespace torchdex::core
 
 #endif  // TORCHDEX_CORE_URL_H_

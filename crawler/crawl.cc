@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "catalogue/variants.h"
+#include "core/url.h"
 #include "core/name.h"
 #include "core/sha256.h"
 #include "core/version.h"
@@ -546,13 +547,14 @@ class Crawler {
     std::lock_guard<std::mutex> lock(report_mutex_);
     return store_error_.has_value();
   }
+  // What the report says shows URLs without their secrets (a --base-url with user:token@).
   void Warn(std::string kind, std::string warning) {
     std::lock_guard<std::mutex> lock(report_mutex_);
-    report_.warnings.push_back({std::move(kind), std::move(warning)});
+    report_.warnings.push_back({std::move(kind), core::RedactCredentials(warning)});
   }
   void Failure(std::string failure) {
     std::lock_guard<std::mutex> lock(report_mutex_);
-    report_.failures.push_back(std::move(failure));
+    report_.failures.push_back(core::RedactCredentials(failure));
   }
   template <typename F>
   void Update(F&& f) {
@@ -670,17 +672,26 @@ class Crawler {
         if (task.kind == PageKind::kVariantsJson) {
           // The file is as stored, but the page's wheels may have changed since: their labels
           // are checked against it again.
-          std::optional<std::string> json;
+          std::optional<catalogue::VariantsFileRecord> stored;
           worker_.Call([&] {
             auto files = store_.VariantsFiles(task.channel);
             if (!files) return Check(files.error());
-            for (const catalogue::VariantsFileRecord& f : *files) {
-              if (f.path == task.path) json = f.json;
+            for (catalogue::VariantsFileRecord& f : *files) {
+              if (f.path == task.path) stored = std::move(f);
             }
           });
-          if (json) {
-            const std::string url = base_url_ + task.path;
-            if (auto parsed = catalogue::ParseVariantsJson(*json, url)) CheckLabels(task, *parsed, url);
+          const std::string url = base_url_ + task.path;
+          if (!stored) {
+            Warn("bad variants.json", url + " (linked from " + task.linked_from +
+                 ") answered 304 Not Modified, but the store holds no copy of it; nothing is stored of it, "
+                 "and the variant wheels of " + task.project + " " + task.version + " have no variant metadata");
+          } else if (!task.sha256.empty() && stored->sha256 != task.sha256) {
+            // The server says unchanged; the page vouches for other bytes.
+            Warn("bad variants.json", url + " answered 304 Not Modified, but its link on " + task.linked_from +
+                 " now gives sha256 " + task.sha256 + ", not the " + stored->sha256 +
+                 " of the stored copy; the stored copy is kept");
+          } else if (auto parsed = catalogue::ParseVariantsJson(stored->json, url)) {
+            CheckLabels(task, *parsed, url);
           }
         }
         if (task.kind == PageKind::kProject || task.kind == PageKind::kVariantsJson) {
@@ -714,21 +725,18 @@ class Crawler {
         if (task.kind == PageKind::kVariantsJson) {
           // Nothing is written: what the store had of the file stays.
           Warn("bad variants.json", base_url_ + task.path + " (linked from " + task.linked_from +
-               ") answered " + std::to_string(result.status) + "; " + KeptOrNot(task) +
-               ", and the variant wheels of " + task.project + " " + task.version +
-               " have no variant metadata");
+               ") answered " + std::to_string(result.status) + "; " + Consequence(task));
           return next;
         }
         OnAbsent(task, result, now, next);
         return next;
       case index::FetchOutcome::kFailed:
-        Update([](CrawlReport& r) { ++r.stats.pages_failed; });
+        if (task.kind != PageKind::kVariantsJson) Update([](CrawlReport& r) { ++r.stats.pages_failed; });
         if (task.kind == PageKind::kVariantsJson) {
           // One file of a variant index (too large, or its server failing): the rest of the
           // crawl stands, and what the store had of the file stays.
           Warn("bad variants.json", (result.error.empty() ? base_url_ + task.path + ": failed" : result.error) +
-               " (linked from " + task.linked_from + "); " + KeptOrNot(task) + ", and the variant wheels of " +
-               task.project + " " + task.version + " have no variant metadata from this crawl");
+               " (linked from " + task.linked_from + "); " + Consequence(task));
           return next;
         }
         Failure(result.error.empty() ? result.request.url + ": failed" : result.error);
@@ -752,9 +760,13 @@ class Crawler {
     return next;
   }
 
-  // What happens to the store's copy of a variants.json this crawl could not use.
-  std::string KeptOrNot(const PageTask& task) const {
-    return stored_.contains(task.path) ? "the stored copy is kept" : "nothing is stored of it";
+  // What happens to the store's copy of a variants.json this crawl could not use, and what
+  // that means for the version's variant wheels.
+  std::string Consequence(const PageTask& task) const {
+    return stored_.contains(task.path) ? "the stored copy is kept (the variant wheels of " + task.project + " " +
+                                             task.version + " keep its metadata)"
+                                       : "nothing is stored of it, and the variant wheels of " + task.project + " " +
+                                             task.version + " have no variant metadata";
   }
 
   // The variants.json of each version with variant wheels on a variant index's project page
@@ -821,10 +833,7 @@ class Crawler {
   // copy of it, if any, stays as it was.
   void OnVariantsJson(const PageTask& task, index::FetchResult&& result, const std::string& now) {
     const std::string url = base_url_ + task.path;
-    auto refuse = [&](const std::string& why) {
-      Warn("bad variants.json", why + "; " + KeptOrNot(task) + ", and the variant wheels of " +
-           task.project + " " + task.version + " have no variant metadata from this crawl");
-    };
+    auto refuse = [&](const std::string& why) { Warn("bad variants.json", why + "; " + Consequence(task)); };
     if (result.body.size() > catalogue::kMaxVariantsJsonBytes) {
       refuse(url + ": " + std::to_string(result.body.size()) + " bytes, more than the " +
              std::to_string(catalogue::kMaxVariantsJsonBytes) + " a variants.json may have");

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "catalogue/variants.h"
+#include "core/url.h"
 #include "store/store.h"
 
 namespace torchdex::catalogue {
@@ -24,7 +25,7 @@ core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
   cat.note = std::string(note);
   auto base = store.LastBaseUrl();
   if (!base) return base.error();
-  cat.crawled_from = *base;
+  cat.crawled_from = core::StripCredentials(*base);  // a shared file: no user:token@
   auto updated = store.ChannelUpdatedAt(channel);
   if (!updated) return updated.error();
   cat.updated_at = *updated;

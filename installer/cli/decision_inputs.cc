@@ -125,14 +125,14 @@ std::vector<std::string> CustomBackendsToRead(const EffectiveOverrides& override
 core::Status ReadCustomPages(const std::vector<std::string>& backends, const std::vector<std::string>& projects,
                              const UserCatalogue& catalogue, bool named, Deps& deps, LivePages& live,
                              std::vector<std::string>& warnings) {
+  std::vector<std::string> trusted;
+  for (const auto& host : catalogue.overrides.trusted_hosts) trusted.push_back(host.value);
   std::unique_ptr<index::Fetcher> own;
   index::Fetcher* fetcher = deps.fetcher;
   if (fetcher == nullptr) {
-    own = index::MakeCurlFetcher(index::FetchOptions{});
+    own = index::MakeCurlFetcher(GuardedFetchOptions(trusted));
     fetcher = own.get();
   }
-  std::vector<std::string> trusted;
-  for (const auto& host : catalogue.overrides.trusted_hosts) trusted.push_back(host.value);
   struct Wanted {
     std::string backend, project;
   };

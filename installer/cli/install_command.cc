@@ -19,6 +19,7 @@
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
+#include "installer/install/transport.h"
 #include "catalogue/catalogue.h"
 #include "installer/variants/providers.h"
 #include "installer/python/interpreter_cache.h"
@@ -165,7 +166,7 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
     offline.emplace(inputs->catalogue.source->ViewFor(inputs->request.channel));
     request.offline = &*offline;
   } else if (fetcher == nullptr) {
-    own_fetcher = index::MakeCurlFetcher(index::FetchOptions{});
+    own_fetcher = index::MakeCurlFetcher(GuardedFetchOptions(request.trusted_hosts));
     fetcher = own_fetcher.get();
   }
   core::Expected<InstallPlan> plan = MakePlan(request, fetcher);
@@ -263,7 +264,8 @@ std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) 
     for (const std::string& a : *argv) command.push_back(core::RedactCredentials(a));
   }
   doc["command"] = command;
-  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  // Every string of it, the warnings and explanation included, shows URLs without secrets.
+  return core::RedactCredentials(doc.dump(2, ' ', false, json::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace
@@ -366,7 +368,8 @@ core::Expected<bool> ValidateInstallOptions(Options& options) {
   return true;
 }
 
-// pip and uv read a variant wheel's sixth filename component as a bad build tag and refuse the
+// pip reads a variant wheel's sixth filename component as a bad build tag, uv 0.13.9 as a variant
+// it cannot use without a preview feature (docs/variants.md), and both refuse the
 // file: what they are to install (an install, an export) must hold none.
 core::Status NoVariantWheels(const InstallPlan& plan, std::string_view what) {
   for (const PlannedWheel& w : plan.routed) {

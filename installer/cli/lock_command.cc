@@ -270,7 +270,7 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   std::unique_ptr<index::Fetcher> own_fetcher;
   index::Fetcher* fetcher = deps.fetcher;
   if (fetcher == nullptr) {
-    own_fetcher = index::MakeCurlFetcher(index::FetchOptions{});
+    own_fetcher = index::MakeCurlFetcher(GuardedFetchOptions(request.trusted_hosts));
     fetcher = own_fetcher.get();
   }
   core::Expected<InstallPlan> plan = MakePlan(request, fetcher);

@@ -45,17 +45,15 @@ const char* const kSyncDetails =
     "A lock that does not parse, names a backend the catalogue does not know or another than its\n"
     "file name's, or two locks for one backend: an error naming the file (and line), nothing\n"
     "installed.\n"
+    "A lock of the variant index (pylock.variant.toml, `lock --backend variant`), alone in its\n"
+    "directory: its locked variants are resolved for this machine (PEP 825; the variants.json\n"
+    "fetched and checked against the lock's sha256); pip and uv cannot install variant wheels\n"
+    "yet, so only --dry-run succeeds. See docs/variants.md.\n"
     "--uv-project: run `uv sync --extra <backend>` in --lock-dir (a project written with\n"
     "`torchdex export --format uv-project`) for the backend chosen over its extras.\n"
     "See docs/teams.md.\n";
 
 namespace {
-
-// The file name a wheel URL names: its path's last segment, percent-decoded.
-std::string UrlFileName(std::string_view url) {
-  url = url.substr(0, url.find_first_of("?#"));
-  return core::PercentDecode(url.substr(url.rfind('/') + 1));
-}
 
 // A package's wheel's tags: those of its name, without the label for a variant wheel (PEP 825).
 core::Expected<core::WheelFilename> LockedWheelName(const LockedPackage& p, const LockedWheel& w) {
@@ -121,8 +119,11 @@ struct ChosenWheel {
   const LockedWheel* wheel;
 };
 
+// `variants`: of a package of variant wheels, the label resolved for this machine; only its
+// wheels are candidates.
 core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Interpreter& target,
-                                                   const std::vector<std::string>& trusted_hosts) {
+                                                   const std::vector<std::string>& trusted_hosts,
+                                                   const std::map<std::string, std::string>& variants = {}) {
   const std::vector<core::Tag> supported = core::SupportedTags(target.info);
   auto version = core::Version::Parse(target.full_version);
   std::vector<ChosenWheel> out;
@@ -143,11 +144,21 @@ core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Inte
     }
     const LockedWheel* best = nullptr;
     std::size_t best_rank = 0;
+    const auto resolved = variants.find(p.name);
     for (const LockedWheel& w : p.wheels) {
       auto wheel = LockedWheelName(p, w);
       if (!wheel) {
-        return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + p.name + ": " + wheel.error().message,
+        const std::optional<catalogue::VariantWheelName> variant = catalogue::SplitVariantLabel(w.name);
+        const std::string why = variant && !p.variants_json
+                                    ? w.name + " is a variant wheel (PEP 825, label " + variant->label +
+                                          "), but the package has no [packages.variants-json] to resolve it with"
+                                    : wheel.error().message;
+        return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + p.name + ": " + why,
                                core::ErrorCode::kBadInputFile);
+      }
+      if (resolved != variants.end()) {
+        const std::optional<catalogue::VariantWheelName> variant = catalogue::SplitVariantLabel(w.name);
+        if (!variant || variant->label != resolved->second) continue;
       }
       if (wheel->name != p.name || wheel->version.ToString() != p.version) {
         return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + p.name + " " + p.version +
@@ -318,6 +329,7 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   std::vector<std::string> trusted;
   for (const auto& host : inputs->catalogue.overrides.trusted_hosts) trusted.push_back(host.value);
   const LockFile* chosen_lock = nullptr;
+  std::map<std::string, std::string> variant_labels;  // of a variant lock: package -> label resolved
   if (variant_lock != nullptr && locks.size() == 1) {
     // Alone, a lock of the variant index is this machine's if its variants fit here.
     chosen_lock = variant_lock;
@@ -329,7 +341,13 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
       core::Expected<VariantDetection> detected = DetectVariantsForChoice(choice, *inputs, deps);
       if (!detected) return Refuse(err, detected.error());
       host = std::move(detected).value();
-      fits = CheckLockedVariants(*variant_lock, host->properties, trusted, deps.fetcher, why, warnings);
+      core::Expected<std::map<std::string, std::string>> resolved =
+          ResolveLockedVariants(*variant_lock, host->properties, trusted, deps.fetcher, why, warnings);
+      if (resolved) {
+        variant_labels = std::move(resolved).value();
+      } else {
+        fits = resolved.error();
+      }
     }
     if (!fits && fits.error().code == core::ErrorCode::kNotOffered) {
       err << "torchdex sync: " << core::RedactCredentials("no lock file in " + o.lock_dir + " fits " +
@@ -414,7 +432,7 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   }
 
   const LockFile& chosen = *chosen_lock;
-  core::Expected<std::vector<ChosenWheel>> wheels = WheelsFor(chosen, *target, trusted);
+  core::Expected<std::vector<ChosenWheel>> wheels = WheelsFor(chosen, *target, trusted, variant_labels);
   if (!wheels) return Refuse(err, wheels.error());
   // Exactly the lock: every wheel by URL, its hash required, no dependency followed.
   std::string requirements;
@@ -438,6 +456,13 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
             "--disable-pip-version-check", "-r", requirements_path};
   }
   for (const ChosenWheel& c : *wheels) {
+    if (o.dry_run || !c.package->variants_json) continue;
+    err << "torchdex sync: " << chosen.path << ":" << c.wheel->line << ": " << c.wheel->name
+        << " is a variant wheel (PEP 825, a draft): pip and uv cannot install it yet, so nothing is installed; "
+           "--dry-run shows the lock's wheels\n";
+    return kExitFailure;
+  }
+  for (const ChosenWheel& c : *wheels) {
     out << (o.dry_run ? "would install: " : "install: ") << c.package->name << " " << c.package->version << " "
         << core::RedactCredentials(c.wheel->url) << "\n";
   }
@@ -445,13 +470,7 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
     out << "would run: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
     return kExitOk;
   }
-  for (const ChosenWheel& c : *wheels) {
-    if (!c.package->variants_json) continue;
-    err << "torchdex sync: " << chosen.path << ":" << c.wheel->line << ": " << c.wheel->name
-        << " is a variant wheel (PEP 825, a draft): pip and uv cannot install it yet, so nothing is installed; "
-           "--dry-run shows the lock's wheels\n";
-    return kExitFailure;
-  }
+
   out << "running: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
   out.flush();
   std::ostringstream child_out, child_err;

@@ -6,7 +6,11 @@
 // here, and a better one is said. docs/variants.md.
 #include "installer/cli/sync_variant.h"
 
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include "catalogue/variants.h"
 #include "core/sha256.h"
@@ -15,19 +19,41 @@
 
 namespace torchdex::installer::lockcli {
 
-core::Status CheckLockedVariants(const LockFile& f, const catalogue::SupportedProperties& host,
-                                 const std::vector<std::string>& trusted_hosts, index::Fetcher* fetcher,
-                                 std::vector<std::string>& why, std::vector<std::string>& warnings) {
+std::string UrlFileName(std::string_view url) {
+  url = url.substr(0, url.find_first_of("?#"));
+  return core::PercentDecode(url.substr(url.rfind('/') + 1));
+}
+
+core::Expected<std::map<std::string, std::string>> ResolveLockedVariants(
+    const LockFile& f, const catalogue::SupportedProperties& host, const std::vector<std::string>& trusted_hosts,
+    index::Fetcher* fetcher, std::vector<std::string>& why, std::vector<std::string>& warnings) {
   std::unique_ptr<index::Fetcher> own;
   if (fetcher == nullptr) {
-    index::FetchOptions options;
+    // A redirect is checked before it is followed: a hop the transport rule refuses is never asked.
+    index::FetchOptions options = GuardedFetchOptions(trusted_hosts);
     options.max_body_bytes = 4u << 20;  // the crawler's bound on a variants.json
     own = index::MakeCurlFetcher(options);
     fetcher = own.get();
   }
+  std::map<std::string, std::string> chosen;
   for (const LockedPackage& p : f.lock.packages) {
     if (!p.variants_json) continue;
     const std::string at = f.path + ":" + std::to_string(p.variants_json->line) + ": " + p.name + " " + p.version;
+    // The wheels' labels first: what is checked is the file each URL fetches.
+    std::vector<std::pair<const LockedWheel*, std::string>> labelled;
+    for (const LockedWheel& w : p.wheels) {
+      const std::string wheel_at = f.path + ":" + std::to_string(w.line) + ": " + p.name + " " + p.version;
+      if (const std::string file = UrlFileName(w.url); file != w.name) {
+        return core::MakeError(wheel_at + ": the wheel's name " + w.name + " is not the file its url names (" + file + ")",
+                               core::ErrorCode::kBadInputFile);
+      }
+      const std::optional<catalogue::VariantWheelName> name = catalogue::SplitVariantLabel(w.name);
+      if (!name) {
+        return core::MakeError(wheel_at + ": " + w.name + " has no variant label, but the package locks a variants.json",
+                               core::ErrorCode::kBadInputFile);
+      }
+      labelled.emplace_back(&w, name->label);
+    }
     const std::string& url = p.variants_json->url;
     if (core::Status ok = CheckTransport(url, trusted_hosts, "the variants.json of " + p.name); !ok) {
       return core::MakeError(at + ": " + ok.error().message, core::ErrorCode::kBadInputFile);
@@ -57,37 +83,43 @@ core::Status CheckLockedVariants(const LockFile& f, const catalogue::SupportedPr
     core::Expected<catalogue::VariantsJson> json = catalogue::ParseVariantsJson(result.body, url);
     if (!json) return core::MakeError(at + ": " + json.error().message, core::ErrorCode::kBadInputFile);
     const std::vector<catalogue::RankedVariant> ranked = catalogue::RankVariants(*json, host);
-    for (const LockedWheel& w : p.wheels) {
-      const std::optional<catalogue::VariantWheelName> name = catalogue::SplitVariantLabel(w.name);
-      const std::string wheel_at = f.path + ":" + std::to_string(w.line) + ": " + p.name + " " + p.version;
-      if (!name) {
-        return core::MakeError(wheel_at + ": " + w.name + " has no variant label, but the package locks a variants.json",
-                               core::ErrorCode::kBadInputFile);
-      }
-      const catalogue::RankedVariant* mine = nullptr;
-      for (const catalogue::RankedVariant& r : ranked) {
-        if (r.label == name->label) mine = &r;
-      }
-      if (mine == nullptr) {
-        return core::MakeError(wheel_at + ": the variant " + name->label + " of " + w.name + " is not in its variants.json " +
+    // PEP 825: the installer resolves the variants a lock lists; the best compatible one wins.
+    std::set<std::string> locked;
+    for (const auto& [wheel, label] : labelled) {
+      if (std::none_of(ranked.begin(), ranked.end(), [&](const catalogue::RankedVariant& r) { return r.label == label; })) {
+        return core::MakeError(f.path + ":" + std::to_string(wheel->line) + ": " + p.name + " " + p.version +
+                                   ": the variant " + label + " of " + wheel->name + " is not in its variants.json " +
                                    core::RedactCredentials(url),
                                core::ErrorCode::kBadInputFile);
       }
-      if (!mine->compatible) {
-        return core::MakeError(wheel_at + ": the locked variant " + name->label + " does not fit this machine (" +
-                                   mine->incompatible_because + "); lock again on it (torchdex lock --backend variant)",
-                               core::ErrorCode::kNotOffered);
-      }
-      why.push_back(p.name + " " + p.version + ": the locked variant " + name->label + " fits this machine");
-      if (!ranked.empty() && ranked.front().compatible && ranked.front().label != name->label) {
-        warnings.push_back(p.name + " " + p.version + ": this machine's best variant is " + ranked.front().label +
-                           " (by " + catalogue::DecidingProperty(ranked.front(), mine) + "); the lock holds " +
-                           name->label + " (torchdex lock --backend variant on this machine locks " +
-                           ranked.front().label + ")");
-      }
+      locked.insert(label);
+    }
+    const catalogue::RankedVariant* best = nullptr;
+    std::string misfits;
+    for (const catalogue::RankedVariant& r : ranked) {
+      if (!locked.contains(r.label)) continue;
+      if (r.compatible && best == nullptr) best = &r;
+      if (!r.compatible) misfits += (misfits.empty() ? "" : "; ") + r.label + ": " + r.incompatible_because;
+    }
+    std::string list;
+    for (const std::string& l : locked) list += (list.empty() ? "" : ", ") + l;
+    if (best == nullptr) {
+      return core::MakeError(at + ": " + (locked.size() == 1 ? "the locked variant " + list + " does not" :
+                                                                "none of the locked variants (" + list + ") does") +
+                                 " fit this machine (" + misfits + "); lock again on it (torchdex lock --backend variant)",
+                             core::ErrorCode::kNotOffered);
+    }
+    chosen[p.name] = best->label;
+    why.push_back(p.name + " " + p.version + ": the locked variant " + best->label + " fits this machine" +
+                  (locked.size() > 1 ? " (the best of the locked " + list + ")" : std::string()));
+    if (!ranked.empty() && ranked.front().compatible && ranked.front().label != best->label) {
+      warnings.push_back(p.name + " " + p.version + ": this machine's best variant is " + ranked.front().label +
+                         " (by " + catalogue::DecidingProperty(ranked.front(), best) + "); the lock holds " +
+                         best->label + " (torchdex lock --backend variant on this machine locks " +
+                         ranked.front().label + ")");
     }
   }
-  return {};
+  return chosen;
 }
 
 }  // namespace torchdex::installer::lockcli

@@ -377,8 +377,19 @@ core::Status Planner::ReadVariants(const std::string& project, ProjectPage& pars
         std::string_view(wheel.filename).substr(first + 1, second - first - 1));
   }
   std::vector<std::string> urls;
+  std::map<std::string, std::string> refused;  // version -> why its file is not asked
   for (const auto& [version, file] : files) {
-    if (auto it = links.find(file); it != links.end()) urls.push_back(OnMirror(it->second->url));
+    auto it = links.find(file);
+    if (it == links.end()) continue;
+    // Checked before it is asked: a link the transport or mirror rule refuses is never fetched.
+    const std::string url = OnMirror(it->second->url);
+    if (core::Status ok = CheckTransport(url, request_.trusted_hosts, file); !ok) {
+      refused[version] = ok.error().message;
+    } else if (core::Status on = CheckOnMirror(url, file); !on) {
+      refused[version] = on.error().message;
+    } else {
+      urls.push_back(url);
+    }
   }
   std::map<std::string, index::FetchResult> fetched = FetchAll(urls);
   std::set<std::string> unusable;  // versions whose variant wheels are all incompatible
@@ -393,11 +404,11 @@ core::Status Planner::ReadVariants(const std::string& project, ProjectPage& pars
       continue;
     }
     const std::string url = OnMirror(link->second->url);
-    if (core::Status ok = CheckTransport(url, request_.trusted_hosts, file); !ok) return ok;
-    if (core::Status ok = CheckOnMirror(url, file); !ok) return ok;
     const index::FetchResult& result = fetched[url];
     std::string problem;
-    if (result.outcome != index::FetchOutcome::kOk &&
+    if (auto r = refused.find(version); r != refused.end()) {
+      problem = r->second;
+    } else if (result.outcome != index::FetchOutcome::kOk &&
         result.outcome != index::FetchOutcome::kNotModified) {
       problem = url + " answered " + std::to_string(result.status) +
                 (result.error.empty() ? "" : " (" + result.error + ")");
@@ -621,6 +632,10 @@ core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCand
         !ok) {
       return ok;
     }
+    // Off the mirror is refused before it is asked, as the wheel itself would be.
+    if (core::Status ok = CheckOnMirror(wheel->url, "the wheel of " + project + " " + wheel->version.ToString()); !ok) {
+      return ok;
+    }
     urls.push_back(url);
     by_url[url] = {project, wheel};
   }
@@ -652,10 +667,17 @@ core::Status Planner::EnsureMetadata(const std::map<std::string, const WheelCand
                                core::ErrorCode::kNetwork);
       }
     }
+    // What the index serves is the index's fault (exit 6), not the user's.
     core::Expected<CoreMetadata> metadata = ParseCoreMetadata(result.body, url);
-    if (!metadata) return metadata.error();
+    if (!metadata) return core::MakeError(metadata.error().message, core::ErrorCode::kNetwork);
     if (core::NormalizeName(metadata->name) != project) {
-      return core::MakeError(url + ": metadata is for \"" + metadata->name + "\", not " + project);
+      return core::MakeError(url + ": metadata is for \"" + metadata->name + "\", not " + project,
+                             core::ErrorCode::kNetwork);
+    }
+    if (auto version = core::Version::Parse(metadata->version); !version || *version != wheel->version) {
+      return core::MakeError(url + ": metadata is for version \"" + metadata->version + "\", not the wheel's " +
+                                 wheel->version.ToString(),
+                             core::ErrorCode::kNetwork);
     }
     dependencies_[wheel->url] = std::move(metadata->requires_dist);
     provides_extra_[wheel->url] = std::move(metadata->provides_extra);

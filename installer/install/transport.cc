@@ -86,4 +86,15 @@ core::Status CheckTransport(std::string_view url, const std::vector<std::string>
                          " trusted in an override file's \"trusted_hosts\")");
 }
 
+index::FetchOptions GuardedFetchOptions(std::vector<std::string> trusted_hosts) {
+  index::FetchOptions options;
+  options.check_redirect = [trusted = std::move(trusted_hosts)](std::string_view, std::string_view to)
+      -> std::optional<std::string> {
+    core::Status ok = CheckTransport(to, trusted, "a redirect");
+    if (ok) return std::nullopt;
+    return ok.error().message;
+  };
+  return options;
+}
+
 }  // namespace torchdex::installer

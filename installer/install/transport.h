@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "index/fetcher.h"
 
 namespace torchdex::installer {
 
@@ -25,6 +26,10 @@ std::string HostWithoutPort(std::string_view host_and_port);
 /// that names the URL and `what` ("the wheel of torch 2.5.1+cu124").
 core::Status CheckTransport(std::string_view url, const std::vector<std::string>& trusted_hosts,
                             std::string_view what);
+
+/// Fetch options for the installer's own requests: a redirect is checked with CheckTransport
+/// before it is followed, so a hop the rule refuses is never asked (docs/http.md).
+index::FetchOptions GuardedFetchOptions(std::vector<std::string> trusted_hosts);
 
 }  // namespace torchdex::installer
 

@@ -267,7 +267,7 @@ std::string WritePyLock(const PyLock& lock) {
     package.Set("wheels", std::move(wheels));
     if (p.variants_json) {
       Value variants = Value::Table();
-      variants.Set("url", Value::String(p.variants_json->url));
+      variants.Set("url", Value::String(core::StripCredentials(p.variants_json->url)));
       Value hashes = Value::Table(true);
       hashes.Set("sha256", Value::String(p.variants_json->sha256));
       variants.Set("hashes", std::move(hashes));
@@ -289,14 +289,15 @@ std::string WritePyLock(const PyLock& lock) {
   mine.Set("backend", Value::String(t.backend));
   mine.Set("channel", Value::String(t.channel));
   mine.Set("index-url", Value::String(core::StripCredentials(t.index_url)));
-  mine.Set("catalogue", Value::String(t.catalogue));
+  // The sentences too: a URL in them loses its user information.
+  mine.Set("catalogue", Value::String(core::StripCredentialsInText(t.catalogue)));
   mine.Set("catalogue-date", Value::String(t.catalogue_date));
-  mine.Set("target", Value::String(t.target));
+  mine.Set("target", Value::String(core::StripCredentialsInText(t.target)));
   Value requirements = Value::Array();
-  for (const std::string& r : t.requirements) requirements.items.push_back(Value::String(r));
+  for (const std::string& r : t.requirements) requirements.items.push_back(Value::String(core::StripCredentialsInText(r)));
   mine.Set("requirements", std::move(requirements));
   Value decision = Value::Array();
-  for (const std::string& d : t.decision) decision.items.push_back(Value::String(d));
+  for (const std::string& d : t.decision) decision.items.push_back(Value::String(core::StripCredentialsInText(d)));
   mine.Set("decision", std::move(decision));
   tool.Set("torchdex", std::move(mine));
   root.Set("tool", std::move(tool));

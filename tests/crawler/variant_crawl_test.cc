@@ -3,6 +3,7 @@
 // variant_index_test uses (tests/support/variant_index.h), into the store and catalogue.json:
 // each wheel's label and the properties of its label, each version's variants.json with its
 // URL, sha256 and priorities; a bad variants.json is a located warning and loses nothing stored.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -232,6 +233,44 @@ TEST_F(VariantCrawlTest, AVariantsJsonTooLargeToFetchIsAWarningAndKeepsTheStored
   EXPECT_TRUE(AnyContains(warnings, "torch-2.11.0-variants.json")) << nlohmann::json(warnings).dump(1);
   EXPECT_TRUE(AnyContains(warnings, "the stored copy is kept")) << nlohmann::json(warnings).dump(1);
   EXPECT_EQ(Exported().projects.at("torch").variants.at("variant").at("2.11.0").sha256, before);
+}
+
+// The server says a variants.json is unchanged (304) while the page's link now vouches for other
+// bytes: said, the stored copy kept.
+TEST_F(VariantCrawlTest, A304ForAFileWhoseLinkNowGivesAnotherHashIsSaid) {
+  ASSERT_EQ(Crawl().code, 0);
+  const fs::path page = Index() / "torch" / "index.html";
+  std::string html = Slurp(page);
+  const std::string old_sha = core::Sha256Hex(Slurp(kFixtures / "variants" / "torch-2.10.0-variants.json"));
+  const std::string other(64, 'b');
+  html.replace(html.find(old_sha), old_sha.size(), other);
+  std::ofstream(page, std::ios::binary) << html;
+  fs::last_write_time(page, fs::last_write_time(page) + std::chrono::seconds(5));
+  const CliResult r = Crawl();
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(AnyContains(Warnings(r), "torch-2.10.0-variants.json answered 304 Not Modified, but its link on " +
+                                           nginx_->Url("/whl/test/variant/torch/") + " now gives sha256 " + other +
+                                           ", not the " + old_sha + " of the stored copy"))
+      << nlohmann::json(Warnings(r)).dump(1);
+}
+
+// A --base-url with user:password@ is used, never shown: not in the warnings, not in the export.
+TEST_F(VariantCrawlTest, CredentialsOfTheBaseUrlAreNotShown) {
+  fs::remove(Index() / "torch-2.11.0-variants.json");  // a 404: a warning that names the URL
+  CliDeps deps = DefaultCliDeps();
+  deps.data_dir = kData.string();
+  deps.stderr_is_terminal = false;
+  std::ostringstream out, err;
+  std::string base = nginx_->Url("/whl/");
+  base.insert(base.find("://") + 3, "carol:Pa55word@");
+  const int code = RunCrawlCli({"crawl", "--store", StorePath(), "--base-url", base, "--channel", "test", "--json",
+                                "--export", CatalogueJson(), "--export-channel", "test"},
+                               out, err, deps);
+  ASSERT_EQ(code, 0) << err.str();
+  EXPECT_THAT(out.str(), ::testing::HasSubstr("torch-2.11.0-variants.json"));
+  EXPECT_EQ((out.str() + err.str()).find("Pa55word"), std::string::npos) << out.str() << err.str();
+  EXPECT_EQ(Slurp(CatalogueJson()).find("Pa55word"), std::string::npos);
+  EXPECT_EQ(Exported().crawled_from, nginx_->Url("/whl/"));
 }
 
 TEST_F(VariantCrawlTest, ARecrawlOfAnUnchangedVariantIndexExportsTheSameBytes) {

@@ -471,6 +471,33 @@ TEST(InstallPlanTest, EveryRedirectHopIsHeldToTheHttpsRule) {
   EXPECT_THAT(plan.error().message, HasSubstr("the page of torch: refusing plain HTTP: " + hop));
 }
 
+// The installer's own fetchers check a redirect before following it: a hop the HTTPS rule
+// refuses is never asked (the plan above refuses it too, but only after it was fetched).
+TEST(InstallPlanTest, AGuardedFetcherNeverAsksARefusedHop) {
+  using torchdex::testing::FaultResponse;
+  torchdex::testing::FaultServer server;
+  const std::string hop = "http://0.0.0.0:" + std::to_string(server.port()) + "/hop/torch/";
+  server.Script("/whl/cu124/torch/", {FaultResponse::Redirect(hop)});
+  server.Script("/hop/torch/", {FaultResponse::Ok("<a href=\"x.whl\">x.whl</a>")});
+  std::unique_ptr<index::Fetcher> fetcher = index::MakeCurlFetcher(GuardedFetchOptions({}));
+  index::FetchResult result;
+  fetcher->Run({index::FetchRequest{server.Url("/whl/cu124/torch/"), "", "", 0}}, [&](index::FetchResult&& r) {
+    result = std::move(r);
+    return std::vector<index::FetchRequest>{};
+  });
+  EXPECT_EQ(result.outcome, index::FetchOutcome::kFailed);
+  EXPECT_THAT(result.error, HasSubstr("refusing plain HTTP: " + hop));
+  EXPECT_TRUE(server.RequestsFor("/hop/torch/").empty());
+  // A trusted host's hop is followed.
+  std::unique_ptr<index::Fetcher> trusting = index::MakeCurlFetcher(GuardedFetchOptions({"0.0.0.0"}));
+  trusting->Run({index::FetchRequest{server.Url("/whl/cu124/torch/"), "", "", 0}}, [&](index::FetchResult&& r) {
+    result = std::move(r);
+    return std::vector<index::FetchRequest>{};
+  });
+  EXPECT_EQ(result.outcome, index::FetchOutcome::kOk) << result.error;
+  EXPECT_EQ(server.RequestsFor("/hop/torch/").size(), 1u);
+}
+
 TEST(InstallPlanTest, ARoutedNameAmongTheOtherRequirementsIsRefused) {
   FakeFetcher fetcher;
   PlanRequest request = Request({});

@@ -81,7 +81,14 @@ TEST(PyLockTest, CredentialsAreNeverWritten) {
   lock.packages[1].wheels[0].url = "https://tok:MIRRORSECRET@mirror.example/whl/cu124/torch.whl";
   lock.packages[0].wheels[0].url = "https://user:s3cr3tpass@pypi.example/f.whl";
   lock.torchdex.index_url = "https://tok:MIRRORSECRET@mirror.example/whl/cu124/";
+  // A variant wheel's variants.json, and URLs in the sentences (a warning, a requirement).
+  lock.packages[1].variants_json = LockedVariantsJson{"https://tok:MIRRORSECRET@mirror.example/v.json", std::string(64, 'a')};
+  lock.torchdex.decision.push_back("warning: https://tok:MIRRORSECRET@mirror.example/x.json: read unverified");
+  lock.torchdex.requirements.push_back("foo @ https://user:s3cr3tpass@pypi.example/foo.whl");
+  lock.torchdex.target = "CPython 3.12 (https://tok:MIRRORSECRET@x/)";
   const std::string text = WritePyLock(lock);
+  EXPECT_NE(text.find("url = \"https://mirror.example/v.json\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"warning: https://mirror.example/x.json: read unverified\""), std::string::npos) << text;
   EXPECT_EQ(text.find("SECRET"), std::string::npos) << text;
   EXPECT_EQ(text.find("s3cr3t"), std::string::npos) << text;
   EXPECT_EQ(text.find("tok"), std::string::npos) << text;

@@ -664,5 +664,70 @@ TEST_F(VariantLockE2eTest, AVariantsJsonWithoutAHashIsReadWithAWarningAndPinnedA
             Sha256OfFile(*root_ / "index/whl/test/variant/torch-2.11.0-variants.json"));
 }
 
+// A mirror's credentials (user:token@ in the override file) reach the servers but never the lock
+// (docs/teams.md) nor what install prints.
+TEST_F(VariantLockE2eTest, AMirrorsCredentialsAreNeitherWrittenNorPrinted) {
+  const fs::path dir = *root_ / "variant-locks-credentials";
+  fs::create_directories(dir);
+  const std::string mirror = Replace(nginx_->Url("/whl/"), "http://", "http://alice:tok3n@");
+  const fs::path overrides = *root_ / "mirror-credentials.json";
+  WriteText(overrides, "{\"format\": 1, \"mirror\": \"" + mirror + "\"}\n");
+  Output run = Torchdex({"lock", "--backend", "variant", "--channel", "test", "--root", Host("linux-a100-driver550"),
+                         "--python", NewVenv("venv-variant-credentials"), "--catalogue", overrides.string(),
+                         "--index-url", nginx_->Url("/simple/"), "-o", dir.string(), "torch==2.10.0"});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string text = ReadText(dir / "pylock.variant.toml");
+  EXPECT_EQ(text.find("tok3n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("alice"), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("[packages.variants-json]\nurl = \"" +
+                              nginx_->Url("/whl/test/variant/torch-2.10.0-variants.json") + "\""));
+  EXPECT_EQ((run.out + run.err).find("tok3n"), std::string::npos) << run.out << run.err;
+  Output plan = Torchdex({"install", "--dry-run", "--json", "--torch-backend", "variant", "--channel", "test", "--root",
+                          Host("linux-a100-driver550"), "--python", NewVenv("venv-variant-credentials-plan"),
+                          "--catalogue", overrides.string(), "torch==2.10.0"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.out << plan.err;
+  EXPECT_EQ(plan.out.find("tok3n"), std::string::npos) << plan.out;
+  EXPECT_THAT(plan.out, HasSubstr("alice:****@"));
+}
+
+// PEP 825 lets a lock list several variants; sync resolves them for the machine it runs on (the
+// best compatible one), and refuses a wheel whose name says another label than its URL.
+TEST_F(VariantLockE2eTest, SeveralLockedVariantsAreResolvedOnEachMachine) {
+  const fs::path& dir = VariantLocks();
+  ASSERT_EQ(variant_run_->exit_code, 0) << variant_run_->err;
+  const std::string text = ReadText(dir / "pylock.variant.toml");
+  const std::string cuda = "torch-2.10.0-py3-none-any-cuda12.8.whl";
+  const std::string xpu = "torch-2.10.0-py3-none-any-xpu.whl";
+  const size_t line_end = text.find('\n', text.find("{ name = \"" + cuda + "\""));
+  ASSERT_NE(line_end, std::string::npos) << text;
+  std::string two = text;
+  two.insert(line_end + 1, "    { name = \"" + xpu + "\", url = \"" + nginx_->Url("/whl/test/variant/" + xpu) +
+                               "\", hashes = { sha256 = \"" +
+                               Sha256OfFile(*root_ / ("index/whl/test/variant/" + xpu)) + "\" } },\n");
+  const fs::path several = *root_ / "variant-locks-several";
+  fs::create_directories(several);
+  WriteText(several / "pylock.variant.toml", two);
+  Output a100 = Sync(several, "linux-a100-driver550");
+  EXPECT_EQ(a100.exit_code, 0) << a100.out << a100.err;
+  EXPECT_THAT(a100.out, HasSubstr("why: torch 2.10.0: the locked variant cuda12.8 fits this machine (the best of the "
+                                  "locked cuda12.8, xpu)"));
+  EXPECT_THAT(a100.out, HasSubstr("would install: torch 2.10.0 " + nginx_->Url("/whl/test/variant/" + cuda)));
+  Output arc = Sync(several, "intel-arc-b580-xpu");
+  EXPECT_EQ(arc.exit_code, 0) << arc.out << arc.err;
+  EXPECT_THAT(arc.out, HasSubstr("would install: torch 2.10.0 " + nginx_->Url("/whl/test/variant/" + xpu)));
+  Output none = Sync(several, "linux-no-gpu");
+  EXPECT_EQ(none.exit_code, kExitNoBackend) << none.out << none.err;
+  EXPECT_THAT(none.err, HasSubstr("none of the locked variants (cuda12.8, xpu) does fit this machine ("));
+  // A name that says another label than the URL fetches: refused where it is written.
+  const fs::path lying = *root_ / "variant-locks-lying";
+  fs::create_directories(lying);
+  WriteText(lying / "pylock.variant.toml",
+            Replace(text, "name = \"" + cuda + "\"", "name = \"torch-2.10.0-py3-none-any-null.whl\""));
+  Output lie = Sync(lying, "linux-no-gpu");
+  EXPECT_EQ(lie.exit_code, kExitBadInputFile) << lie.out << lie.err;
+  EXPECT_THAT(lie.err, HasSubstr("the wheel's name torch-2.10.0-py3-none-any-null.whl is not the file its url names (" +
+                                 cuda + ")"));
+}
+
 }  // namespace
 }  // namespace torchdex::installer
