@@ -145,6 +145,12 @@ core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Inte
     const LockedWheel* best = nullptr;
     std::size_t best_rank = 0;
     const auto resolved = variants.find(p.name);
+    if (p.variants_json && std::none_of(p.wheels.begin(), p.wheels.end(), [](const LockedWheel& w) {
+          return catalogue::SplitVariantLabel(w.name).has_value();
+        })) {
+      return core::MakeError(where + ": it locks a variants.json, but none of its wheels is a variant wheel",
+                             core::ErrorCode::kBadInputFile);
+    }
     for (const LockedWheel& w : p.wheels) {
       auto wheel = LockedWheelName(p, w);
       if (!wheel) {

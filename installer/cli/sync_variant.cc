@@ -58,6 +58,19 @@ core::Expected<std::map<std::string, std::string>> ResolveLockedVariants(
     if (core::Status ok = CheckTransport(url, trusted_hosts, "the variants.json of " + p.name); !ok) {
       return core::MakeError(at + ": " + ok.error().message, core::ErrorCode::kBadInputFile);
     }
+    // PEP 825: the file of the wheels' own name and version.
+    if (!labelled.empty()) {
+      const std::string& wheel = labelled.front().first->name;
+      const std::size_t first = wheel.find('-');
+      const std::size_t second = wheel.find('-', first + 1);
+      const std::string expected = catalogue::VariantsJsonFilename(
+          std::string_view(wheel).substr(0, first), std::string_view(wheel).substr(first + 1, second - first - 1));
+      if (const std::string file = UrlFileName(url); file != expected) {
+        return core::MakeError(at + ": its variants.json url names " + file + ", not " + expected +
+                                   " (PEP 825: the {name}-{version}-variants.json of its wheels)",
+                               core::ErrorCode::kBadInputFile);
+      }
+    }
     index::FetchResult result;
     fetcher->Run({index::FetchRequest{url, "", "", 0}}, [&](index::FetchResult&& r) {
       result = std::move(r);

@@ -187,6 +187,9 @@ core::Expected<LockedPackage> ParsePackage(const Value& p, std::string_view file
     if (!variants->is_table()) return Bad(At(file, *variants) + ": " + vwhere + " must be a table (PEP 825)");
     auto url = StringAt(*variants, "url", file, vwhere, false);
     if (!url) return url.error();
+    if (!url->empty() && variants->Find("path") != nullptr) {
+      return Bad(At(file, *variants->Find("path")) + ": " + vwhere + ": url and path: name the file once (PEP 825)");
+    }
     if (url->empty()) {
       return Bad(At(file, variants->Find("path") ? *variants->Find("path") : *variants) + ": " + vwhere +
                  (variants->Find("path") ? ": a variants.json by path is not supported: torchdex locks name it by URL"
@@ -199,6 +202,9 @@ core::Expected<LockedPackage> ParsePackage(const Value& p, std::string_view file
     }
     auto sha = StringAt(*hashes, "sha256", file, vwhere, false);
     if (!sha) return sha.error();
+    if (hashes->Find("sha256") == nullptr) {
+      return Bad(At(file, *hashes) + ": " + vwhere + ": hashes has no sha256 (torchdex checks the file against one)");
+    }
     if (!IsLowerHex64(*sha)) {
       return Bad(At(file, hashes->Find("sha256") ? *hashes->Find("sha256") : *hashes) + ": " + vwhere +
                  ": sha256 is not 64 lower-case hex digits: \"" + *sha + "\"");

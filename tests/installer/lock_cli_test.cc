@@ -225,6 +225,38 @@ TEST_F(LockCliTest, ALockForAnotherPlatformIsTurnedDown) {
   EXPECT_THAT(run.out, HasSubstr("pylock.cpu.toml:5: torch 2.5.1+cpu: no wheel of the lock fits "));
 }
 
+// A variants.json table that cannot describe its package's wheels is refused with its line,
+// before anything is fetched: another version's file, or a package without variant wheels.
+TEST_F(LockCliTest, AVariantsJsonThatIsNotTheWheelsIsRefused) {
+  const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
+  auto variant_lock = [](const std::string& wheel, const std::string& json_url, const std::string& backend) {
+    PyLock lock;
+    LockedPackage torch;
+    torch.name = "torch";
+    torch.version = "2.10.0";
+    torch.routed = true;
+    torch.wheels.push_back({wheel, "http://127.0.0.1:9/" + wheel, std::string(64, 'a'), {}, "", 0});
+    torch.variants_json = LockedVariantsJson{json_url, std::string(64, 'b')};
+    lock.packages = {torch};
+    lock.torchdex.backend = backend;
+    lock.torchdex.channel = "test";
+    return WritePyLock(lock);
+  };
+  Write("pylock.variant.toml",
+        variant_lock("torch-2.10.0-py3-none-any-null.whl", "http://127.0.0.1:9/torch-2.9.0-variants.json", "variant"));
+  CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host,
+                               "--dry-run"});
+  EXPECT_EQ(run.code, 5) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("pylock.variant.toml:12: torch 2.10.0: its variants.json url names "
+                                 "torch-2.9.0-variants.json, not torch-2.10.0-variants.json"));
+  fs::remove(dir_ / "pylock.variant.toml");
+  Write("pylock.cpu.toml",
+        variant_lock("torch-2.10.0-py3-none-any.whl", "http://127.0.0.1:9/torch-2.10.0-variants.json", "cpu"));
+  run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host, "--dry-run"});
+  EXPECT_EQ(run.code, 5) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("torch 2.10.0: it locks a variants.json, but none of its wheels is a variant wheel"));
+}
+
 // sync asks the interpreter through the cache of its answers (interpreter_cache_test.cc has
 // the cache's own tests): an entry is written where the environment says, none when it is off.
 TEST_F(LockCliTest, SyncCachesTheInterpretersAnswers) {

@@ -197,6 +197,11 @@ TEST(PyLockTest, ABadVariantsJsonTableIsALocatedError) {
               HasSubstr("packages[0] (torch): variants-json: sha256 is not 64 lower-case hex digits: \"x\""));
   EXPECT_THAT(ErrorOf(head + "variants-json = \"v.json\"\n" + tail),
               HasSubstr("packages[0] (torch): variants-json must be a table (PEP 825)"));
+  EXPECT_THAT(ErrorOf(head + "[packages.variants-json]\nurl = \"v.json\"\nhashes = { sha512 = \"x\" }\n" + tail),
+              HasSubstr("packages[0] (torch): variants-json: hashes has no sha256"));
+  EXPECT_THAT(ErrorOf(head + "[packages.variants-json]\nurl = \"v.json\"\npath = \"v.json\"\nhashes = { sha256 = \"" +
+                      kSha + "\" }\n" + tail),
+              HasSubstr("packages[0] (torch): variants-json: url and path: name the file once (PEP 825)"));
 }
 
 }  // namespace
