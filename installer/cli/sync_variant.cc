@@ -32,6 +32,9 @@ core::Expected<std::map<std::string, std::string>> ResolveLockedVariants(
     // A redirect is checked before it is followed: a hop the transport rule refuses is never asked.
     index::FetchOptions options = GuardedFetchOptions(trusted_hosts);
     options.max_body_bytes = 4u << 20;  // the crawler's bound on a variants.json
+    // A few kB: a server that stalls on it is given up on in about a minute, not four.
+    options.total_timeout_s = 20;
+    options.max_attempts = 3;
     own = index::MakeCurlFetcher(options);
     fetcher = own.get();
   }
