@@ -101,7 +101,10 @@ core::Expected<std::map<std::string, std::string>> ResolveLockedVariants(
     const std::vector<catalogue::RankedVariant> ranked = catalogue::RankVariants(*json, host);
     // PEP 825: the installer resolves the variants a lock lists; the best compatible one wins.
     std::set<std::string> locked;
-    for (const auto& [wheel, label] : labelled) {
+    for (const auto& entry : labelled) {
+      // (no structured binding: clang 14, the fuzz build's compiler, cannot capture one)
+      const LockedWheel* wheel = entry.first;
+      const std::string& label = entry.second;
       if (std::none_of(ranked.begin(), ranked.end(), [&](const catalogue::RankedVariant& r) { return r.label == label; })) {
         return core::MakeError(f.path + ":" + std::to_string(wheel->line) + ": " + p.name + " " + p.version +
                                    ": the variant " + label + " of " + wheel->name + " is not in its variants.json " +
