@@ -309,7 +309,7 @@ std::optional<std::string> ApplyWheelFields(const WheelFields& fields, AnchorRow
 // index of millions of names costs the reading, not the memory.
 class WheelNameCache {
  public:
-  static constexpr std::size_t kMaxEntries = 1u << 16;
+  static constexpr std::size_t kMaxEntries = 1u << 15;
 
   std::optional<std::string> Fill(AnchorRow& row) {
     {
@@ -911,6 +911,18 @@ class Crawler {
     std::lock_guard<std::mutex> lock(report_mutex_);
     report_.changed_channels.insert(channel);
   }
+  // Rows of a variant wheel were written for the channel in this run (any thread).
+  void NoteVariantWheels(const std::string& channel, const std::vector<AnchorRow>& rows) {
+    const bool any = std::any_of(rows.begin(), rows.end(),
+                                 [](const AnchorRow& row) { return row.file_kind == "variant-wheel"; });
+    if (!any) return;
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    variant_wheel_channels_.insert(channel);
+  }
+  bool WroteVariantWheels(const std::string& channel) {
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    return variant_wheel_channels_.contains(channel);
+  }
 
   // A list page's entries; each names the project (or backend) its link points to.
   std::vector<AnchorRow> ListAnchorRows(const PageTask& task, const std::vector<index::Anchor>& anchors) {
@@ -978,7 +990,10 @@ class Crawler {
     // Same anchors: only the validators (and the TIMESTAMP line) changed.
     if (!PutPageRecord(record, now)) return;
     // A page new to the store has no old anchors to delete.
-    if (stored_.contains(task.path) || !rows.empty()) Check(store_.ReplaceAnchors(task.path, rows));
+    if (stored_.contains(task.path) || !rows.empty()) {
+      NoteVariantWheels(task.channel, rows);
+      Check(store_.ReplaceAnchors(task.path, rows));
+    }
   }
 
   void OnAbsent(const PageTask& task, const index::FetchResult& result, const std::string& now,
@@ -1271,10 +1286,18 @@ class Crawler {
       }
       input.default_index_newest = default_newest_;
       input.policy = &policy_;
-      auto variant_wheels = store_.VariantWheels(name);
-      if (!variant_wheels) return variant_wheels.error();
-      for (const catalogue::VariantWheelRow& w : *variant_wheels) {
-        input.variant_wheels.emplace(w.project, w.filename);  // the first in order: an example
+      // A channel the store held no page of before this run holds the anchors this run wrote:
+      // when none of them was a variant wheel, neither is any of the store's, and the query
+      // that scans every anchor of the channel for them is not made (a new store's stable and
+      // nightly channels).
+      bool stored_before = false;
+      for (const auto& [path, page] : stored_) stored_before = stored_before || page.channel == name;
+      if (stored_before || WroteVariantWheels(name)) {
+        auto variant_wheels = store_.VariantWheels(name);
+        if (!variant_wheels) return variant_wheels.error();
+        for (const catalogue::VariantWheelRow& w : *variant_wheels) {
+          input.variant_wheels.emplace(w.project, w.filename);  // the first in order: an example
+        }
       }
       const std::vector<catalogue::ProjectRecord> classes = catalogue::Classify(name, input);
       for (const catalogue::ProjectRecord& p : classes) ++report_.classes[name][p.cls];
@@ -1305,6 +1328,7 @@ class Crawler {
   std::map<std::string, std::string> default_newest_;
   std::optional<std::string> store_error_;
   std::mutex report_mutex_;
+  std::set<std::string> variant_wheel_channels_;  // under report_mutex_
   WheelNameCache wheel_names_;  // filled by the parser threads
   // Last: destroyed (joined) first, while what their tasks use still exists; the parsers post
   // to worker_, so they go first.
