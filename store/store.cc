@@ -524,7 +524,7 @@ core::Status Store::ReplaceAnchors(std::string_view page_path,
   // bindings, and every row of `anchors` outlives the loop: a value equal to the one the same
   // parameter holds (the row a batch before) is left bound to that row's string instead of
   // bound again (a page's anchors share their project, backend, host, file kind and most empty
-  // columns: half of a crawl's 4 million bindings).
+  // columns: 1.8 million text bindings of a crawl instead of 3.5 million).
   auto bind_row = [page_id](Statement& st, int first, std::int64_t position, const AnchorRow& a,
                             const AnchorRow* before) {
     auto bind = [&](int column, std::string_view value, std::string_view previous) {
