@@ -17,17 +17,27 @@ int HexValue(char c) {
 std::string PercentDecode(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
+  // The text between escapes is appended as a whole (a crawl decodes 200,000 filenames, most
+  // with one escape or none).
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t percent = text.find('%', i);
+    if (percent == std::string_view::npos) {
+      out.append(text.substr(i));
+      break;
+    }
+    out.append(text.substr(i, percent - i));
+    i = percent;
+    if (i + 2 < text.size()) {
       const int hi = HexValue(text[i + 1]);
       const int lo = HexValue(text[i + 2]);
       if (hi >= 0 && lo >= 0) {
         out.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
+        i += 3;
         continue;
       }
     }
-    out.push_back(text[i]);
+    out.push_back(text[i++]);
   }
   return out;
 }

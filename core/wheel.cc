@@ -1,5 +1,6 @@
 #include "core/wheel.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -28,6 +29,8 @@ std::string Quoted(std::string_view text) {
 
 std::vector<std::string_view> Split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;
+  // Sized once: a crawl splits 200,000 filenames, each into 5 parts and 3 tag sets.
+  parts.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), separator)) + 1);
   std::size_t start = 0;
   while (true) {
     const std::size_t end = text.find(separator, start);
@@ -91,7 +94,9 @@ Expected<std::vector<std::string>> ParseTagSet(std::string_view filename, std::s
                                                std::string_view text) {
   if (text.empty()) return WheelError(filename, std::string(what) + " tag is empty");
   std::vector<std::string> tags;
-  for (std::string_view element : Split(text, '.')) {
+  const std::vector<std::string_view> elements = Split(text, '.');
+  tags.reserve(elements.size());
+  for (std::string_view element : elements) {
     if (element.empty()) {
       return WheelError(filename, std::string(what) + " tag " + Quoted(text) +
                                       " has an empty element in its '.'-separated set");

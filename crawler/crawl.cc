@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "catalogue/variants.h"
@@ -248,8 +249,91 @@ std::string FileBackend(const catalogue::IndexFamily& family, std::string_view r
   return {};
 }
 
+// What a wheel's filename says of it; `readable` false (and `error` the reason) when it is not
+// a wheel's name.
+struct WheelFields {
+  bool readable = false;
+  bool variant = false;  // PEP 825: a label after the platform tag
+  std::string version, local, build, tags;
+  std::string error;
+};
+
+WheelFields ReadWheelName(std::string_view name) {
+  WheelFields fields;
+  auto wheel = core::ParseWheelFilename(name);
+  // A PEP 825 variant wheel: a label after the platform tag; the rest is a plain wheel name.
+  std::optional<catalogue::VariantWheelName> variant;
+  if (!wheel && (variant = catalogue::SplitVariantLabel(name))) {
+    if (auto plain = core::ParseWheelFilename(variant->plain_filename)) wheel = std::move(plain);
+    else variant.reset();
+  }
+  if (!wheel) {
+    fields.error = wheel.error().message;
+    return fields;
+  }
+  fields.readable = true;
+  fields.variant = variant.has_value();
+  fields.version = wheel->version.ToString();
+  fields.local = wheel->version.LocalString();
+  if (wheel->build) fields.build = std::to_string(wheel->build->number) + wheel->build->suffix;
+  auto join = [&fields](const std::vector<std::string>& parts) {
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (i != 0) fields.tags.push_back('.');
+      fields.tags.append(parts[i]);
+    }
+  };
+  join(wheel->python_tags);
+  fields.tags.push_back('-');
+  join(wheel->abi_tags);
+  fields.tags.push_back('-');
+  join(wheel->platform_tags);
+  return fields;
+}
+
+// Sets a row's wheel columns from what its filename says; the reason when it is not a wheel's.
+std::optional<std::string> ApplyWheelFields(const WheelFields& fields, AnchorRow& row) {
+  if (!fields.readable) {
+    row.file_kind = "other";
+    return fields.error;
+  }
+  row.file_kind = fields.variant ? "variant-wheel" : "wheel";
+  row.version = fields.version;
+  row.local = fields.local;
+  row.build = fields.build;
+  row.tags = fields.tags;
+  return std::nullopt;
+}
+
+// What wheel filenames say, kept by filename for the crawl: the same file is listed on many pages
+// (the 178,534 wheel anchors of the 2026-03-15 snapshot name 26,382 files), and reading its name
+// again was a sixth of the crawl's instructions. Shared by the parser threads; bounded, so an
+// index of millions of names costs the reading, not the memory.
+class WheelNameCache {
+ public:
+  static constexpr std::size_t kMaxEntries = 1u << 15;
+
+  std::optional<std::string> Fill(AnchorRow& row) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = entries_.find(row.filename); it != entries_.end()) {
+        return ApplyWheelFields(it->second, row);
+      }
+    }
+    WheelFields fields = ReadWheelName(row.filename);
+    std::optional<std::string> error = ApplyWheelFields(fields, row);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (entries_.size() < kMaxEntries) entries_.emplace(row.filename, std::move(fields));
+    return error;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, WheelFields> entries_;
+};
+
 void FillFromFilename(AnchorRow& row, std::string_view project,
-                      std::vector<CrawlWarning>* warnings, std::string_view url) {
+                      std::vector<CrawlWarning>* warnings, std::string_view url,
+                      WheelNameCache* wheel_names = nullptr) {
   const std::string_view name = row.filename;
   constexpr std::string_view kVariantsSuffix = "-variants.json";
   if (name.size() > kVariantsSuffix.size() && name.ends_with(kVariantsSuffix)) {
@@ -267,36 +351,11 @@ void FillFromFilename(AnchorRow& row, std::string_view project,
     return;
   }
   if (name.ends_with(".whl")) {
-    auto wheel = core::ParseWheelFilename(name);
-    // A PEP 825 variant wheel: a label after the platform tag; the rest is a plain wheel name.
-    std::optional<catalogue::VariantWheelName> variant;
-    if (!wheel && (variant = catalogue::SplitVariantLabel(name))) {
-      if (auto plain = core::ParseWheelFilename(variant->plain_filename)) wheel = std::move(plain);
-      else variant.reset();
+    const std::optional<std::string> error =
+        wheel_names != nullptr ? wheel_names->Fill(row) : ApplyWheelFields(ReadWheelName(name), row);
+    if (error && warnings != nullptr) {
+      warnings->push_back({"unreadable wheel name", std::string(url) + ": " + *error});
     }
-    if (!wheel) {
-      row.file_kind = "other";
-      if (warnings != nullptr) {
-        warnings->push_back(
-            {"unreadable wheel name", std::string(url) + ": " + wheel.error().message});
-      }
-      return;
-    }
-    row.file_kind = variant ? "variant-wheel" : "wheel";
-    row.version = wheel->version.ToString();
-    row.local = wheel->version.LocalString();
-    if (wheel->build) row.build = std::to_string(wheel->build->number) + wheel->build->suffix;
-    auto join = [&row](const std::vector<std::string>& parts) {
-      for (std::size_t i = 0; i < parts.size(); ++i) {
-        if (i != 0) row.tags.push_back('.');
-        row.tags.append(parts[i]);
-      }
-    };
-    join(wheel->python_tags);
-    row.tags.push_back('-');
-    join(wheel->abi_tags);
-    row.tags.push_back('-');
-    join(wheel->platform_tags);
     return;
   }
   for (std::string_view ext : {".tar.gz", ".zip", ".tar.bz2", ".tgz"}) {
@@ -351,11 +410,12 @@ std::optional<std::string> RefuseCrossOriginRedirect(std::string_view from, std:
          " (torchdex-crawl follows redirects within a page's origin only)";
 }
 
-std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
-                                         std::string_view base_url, std::string_view channel_path,
-                                         std::string_view project,
-                                         std::vector<index::Anchor>&& anchors,
-                                         std::vector<CrawlWarning>* warnings) {
+namespace {
+
+std::vector<AnchorRow> AnchorRowsOf(const catalogue::IndexFamily& family, std::string_view base_url,
+                                    std::string_view channel_path, std::string_view project,
+                                    std::vector<index::Anchor>&& anchors,
+                                    std::vector<CrawlWarning>* warnings, WheelNameCache* wheel_names) {
   std::vector<AnchorRow> rows;
   rows.reserve(anchors.size());
   const BaseParts base(family, base_url);
@@ -366,7 +426,7 @@ std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
     const bool under_base = rel && same_origin;
     row.filename = index::UrlFilename(a.url);
     row.project = std::string(project);
-    FillFromFilename(row, project, warnings, a.url);
+    FillFromFilename(row, project, warnings, a.url, wheel_names);
     if (a.hash_malformed && warnings != nullptr) {
       warnings->push_back(
           {"malformed hash", a.url + ": the link's hash \"" + a.hash +
@@ -388,6 +448,16 @@ std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
     row.upload_time = std::move(a.upload_time);
   }
   return rows;
+}
+
+}  // namespace
+
+std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
+                                         std::string_view base_url, std::string_view channel_path,
+                                         std::string_view project,
+                                         std::vector<index::Anchor>&& anchors,
+                                         std::vector<CrawlWarning>* warnings) {
+  return AnchorRowsOf(family, base_url, channel_path, project, std::move(anchors), warnings, nullptr);
 }
 
 namespace {
@@ -592,8 +662,9 @@ class Crawler {
             return next;
           }
           std::vector<CrawlWarning> warnings;
-          std::vector<AnchorRow> project_rows = ProjectAnchorRows(
-              family_, base_url_, task.channel_path, task.project, std::move(page->anchors), &warnings);
+          std::vector<AnchorRow> project_rows =
+              AnchorRowsOf(family_, base_url_, task.channel_path, task.project,
+                           std::move(page->anchors), &warnings, &wheel_names_);
           for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
           QueueVariantsFiles(task, project_rows, next);
           worker_.Post([this, task, now, shape = page->shape, result = std::move(result),
@@ -617,9 +688,9 @@ class Crawler {
               return;
             }
             std::vector<CrawlWarning> warnings;
-            std::vector<AnchorRow> project_rows = ProjectAnchorRows(
-                family_, base_url_, task.channel_path, task.project, std::move(page->anchors),
-                &warnings);
+            std::vector<AnchorRow> project_rows =
+                AnchorRowsOf(family_, base_url_, task.channel_path, task.project,
+                             std::move(page->anchors), &warnings, &wheel_names_);
             for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
             const std::size_t row_bytes = RowBytes(project_rows);
             const index::PageShape shape = page->shape;
@@ -642,8 +713,8 @@ class Crawler {
           // keep them as files (version, tags, hash, backend), for the backends whose own page
           // is missing (read_catalogue), and find backends through their links (OnDiscovery).
           std::vector<CrawlWarning> warnings;  // already said for the project pages
-          rows = ProjectAnchorRows(family_, base_url_, task.channel_path, task.project,
-                                   std::move(page->anchors), &warnings);
+          rows = AnchorRowsOf(family_, base_url_, task.channel_path, task.project,
+                              std::move(page->anchors), &warnings, &wheel_names_);
         } else {
           rows = ListAnchorRows(task, page->anchors);
         }
@@ -879,6 +950,18 @@ class Crawler {
     std::lock_guard<std::mutex> lock(report_mutex_);
     report_.changed_channels.insert(channel);
   }
+  // Rows of a variant wheel were written for the channel in this run (any thread).
+  void NoteVariantWheels(const std::string& channel, const std::vector<AnchorRow>& rows) {
+    const bool any = std::any_of(rows.begin(), rows.end(),
+                                 [](const AnchorRow& row) { return row.file_kind == "variant-wheel"; });
+    if (!any) return;
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    variant_wheel_channels_.insert(channel);
+  }
+  bool WroteVariantWheels(const std::string& channel) {
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    return variant_wheel_channels_.contains(channel);
+  }
 
   // A list page's entries; each names the project (or backend) its link points to.
   std::vector<AnchorRow> ListAnchorRows(const PageTask& task, const std::vector<index::Anchor>& anchors) {
@@ -946,7 +1029,10 @@ class Crawler {
     // Same anchors: only the validators (and the TIMESTAMP line) changed.
     if (!PutPageRecord(record, now)) return;
     // A page new to the store has no old anchors to delete.
-    if (stored_.contains(task.path) || !rows.empty()) Check(store_.ReplaceAnchors(task.path, rows));
+    if (stored_.contains(task.path) || !rows.empty()) {
+      NoteVariantWheels(task.channel, rows);
+      Check(store_.ReplaceAnchors(task.path, rows));
+    }
   }
 
   void OnAbsent(const PageTask& task, const index::FetchResult& result, const std::string& now,
@@ -1239,10 +1325,18 @@ class Crawler {
       }
       input.default_index_newest = default_newest_;
       input.policy = &policy_;
-      auto variant_wheels = store_.VariantWheels(name);
-      if (!variant_wheels) return variant_wheels.error();
-      for (const catalogue::VariantWheelRow& w : *variant_wheels) {
-        input.variant_wheels.emplace(w.project, w.filename);  // the first in order: an example
+      // A channel the store held no page of before this run holds the anchors this run wrote:
+      // when none of them was a variant wheel, neither is any of the store's, and the query
+      // that scans every anchor of the channel for them is not made (a new store's stable and
+      // nightly channels).
+      bool stored_before = false;
+      for (const auto& [path, page] : stored_) stored_before = stored_before || page.channel == name;
+      if (stored_before || WroteVariantWheels(name)) {
+        auto variant_wheels = store_.VariantWheels(name);
+        if (!variant_wheels) return variant_wheels.error();
+        for (const catalogue::VariantWheelRow& w : *variant_wheels) {
+          input.variant_wheels.emplace(w.project, w.filename);  // the first in order: an example
+        }
       }
       const std::vector<catalogue::ProjectRecord> classes = catalogue::Classify(name, input);
       for (const catalogue::ProjectRecord& p : classes) ++report_.classes[name][p.cls];
@@ -1273,6 +1367,8 @@ class Crawler {
   std::map<std::string, std::string> default_newest_;
   std::optional<std::string> store_error_;
   std::mutex report_mutex_;
+  std::set<std::string> variant_wheel_channels_;  // under report_mutex_
+  WheelNameCache wheel_names_;  // filled by the parser threads
   // Last: destroyed (joined) first, while what their tasks use still exists; the parsers post
   // to worker_, so they go first.
   Worker worker_;  // the store's thread: every write, in order

@@ -99,9 +99,10 @@ constexpr std::pair<std::string_view, std::size_t> kLinkHashes[] = {
     {"sha512", 128}, {"sha384", 96}, {"sha256", 64}, {"sha224", 56}, {"sha1", 40}, {"md5", 32}};
 
 bool IsHex(std::string_view text) {
-  return std::all_of(text.begin(), text.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-  });
+  for (const char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
+  }
+  return true;
 }
 
 // The first "[#&]<name>=<value up to '&'>" in `url` as pip's regex finds it: names are matched
@@ -114,9 +115,11 @@ void ReadLinkHash(std::string_view url, Anchor& anchor) {
       if (!rest.starts_with(name) || rest.substr(name.size(), 1) != "=") continue;
       const std::string_view value_and_more = rest.substr(name.size() + 1);
       const std::string_view raw = value_and_more.substr(0, value_and_more.find('&'));
-      anchor.hash.reserve(name.size() + 1 + raw.size());
-      anchor.hash.assign(name).push_back('=');
-      for (const char c : raw) anchor.hash.push_back(LowerAscii(c));
+      anchor.hash.resize(name.size() + 1 + raw.size());
+      char* out = anchor.hash.data();
+      out = std::copy(name.begin(), name.end(), out);
+      *out++ = '=';
+      for (const char c : raw) *out++ = LowerAscii(c);
       const std::string_view value = std::string_view(anchor.hash).substr(name.size() + 1);
       anchor.hash_malformed = value.size() != length || !IsHex(value);
       if (name == "sha256" && !anchor.hash_malformed) anchor.sha256 = value;

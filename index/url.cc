@@ -43,6 +43,9 @@ bool IsSpecialScheme(std::string_view scheme) {
 
 // RFC 3986 §5.2.4: removes "." and ".." segments.
 std::string RemoveDotSegments(std::string_view path) {
+  // No segment is "." or ".." (none starts with a dot): the path is its own result, as the
+  // loop below would rebuild it. Nearly every href of an index page.
+  if (!path.starts_with('.') && path.find("/.") == std::string_view::npos) return std::string(path);
   std::vector<std::string_view> out;
   std::size_t pos = 0;
   const bool absolute = !path.empty() && path.front() == '/';

@@ -3,6 +3,7 @@
 #ifndef TORCHDEX_INDEX_URL_H_
 #define TORCHDEX_INDEX_URL_H_
 
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -33,14 +34,20 @@ std::string_view StripFragment(std::string_view url);
 
 /// The first position at or after `from` of any byte of `set`, or npos: string_view's
 /// find_first_of, which calls memchr over `set` once for every byte of `s` (a tenth of a
-/// crawl's own time went there).
+/// crawl's own time went there). Here memchr runs over `s` once for each byte of `set` (a URL's
+/// separators: two to four), each search stopping where the one before found its byte.
 inline std::size_t FindAnyOf(std::string_view s, std::string_view set, std::size_t from = 0) {
-  for (std::size_t i = from; i < s.size(); ++i) {
-    for (const char c : set) {
-      if (s[i] == c) return i;
+  if (from >= s.size()) return std::string_view::npos;
+  const char* const begin = s.data() + from;
+  std::size_t limit = s.size() - from;
+  const char* found = nullptr;
+  for (const char c : set) {
+    if (const void* at = std::memchr(begin, static_cast<unsigned char>(c), limit)) {
+      found = static_cast<const char*>(at);
+      limit = static_cast<std::size_t>(found - begin);
     }
   }
-  return std::string_view::npos;
+  return found == nullptr ? std::string_view::npos : static_cast<std::size_t>(found - s.data());
 }
 
 /// The file a URL names: its last path segment, percent-decoded ("torch-2.5.1+cu124-....whl").

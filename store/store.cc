@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -439,6 +440,38 @@ core::Status Store::PutPage(const PageRecord& p) {
   return {};
 }
 
+namespace {
+
+// The columns of an anchor insert, and the rows of each statement that inserts them: a page's
+// anchors go in by statements of 48 rows while 48 are left, then of 8, then one by one. 48 rows
+// are 912 parameters, under the 999 that SQLite before 3.32 allowed a statement.
+constexpr std::size_t kAnchorColumnCount = 19;
+constexpr std::size_t kAnchorBatches[] = {48, 8, 1};
+
+constexpr const char* kAnchorInsertHead =
+    "INSERT INTO anchors(page_id, position, url, text, filename, project, version, local, "
+    "build, tags, file_kind, sha256, metadata_sha256, has_metadata, requires_python, "
+    "yanked, upload_time, host, backend) VALUES";
+
+// "INSERT ... VALUES(?,...),(?,...)..." for each of kAnchorBatches: their addresses key the
+// prepared statements, so they are built once.
+const char* AnchorInsertSql(std::size_t batch_index) {
+  static const auto sql = [] {
+    std::array<std::string, std::size(kAnchorBatches)> texts;
+    std::string row = "(?";
+    for (std::size_t c = 1; c < kAnchorColumnCount; ++c) row += ",?";
+    row += ")";
+    for (std::size_t b = 0; b < texts.size(); ++b) {
+      texts[b] = kAnchorInsertHead;
+      for (std::size_t r = 0; r < kAnchorBatches[b]; ++r) texts[b] += (r == 0 ? "" : ",") + row;
+    }
+    return texts;
+  }();
+  return sql[batch_index].c_str();
+}
+
+}  // namespace
+
 core::Status Store::ReplaceAnchors(std::string_view page_path,
                                    const std::vector<AnchorRow>& anchors) {
   sqlite3* db = impl_->db;
@@ -448,10 +481,6 @@ core::Status Store::ReplaceAnchors(std::string_view page_path,
   static constexpr const char* kInsertGroup =
       "INSERT INTO page_groups(page_id, backend, local, host, files, example_version) "
       "VALUES(?,?,?,?,?,?)";
-  static constexpr const char* kInsert =
-      "INSERT INTO anchors(page_id, position, url, text, filename, project, version, local, "
-      "build, tags, file_kind, sha256, metadata_sha256, has_metadata, requires_python, "
-      "yanked, upload_time, host, backend) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   Statement* id_of = impl_->Prepared(kId);
   if (id_of == nullptr) return SqlError(db, path_, "preparing the page lookup");
   id_of->Bind(1, page_path);
@@ -489,23 +518,62 @@ core::Status Store::ReplaceAnchors(std::string_view page_path,
     sqlite3_reset(insert_group->get());
     if (rc != SQLITE_DONE) return SqlError(db, path_, "storing the groups of " + std::string(page_path));
   }
-  Statement* ins = impl_->Prepared(kInsert);
-  if (ins == nullptr) return SqlError(db, path_, "preparing the anchor insert");
-  for (std::size_t i = 0; i < anchors.size(); ++i) {
-    const AnchorRow& a = anchors[i];
-    ins->Bind(1, page_id).Bind(2, static_cast<std::int64_t>(i)).BindStatic(3, a.url);
-    // The anchor text is almost always the filename: stored only when it differs.
-    ins->BindStatic(4, a.text == a.filename ? std::string_view("") : std::string_view(a.text));
-    ins->BindStatic(5, a.filename).BindStatic(6, a.project).BindStatic(7, a.version);
-    ins->BindStatic(8, a.local).BindStatic(9, a.build).BindStatic(10, a.tags);
-    ins->BindStatic(11, a.file_kind).BindStatic(12, a.sha256).BindStatic(13, a.metadata_sha256);
-    ins->Bind(14, static_cast<std::int64_t>(a.has_metadata)).BindStatic(15, a.requires_python);
-    if (a.yanked) ins->BindStatic(16, *a.yanked);
-    else ins->BindNull(16);
-    ins->BindStatic(17, a.upload_time).BindStatic(18, a.host).BindStatic(19, a.backend);
-    const int rc = ins->Step();
-    sqlite3_reset(ins->get());  // every parameter is bound again for the next row
-    if (rc != SQLITE_DONE) return SqlError(db, path_, "storing an anchor of " + std::string(page_path));
+  // Rows go in by statements of several rows (kAnchorBatches): each execution of a statement
+  // has its own cost (opening the table's cursor and seeking from the root, the statement's end
+  // and reset), which a batch pays once for its rows. sqlite3_reset keeps a statement's
+  // bindings, and every row of `anchors` outlives the loop: a value equal to the one the same
+  // parameter holds (the row a batch before) is left bound to that row's string instead of
+  // bound again (a page's anchors share their project, backend, host, file kind and most empty
+  // columns: 1.8 million text bindings of a crawl instead of 3.5 million).
+  auto bind_row = [page_id](Statement& st, int first, std::int64_t position, const AnchorRow& a,
+                            const AnchorRow* before) {
+    auto bind = [&](int column, std::string_view value, std::string_view previous) {
+      if (before == nullptr || value != previous) st.BindStatic(first + column, value);
+    };
+    auto text_of = [](const AnchorRow& row) {
+      // The anchor text is almost always the filename: stored only when it differs.
+      return row.text == row.filename ? std::string_view("") : std::string_view(row.text);
+    };
+    const AnchorRow& b = before != nullptr ? *before : a;
+    if (before == nullptr) st.Bind(first + 1, page_id);
+    st.Bind(first + 2, position).BindStatic(first + 3, a.url);
+    bind(4, text_of(a), text_of(b));
+    st.BindStatic(first + 5, a.filename);
+    bind(6, a.project, b.project);
+    bind(7, a.version, b.version);
+    bind(8, a.local, b.local);
+    bind(9, a.build, b.build);
+    bind(10, a.tags, b.tags);
+    bind(11, a.file_kind, b.file_kind);
+    st.BindStatic(first + 12, a.sha256);
+    bind(13, a.metadata_sha256, b.metadata_sha256);
+    if (before == nullptr || a.has_metadata != b.has_metadata) {
+      st.Bind(first + 14, static_cast<std::int64_t>(a.has_metadata));
+    }
+    bind(15, a.requires_python, b.requires_python);
+    if (before == nullptr || a.yanked != b.yanked) {
+      if (a.yanked) st.BindStatic(first + 16, *a.yanked);
+      else st.BindNull(first + 16);
+    }
+    bind(17, a.upload_time, b.upload_time);
+    bind(18, a.host, b.host);
+    bind(19, a.backend, b.backend);
+  };
+  std::size_t i = 0;
+  for (std::size_t b = 0; b < std::size(kAnchorBatches); ++b) {
+    const std::size_t rows = kAnchorBatches[b];
+    if (anchors.size() - i < rows) continue;
+    Statement* ins = impl_->Prepared(AnchorInsertSql(b));
+    if (ins == nullptr) return SqlError(db, path_, "preparing the anchor insert");
+    for (const std::size_t first_row = i; i + rows <= anchors.size(); i += rows) {
+      for (std::size_t j = 0; j < rows; ++j) {
+        bind_row(*ins, static_cast<int>(j * kAnchorColumnCount), static_cast<std::int64_t>(i + j),
+                 anchors[i + j], i == first_row ? nullptr : &anchors[i + j - rows]);
+      }
+      const int rc = ins->Step();
+      sqlite3_reset(ins->get());  // the bindings stay for the next rows
+      if (rc != SQLITE_DONE) return SqlError(db, path_, "storing an anchor of " + std::string(page_path));
+    }
   }
   return {};
 }

@@ -18,6 +18,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "catalogue/catalogue.h"
 #include "store/read_catalogue.h"
@@ -1099,6 +1100,77 @@ TEST_F(CrawlFaultTest, WithoutLibxml2TheCrawlFailsNamingThePackageToInstall) {
             std::string::npos)
       << r.err;
   EXPECT_FALSE(server_.RequestsFor("/whl/").empty());
+}
+
+
+// The store writes a page's anchors by statements of several rows and leaves bound a value equal
+// to the one its parameter already holds: every count around the batch sizes (48, 8, 1) reads
+// back column for column, with each column changing, staying, or going NULL from row to row.
+TEST(StoreAnchorsTest, EveryCountOfAnchorsReadsBackAsWritten) {
+  TempDir dir;
+  auto store = catalogue::Store::Open((dir.path() / "store.sqlite").string(),
+                                      catalogue::StoreAccess::kCrawl);
+  ASSERT_TRUE(store) << store.error().message;
+  ASSERT_TRUE((*store)->BeginRun("2026-12-02T00:00:00Z", "http://127.0.0.1/whl/", "stable"));
+  auto rows_of = [](std::size_t count, int seed) {
+    std::vector<catalogue::AnchorRow> rows(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      catalogue::AnchorRow& a = rows[i];
+      // Built by append: GCC 12 misreads "literal" + std::string as overlapping (-Wrestrict).
+      std::string n = std::to_string(i);
+      n.append("-").append(std::to_string(seed));
+      a.filename = std::string("file-").append(n).append(".whl");
+      a.url = std::string("cu128/torch/").append(a.filename);
+      a.text = i % 5 == 0 ? std::string("other text ").append(n) : a.filename;
+      a.project = i < count / 2 ? "torch" : "torchvision";
+      a.version = std::string("2.5.").append(std::to_string(i / 7));
+      if (i % 3 != 0) a.local = "cu128";
+      if (i % 11 == 0) a.build = "1";
+      a.tags = i % 2 == 0 ? "cp312-cp312-linux_x86_64" : "cp313-cp313-linux_x86_64";
+      a.file_kind = i % 13 == 0 ? "other" : "wheel";
+      a.sha256 = std::string(64, static_cast<char>('a' + i % 6));
+      if (i % 4 != 0) a.metadata_sha256 = std::string(64, 'e');
+      a.has_metadata = i % 4 != 0;
+      if (i % 9 < 4) a.requires_python = ">=3.9";
+      if (i % 6 == 1) a.yanked = "";
+      else if (i % 6 == 2 || i % 6 == 3) a.yanked = std::string("broken ").append(std::to_string(i % 2));
+      a.upload_time =
+          i % 10 < 5 ? std::string() : std::string("2026-03-15T00:00:0").append(std::to_string(i % 10)).append("Z");
+      if (i % 17 == 0) a.host = "files.example.org";
+      if (i % 8 != 0) a.backend = "cu128";
+    }
+    return rows;
+  };
+  auto fields = [](const catalogue::AnchorRow& a) {
+    return std::tie(a.url, a.text, a.filename, a.project, a.version, a.local, a.build, a.tags,
+                    a.file_kind, a.sha256, a.metadata_sha256, a.has_metadata, a.requires_python,
+                    a.yanked, a.upload_time, a.host, a.backend);
+  };
+  const std::vector<std::size_t> counts = {0, 1, 7, 8, 9, 47, 48, 49, 55, 56, 57, 96, 105, 150};
+  for (int round = 0; round < 2; ++round) {  // the second replaces the first's anchors
+    for (std::size_t c = 0; c < counts.size(); ++c) {
+      // The second round writes the counts of the first in reverse: fewer or more rows than
+      // the page had.
+      const std::size_t count = round == 0 ? counts[c] : counts[counts.size() - 1 - c];
+      catalogue::PageRecord page;
+      page.path = std::string("cu128/p").append(std::to_string(c)).append("/");
+      page.channel = "stable";
+      page.backend = "cu128";
+      page.project = std::string("p").append(std::to_string(c));
+      page.status = 200;
+      page.anchors = static_cast<std::int64_t>(count);
+      ASSERT_TRUE((*store)->PutPage(page));
+      const std::vector<catalogue::AnchorRow> rows = rows_of(count, round);
+      ASSERT_TRUE((*store)->ReplaceAnchors(page.path, rows));
+      auto read = (*store)->AnchorsOf(page.path);
+      ASSERT_TRUE(read) << read.error().message;
+      ASSERT_EQ(read->size(), count) << page.path;
+      for (std::size_t i = 0; i < count; ++i) {
+        EXPECT_EQ(fields((*read)[i]), fields(rows[i])) << page.path << " anchor " << i;
+      }
+    }
+  }
+  ASSERT_TRUE((*store)->CommitRun("2026-12-02T00:00:01Z", {}));
 }
 
 }  // namespace
