@@ -273,7 +273,7 @@ Selection SelectBackend(const HostFacts& facts, const SelectionTarget& target,
     Candidate candidate{backend.name, backend.kind, "", true, "", {}};
     if (backend.variant_index) {
       rejection.reasons.push_back(
-          "a PEP 825 variant index: chosen by --torch-backend variant only (docs/variants.md)");
+          "a PEP 825 variant index: chosen only when named (--torch-backend variant; lock --backend variant) (docs/variants.md)");
       out.rejected.push_back(std::move(rejection));
       continue;
     }
