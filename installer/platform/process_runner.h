@@ -22,6 +22,7 @@ struct ProcessResult {
     kSignaled,       // killed by `signal` (a crash: SIGSEGV, SIGABRT ...)
     kTimedOut,       // still running at the deadline; killed
     kFailedToStart,  // `failure` says why (fork, pipe or exec failed)
+    kInterrupted,    // torchdex got SIGINT, SIGTERM or SIGHUP: the child was killed (or not started)
   };
   Status status = Status::kFailedToStart;
   int exit_code = -1;
@@ -51,6 +52,13 @@ class ProcessRunner {
 
 // The runner for this platform (process_runner_posix.cc; process_runner_win32.cc).
 std::unique_ptr<ProcessRunner> MakeSystemProcessRunner();
+
+// SIGINT, SIGTERM or SIGHUP that arrived while the system runner waited for a child (0: none).
+// The runner catches them only then: the child is killed, the wait ends as kInterrupted and no
+// later child is started, so the command unwinds (temporary directories removed) and main ends
+// the process with that signal. At any other moment the signal acts as it always does.
+int PendingInterrupt();
+void ClearPendingInterruptForTesting();
 
 }  // namespace torchdex::installer
 

@@ -12,10 +12,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include "installer/platform/process_runner.h"
 
@@ -23,6 +26,50 @@ namespace torchdex::installer {
 namespace {
 
 constexpr size_t kMaxCapture = 1 << 20;  // a tool printing more than 1 MiB is not answering us
+
+volatile std::sig_atomic_t g_interrupt = 0;
+
+extern "C" void OnInterrupt(int signal) { g_interrupt = signal; }
+
+constexpr int kInterruptSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// While a child is waited for, the interrupting signals are caught (and restored after).
+class InterruptScope {
+ public:
+  InterruptScope() {
+    struct sigaction action {};
+    action.sa_handler = OnInterrupt;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < std::size(kInterruptSignals); ++i) {
+      ::sigaction(kInterruptSignals[i], &action, &saved_[i]);
+    }
+  }
+  ~InterruptScope() {
+    for (std::size_t i = 0; i < std::size(kInterruptSignals); ++i) {
+      ::sigaction(kInterruptSignals[i], &saved_[i], nullptr);
+    }
+  }
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+
+ private:
+  struct sigaction saved_[std::size(kInterruptSignals)];
+};
+
+ProcessResult Interrupted() {
+  ProcessResult result;
+  result.status = ProcessResult::Status::kInterrupted;
+  result.signal = g_interrupt;
+  result.failure = std::string("interrupted by ") + ::strsignal(g_interrupt);
+  return result;
+}
+
+void KillGroup(pid_t pid, int* status) {
+  ::kill(-pid, SIGKILL);  // the whole group: a script's `sleep` dies with it
+  ::kill(pid, SIGKILL);
+  while (::waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  }
+}
 
 int64_t NowMillis() {
   struct timespec now;
@@ -55,6 +102,7 @@ void WriteAll(int fd, const std::string& data) {
 // Reads both pipes until EOF or the deadline, then reaps the child (killing it first when the
 // deadline passed).
 ProcessResult Collect(pid_t pid, int out_fd, int err_fd, std::chrono::milliseconds timeout) {
+  const InterruptScope catching;
   ProcessResult result;
   const int64_t deadline = NowMillis() + timeout.count();
   struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
@@ -62,13 +110,14 @@ ProcessResult Collect(pid_t pid, int out_fd, int err_fd, std::chrono::millisecon
   if (err_fd < 0) fds[1].fd = -1;
   bool timed_out = false;
   char buffer[4096];
-  while (open_count > 0) {
+  while (open_count > 0 && g_interrupt == 0) {
     const int64_t left = deadline - NowMillis();
     if (left <= 0) {
       timed_out = true;
       break;
     }
-    const int ready = ::poll(fds, 2, static_cast<int>(left));
+    // In slices: a signal taken by another thread interrupts no poll of this one.
+    const int ready = ::poll(fds, 2, static_cast<int>(std::min<int64_t>(left, 100)));
     if (ready < 0) {
       if (errno == EINTR) continue;
       break;
@@ -93,11 +142,12 @@ ProcessResult Collect(pid_t pid, int out_fd, int err_fd, std::chrono::millisecon
   }
 
   int status = 0;
+  if (g_interrupt != 0) {
+    KillGroup(pid, &status);
+    return Interrupted();
+  }
   if (timed_out) {
-    ::kill(-pid, SIGKILL);  // the whole group: a script's `sleep` dies with it
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    KillGroup(pid, &status);
     result.status = ProcessResult::Status::kTimedOut;
     return result;
   }
@@ -111,11 +161,12 @@ ProcessResult Collect(pid_t pid, int out_fd, int err_fd, std::chrono::millisecon
       result.failure = std::strerror(errno);
       return result;
     }
+    if (g_interrupt != 0) {
+      KillGroup(pid, &status);
+      return Interrupted();
+    }
     if (NowMillis() >= deadline) {
-      ::kill(-pid, SIGKILL);
-      ::kill(pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
+      KillGroup(pid, &status);
       result.status = ProcessResult::Status::kTimedOut;
       return result;
     }
@@ -141,6 +192,7 @@ class PosixProcessRunner final : public ProcessRunner {
       failed.failure = "empty argv";
       return failed;
     }
+    if (g_interrupt != 0) return Interrupted();  // interrupted: nothing more is started
     // Everything the child needs is built before fork: after fork only async-signal-safe calls.
     std::vector<std::string> env_strings;
     for (const auto& [name, value] : env) {
@@ -193,6 +245,7 @@ class PosixProcessRunner final : public ProcessRunner {
 
   ProcessResult RunInChild(const std::function<std::string()>& body,
                            std::chrono::milliseconds timeout) override {
+    if (g_interrupt != 0) return Interrupted();
     ProcessResult failed;
     int out_pipe[2];
     if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
@@ -215,6 +268,7 @@ class PosixProcessRunner final : public ProcessRunner {
       // A crash in the library must show as the signal it is, even when a handler (a sanitizer
       // runtime, a crash reporter) is installed in torchdex.
       for (int crash : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(crash, SIG_DFL);
+      for (int interrupt : kInterruptSignals) ::signal(interrupt, SIG_DFL);
       // libcuda and NVML read the real environment, not our Environment map.
       ::unsetenv("CUDA_VISIBLE_DEVICES");
       // A library that prints to stdout/stderr must not mix into torchdex's own output.
@@ -249,9 +303,14 @@ std::string ProcessResult::Describe(std::chrono::milliseconds timeout) const {
       return buffer;
     case Status::kFailedToStart:
       return "could not be started: " + failure;
+    case Status::kInterrupted:
+      return failure;
   }
   return "unknown";
 }
+
+int PendingInterrupt() { return g_interrupt; }
+void ClearPendingInterruptForTesting() { g_interrupt = 0; }
 
 std::unique_ptr<ProcessRunner> MakeSystemProcessRunner() {
   return std::make_unique<PosixProcessRunner>();

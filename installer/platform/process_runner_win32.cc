@@ -40,4 +40,7 @@ std::string ProcessResult::Describe(std::chrono::milliseconds) const {
   return status == Status::kFailedToStart ? "could not be started: " + failure : "finished";
 }
 
+int PendingInterrupt() { return 0; }  // Windows: the console's Ctrl-C acts as it always does
+void ClearPendingInterruptForTesting() {}
+
 }  // namespace torchdex::installer

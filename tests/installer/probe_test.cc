@@ -3,7 +3,9 @@
 // through the PosixProcessRunner. Hangs use a 0.3 s timeout; nothing asserts on time.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdlib>
+#include <thread>
 
 #include "tests/installer/test_support.h"
 
@@ -246,6 +248,31 @@ TEST(ProcessRunner, RunInChildReturnsTheAnswerAndSurvivesACrash) {
       5000ms);
   ::unsetenv("CUDA_VISIBLE_DEVICES");
   EXPECT_EQ(result.output, "unset");
+}
+
+// SIGTERM while a child runs: the child's whole group is killed at once, the wait ends as
+// kInterrupted, and no later child is started (main then ends torchdex by that signal, after the
+// command unwound: LockE2eTest.ASigtermDuringTheResolverLeavesNoTemporaryDirectory).
+TEST(ProcessRunner, ASignalWhileAChildRunsKillsItAndStartsNoOther) {
+  std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  std::thread signaller([] {
+    std::this_thread::sleep_for(500ms);
+    ::kill(::getpid(), SIGTERM);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  ProcessResult result = runner->Run({"/bin/sh", "-c", "sleep 30; echo late"}, {}, 60000ms);
+  const auto took = std::chrono::steady_clock::now() - start;
+  signaller.join();
+  EXPECT_EQ(result.status, ProcessResult::Status::kInterrupted) << result.Describe(60000ms);
+  EXPECT_EQ(result.signal, SIGTERM);
+  EXPECT_EQ(result.output, "");
+  EXPECT_LT(took, 10s);
+  EXPECT_EQ(PendingInterrupt(), SIGTERM);
+  result = runner->Run({"/bin/sh", "-c", "echo started"}, {}, 5000ms);
+  EXPECT_EQ(result.status, ProcessResult::Status::kInterrupted);
+  EXPECT_EQ(result.output, "");
+  ClearPendingInterruptForTesting();
+  EXPECT_TRUE(runner->Run({"/bin/sh", "-c", "true"}, {}, 5000ms).Succeeded());
 }
 
 }  // namespace

@@ -493,6 +493,36 @@ TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
   EXPECT_EQ(installed.at("needs-torch"), "1.0");
 }
 
+// SIGTERM while uv resolves (here a stand-in uv that only sleeps): uv's whole group is killed,
+// the lock unwinds and removes its temporary directory, nothing is written, and torchdex ends by
+// SIGTERM (exit status 143 in the shell).
+TEST_F(LockE2eTest, ASigtermDuringTheResolverLeavesNoTemporaryDirectory) {
+  const fs::path bin = *root_ / "sleeping-uv";
+  const fs::path tmp = *root_ / "sigterm-tmp";
+  const fs::path dir = *root_ / "locks-sigterm";
+  fs::create_directories(bin);
+  fs::create_directories(tmp);
+  fs::create_directories(dir);
+  WriteText(bin / "uv", "#!/bin/sh\nexec sleep 61\n");
+  fs::permissions(bin / "uv", fs::perms::owner_all);
+  Environment env = *env_;
+  env["PATH"] = bin.string() + ":/usr/bin:/bin";
+  env["TMPDIR"] = tmp.string();
+  const std::string lock = std::string(TORCHDEX_BINARY) + " lock --backend cpu --python-version 3.12 --catalogue " +
+                           (*root_ / "mirror.json").string() + " --index-url " + nginx_->Url("/simple/") + " -o " +
+                           dir.string() + " torch==2.5.1";
+  // The shell starts it, waits until its uv runs, and sends SIGTERM to torchdex only.
+  const std::string script = lock + " & pid=$!; i=0; while ! pgrep -f '^sleep 61' >/dev/null && [ $i -lt 200 ]; do "
+                             "sleep 0.05; i=$((i+1)); done; ls \"$TMPDIR\"; kill -TERM $pid; wait $pid; "
+                             "echo \"status=$?\"; ls \"$TMPDIR\" | wc -l";
+  Output run = RunChild({"/bin/sh", "-c", script}, &env);
+  EXPECT_THAT(run.out, HasSubstr("torchdex-lock-")) << run.out << run.err;  // it existed while uv ran
+  EXPECT_THAT(run.out, HasSubstr("status=143\n0\n")) << run.out << run.err;
+  EXPECT_TRUE(fs::is_empty(dir));
+  Output left = RunChild({"/bin/sh", "-c", "pgrep -f '^sleep 61' || true"});
+  EXPECT_EQ(left.out, "") << "a stand-in uv outlived torchdex";
+}
+
 // A backend the catalogue does not know is a usage error that names the flag it came from.
 TEST_F(LockE2eTest, AnUnknownBackendIsNamedWithItsFlag) {
   Output run = Torchdex({"lock", "--backend", "cu1288", "--python-version", "3.12", "-o", root_->string(), "torch"});
