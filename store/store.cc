@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "core/sha256.h"
+#include "core/url.h"
 
 namespace torchdex::catalogue {
 namespace {
@@ -411,7 +412,8 @@ core::Expected<std::int64_t> Store::BeginRun(std::string_view started_at,
   Statement insert(db,
                    "INSERT INTO runs(started_at, base_url, channels, status) "
                    "VALUES(?, ?, ?, 'running')");
-  insert.Bind(1, started_at).Bind(2, base_url).Bind(3, channels);
+  // A --base-url with user:password@ is recorded without it: the store is a file like any other.
+  insert.Bind(1, started_at).Bind(2, core::StripCredentials(base_url)).Bind(3, channels);
   if (insert.Step() != SQLITE_DONE) return SqlError(db, path_, "recording the run");
   impl_->run_id = sqlite3_last_insert_rowid(db);
   if (auto s = Exec(db, path_, "BEGIN IMMEDIATE", "starting the crawl transaction"); !s) {

@@ -62,6 +62,39 @@ core::Expected<core::WheelFilename> LockedWheelName(const LockedPackage& p, cons
   return core::ParseWheelFilename(variant ? variant->plain_filename : w.name);
 }
 
+// Every wheel name of the lock, whatever the machine: it parses (a variant label only where the
+// package locks a variants.json), it is of its package and version, and a package that locks a
+// variants.json has variant wheels. Checked when the lock is read, so a bad name is a located
+// error (exit 5) and not a lock that fits no machine.
+core::Status CheckWheelNames(const LockFile& f) {
+  for (const LockedPackage& p : f.lock.packages) {
+    const std::string where = f.path + ":" + std::to_string(p.line) + ": " + p.name + " " + p.version;
+    if (p.variants_json && std::none_of(p.wheels.begin(), p.wheels.end(), [](const LockedWheel& w) {
+          return catalogue::SplitVariantLabel(w.name).has_value();
+        })) {
+      return core::MakeError(where + ": it locks a variants.json, but none of its wheels is a variant wheel",
+                             core::ErrorCode::kBadInputFile);
+    }
+    for (const LockedWheel& w : p.wheels) {
+      const std::string at = f.path + ":" + std::to_string(w.line) + ": " + p.name + " " + p.version;
+      auto wheel = LockedWheelName(p, w);
+      if (!wheel) {
+        const std::optional<catalogue::VariantWheelName> variant = catalogue::SplitVariantLabel(w.name);
+        const std::string why = variant && !p.variants_json
+                                    ? w.name + " is a variant wheel (PEP 825, label " + variant->label +
+                                          "), but the package has no [packages.variants-json] to resolve it with"
+                                    : wheel.error().message;
+        return core::MakeError(at + ": " + why, core::ErrorCode::kBadInputFile);
+      }
+      if (wheel->name != p.name || wheel->version.ToString() != p.version) {
+        return core::MakeError(at + ": the wheel " + w.name + " is not of this package and version",
+                               core::ErrorCode::kBadInputFile);
+      }
+    }
+  }
+  return {};
+}
+
 // Why a lock cannot serve this interpreter ("" when it can): its requires-python, its
 // environments, or a package that applies here whose requires-python excludes it or which has
 // no wheel that fits (a lock made for another platform or Python). What is wrong with the lock
@@ -145,31 +178,13 @@ core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Inte
     const LockedWheel* best = nullptr;
     std::size_t best_rank = 0;
     const auto resolved = variants.find(p.name);
-    if (p.variants_json && std::none_of(p.wheels.begin(), p.wheels.end(), [](const LockedWheel& w) {
-          return catalogue::SplitVariantLabel(w.name).has_value();
-        })) {
-      return core::MakeError(where + ": it locks a variants.json, but none of its wheels is a variant wheel",
-                             core::ErrorCode::kBadInputFile);
-    }
     for (const LockedWheel& w : p.wheels) {
-      auto wheel = LockedWheelName(p, w);
-      if (!wheel) {
-        const std::optional<catalogue::VariantWheelName> variant = catalogue::SplitVariantLabel(w.name);
-        const std::string why = variant && !p.variants_json
-                                    ? w.name + " is a variant wheel (PEP 825, label " + variant->label +
-                                          "), but the package has no [packages.variants-json] to resolve it with"
-                                    : wheel.error().message;
-        return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + p.name + ": " + why,
-                               core::ErrorCode::kBadInputFile);
-      }
+      auto wheel = LockedWheelName(p, w);  // CheckWheelNames has checked every name
+      if (!wheel) return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + wheel.error().message,
+                                         core::ErrorCode::kBadInputFile);
       if (resolved != variants.end()) {
         const std::optional<catalogue::VariantWheelName> variant = catalogue::SplitVariantLabel(w.name);
         if (!variant || variant->label != resolved->second) continue;
-      }
-      if (wheel->name != p.name || wheel->version.ToString() != p.version) {
-        return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + p.name + " " + p.version +
-                                   ": the wheel " + w.name + " is not of this package and version",
-                               core::ErrorCode::kBadInputFile);
       }
       auto rank = core::BestTagRank(wheel->Tags(), supported);
       if (rank && (best == nullptr || *rank < best_rank)) {
@@ -253,6 +268,7 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
     if (!text) return Refuse(err, text.error());
     core::Expected<PyLock> lock = ParsePyLock(*text, path);
     if (!lock) return Refuse(err, lock.error());
+    if (core::Status names = CheckWheelNames(LockFile{path, *lock}); !names) return Refuse(err, names.error());
     // The name says which backend a reader of the directory expects: a cu124 lock that holds cpu
     // wheels is a mistake (or a trap), not a lock to choose by its name.
     if (name != "pylock.toml" && LockFileName(lock->torchdex.backend) != name) {
@@ -348,7 +364,7 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
       if (!detected) return Refuse(err, detected.error());
       host = std::move(detected).value();
       core::Expected<std::map<std::string, std::string>> resolved =
-          ResolveLockedVariants(*variant_lock, host->properties, trusted, deps.fetcher, why, warnings);
+          ResolveLockedVariants(*variant_lock, target->markers, host->properties, trusted, deps.fetcher, why, warnings);
       if (resolved) {
         variant_labels = std::move(resolved).value();
       } else {

@@ -21,12 +21,21 @@ namespace torchdex::installer::lockcli {
 
 std::string UrlFileName(std::string_view url) {
   url = url.substr(0, url.find_first_of("?#"));
-  return core::PercentDecode(url.substr(url.rfind('/') + 1));
+  const std::string_view segment = url.substr(url.rfind('/') + 1);
+  std::string decoded = core::PercentDecode(segment);
+  // Decoded control characters are never printed: the segment is then shown as written.
+  if (std::any_of(decoded.begin(), decoded.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      })) {
+    return std::string(segment);
+  }
+  return decoded;
 }
 
 core::Expected<std::map<std::string, std::string>> ResolveLockedVariants(
-    const LockFile& f, const catalogue::SupportedProperties& host, const std::vector<std::string>& trusted_hosts,
-    index::Fetcher* fetcher, std::vector<std::string>& why, std::vector<std::string>& warnings) {
+    const LockFile& f, const core::MarkerEnvironment& markers, const catalogue::SupportedProperties& host,
+    const std::vector<std::string>& trusted_hosts, index::Fetcher* fetcher, std::vector<std::string>& why,
+    std::vector<std::string>& warnings) {
   std::unique_ptr<index::Fetcher> own;
   if (fetcher == nullptr) {
     // A redirect is checked before it is followed: a hop the transport rule refuses is never asked.
@@ -41,6 +50,13 @@ core::Expected<std::map<std::string, std::string>> ResolveLockedVariants(
   std::map<std::string, std::string> chosen;
   for (const LockedPackage& p : f.lock.packages) {
     if (!p.variants_json) continue;
+    if (!p.marker.empty()) {
+      // A package this machine does not install is not resolved (a marker that does not parse is
+      // WheelsFor's to say).
+      auto marker = core::Marker::Parse(p.marker);
+      auto applies = marker ? marker->Evaluate(markers) : core::Expected<bool>(true);
+      if (applies && !*applies) continue;
+    }
     const std::string at = f.path + ":" + std::to_string(p.variants_json->line) + ": " + p.name + " " + p.version;
     // The wheels' labels first: what is checked is the file each URL fetches.
     std::vector<std::pair<const LockedWheel*, std::string>> labelled;

@@ -9,6 +9,7 @@
 
 #include "catalogue/variants.h"
 #include "core/expected.h"
+#include "core/requirement.h"
 #include "index/fetcher.h"
 #include "installer/cli/lock_support.h"
 
@@ -22,14 +23,15 @@ std::string UrlFileName(std::string_view url);
 /// URL (`fetcher`, or libcurl when null, redirects checked before they are followed), its sha256
 /// the lock's, its variants ranked by this machine's properties `host`; of the labels the
 /// package's wheels carry, the best compatible one is chosen. Returns the label chosen per
-/// package; what was found is added to `why`, a better variant than any locked to `warnings`.
+/// package (packages whose marker is false for `markers` are skipped); what was found is added to `why`, a better variant than any locked to `warnings`.
 /// Errors name the lock's line: kNotOffered when no locked variant of a package fits, kNetwork
 /// when the file cannot be read or does not match its hash, kBadInputFile when the lock and
 /// the file disagree (a wheel without a label, a label not in the file, a URL naming another
 /// file than the wheel's name).
 core::Expected<std::map<std::string, std::string>> ResolveLockedVariants(
-    const LockFile& f, const catalogue::SupportedProperties& host, const std::vector<std::string>& trusted_hosts,
-    index::Fetcher* fetcher, std::vector<std::string>& why, std::vector<std::string>& warnings);
+    const LockFile& f, const core::MarkerEnvironment& markers, const catalogue::SupportedProperties& host,
+    const std::vector<std::string>& trusted_hosts, index::Fetcher* fetcher, std::vector<std::string>& why,
+    std::vector<std::string>& warnings);
 
 }  // namespace torchdex::installer::lockcli
 

@@ -271,6 +271,8 @@ TEST_F(VariantCrawlTest, CredentialsOfTheBaseUrlAreNotShown) {
   EXPECT_EQ((out.str() + err.str()).find("Pa55word"), std::string::npos) << out.str() << err.str();
   EXPECT_EQ(Slurp(CatalogueJson()).find("Pa55word"), std::string::npos);
   EXPECT_EQ(Exported().crawled_from, nginx_->Url("/whl/"));
+  // The store, too, records the run's base URL without them.
+  EXPECT_EQ(Slurp(StorePath()).find("Pa55word"), std::string::npos);
 }
 
 TEST_F(VariantCrawlTest, ARecrawlOfAnUnchangedVariantIndexExportsTheSameBytes) {

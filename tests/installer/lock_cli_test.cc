@@ -19,6 +19,13 @@ using ::testing::Not;
 using testing::CliResult;
 using testing::RunTorchdex;
 
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
 class LockCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -255,6 +262,32 @@ TEST_F(LockCliTest, AVariantsJsonThatIsNotTheWheelsIsRefused) {
   run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host, "--dry-run"});
   EXPECT_EQ(run.code, 5) << run.out << run.err;
   EXPECT_THAT(run.err, HasSubstr("torch 2.10.0: it locks a variants.json, but none of its wheels is a variant wheel"));
+}
+
+// Every wheel name of a lock is checked when the lock is read, whatever the machine: one that
+// does not parse, a variant label without a variants.json, another package's wheel listed
+// among a variant package's: exit 5 with the line (not a lock that fits no machine, or one that
+// fits only where the bad wheel is not chosen). A URL's decoded control characters are not
+// printed.
+TEST_F(LockCliTest, EveryWheelNameIsCheckedWhenTheLockIsRead) {
+  const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
+  auto sync = [&] {
+    return RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host, "--dry-run"});
+  };
+  Write("pylock.cpu.toml", Replace(Lock("cpu"), "py3-none-any.whl\"", "py3-none.whl\""));
+  CliResult run = sync();
+  EXPECT_EQ(run.code, 5) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr((dir_ / "pylock.cpu.toml").string() + ":9: torch 2.5.1+cpu: "));
+  Write("pylock.cpu.toml", Lock("cpu", "", "py3-none-any-cuda12.8"));
+  run = sync();
+  EXPECT_EQ(run.code, 5) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr(":9: torch 2.5.1+cpu: torch-2.5.1+cpu-py3-none-any-cuda12.8.whl is a variant wheel "
+                                 "(PEP 825, label cuda12.8), but the package has no [packages.variants-json]"));
+  Write("pylock.cpu.toml", Lock("cpu", "https://h/torch-2.5.1+cpu-py3-none-any.whl%0a%1b[31mRED"));
+  run = sync();
+  EXPECT_EQ(run.code, 5) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("is not the file its url names (torch-2.5.1+cpu-py3-none-any.whl%0a%1b[31mRED)"));
+  EXPECT_EQ(run.err.find('\x1b'), std::string::npos);
 }
 
 // sync asks the interpreter through the cache of its answers (interpreter_cache_test.cc has

@@ -748,6 +748,27 @@ TEST_F(VariantLockE2eTest, SeveralLockedVariantsAreResolvedOnEachMachine) {
   Output none = Sync(several, "linux-no-gpu");
   EXPECT_EQ(none.exit_code, kExitNoBackend) << none.out << none.err;
   EXPECT_THAT(none.err, HasSubstr("none of the locked variants (cuda12.8, xpu) does fit this machine ("));
+  // A package whose marker excludes the machine is not resolved (nor fetched): sync goes on.
+  const fs::path elsewhere = *root_ / "variant-locks-elsewhere";
+  fs::create_directories(elsewhere);
+  WriteText(elsewhere / "pylock.variant.toml",
+            Replace(text, "name = \"torch\"\nversion = \"2.10.0\"\n",
+                    "name = \"torch\"\nversion = \"2.10.0\"\nmarker = \"sys_platform == 'win32'\"\n"));
+  Output skipped = Sync(elsewhere, "linux-no-gpu");
+  EXPECT_EQ(skipped.exit_code, 0) << skipped.out << skipped.err;
+  EXPECT_THAT(skipped.out, Not(HasSubstr("would install: torch ")));
+  EXPECT_THAT(skipped.out, HasSubstr("would install: filelock 3.16.1 "));
+  // Another package's wheel among the variant package's: refused on every machine.
+  const fs::path evil = *root_ / "variant-locks-evil";
+  fs::create_directories(evil);
+  const std::string bad = "evil-2.10.0-py3-none-any-null.whl";
+  std::string with_evil = text;
+  with_evil.insert(line_end + 1, "    { name = \"" + bad + "\", url = \"" + nginx_->Url("/whl/test/variant/" + bad) +
+                                     "\", hashes = { sha256 = \"" + std::string(64, 'e') + "\" } },\n");
+  WriteText(evil / "pylock.variant.toml", with_evil);
+  Output on_a100 = Sync(evil, "linux-a100-driver550");
+  EXPECT_EQ(on_a100.exit_code, kExitBadInputFile) << on_a100.out << on_a100.err;
+  EXPECT_THAT(on_a100.err, HasSubstr("the wheel " + bad + " is not of this package and version"));
   // A name that says another label than the URL fetches: refused where it is written.
   const fs::path lying = *root_ / "variant-locks-lying";
   fs::create_directories(lying);
