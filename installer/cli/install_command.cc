@@ -109,7 +109,11 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
   core::Expected<BackendRequest> named = NamedBackendRequest(choice, deps.env);
   if (!named) return named.error();
   const bool variant_index = named->name == "variant";
-  if (variant_index) choice.torch_backend = "cpu";
+  if (variant_index) {
+    choice.torch_backend = "cpu";
+    // What the decision says of "cpu" names what the user named.
+    choice.torch_backend_flag = named->origin + " variant: the variant index routes as cpu";
+  }
   core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(texts);
   if (!asked) return asked.error();
   choice.parsed = std::move(asked).value();

@@ -203,7 +203,9 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   choice.parsed = asked;
   core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps, &target);
   if (!inputs) return inputs.error();
-  if (!named.empty()) inputs->request.backend = {named, "--backend"};
+  if (!named.empty()) {
+    inputs->request.backend = {named, variant_index ? "--backend variant: the variant index routes as cpu" : "--backend"};
+  }
   core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, inputs->catalogue);
   if (!decided) return decided.error();
   Decision& decision = *decided;

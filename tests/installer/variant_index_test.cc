@@ -145,6 +145,18 @@ TEST_F(VariantIndexTest, DoneWhenHostsGetTheirVariantWithItsHash) {
   }
 }
 
+// The variant index routes as the CPU backend: what is not offered there is said as the user
+// named it, not as a cpu backend they never named.
+TEST_F(VariantIndexTest, WhatTheRoutingLacksIsSaidAsTheVariantIndex) {
+  testing::CliResult r = testing::RunTorchdex({"install", "--dry-run", "--python", "/usr/bin/python3", "--catalogue",
+                                               *mirror_, "--torch-backend", "variant", "--channel", "nightly", "--root",
+                                               (testing::kFixtures / "hosts" / "linux-no-gpu").string(),
+                                               "torch==2.10.0"});
+  EXPECT_EQ(r.code, kExitNoBackend) << r.out << r.err;
+  EXPECT_NE(r.err.find("(named by --torch-backend variant: the variant index routes as cpu)"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(VariantIndexTest, ExplainNamesTheLabelAndTheDecidingProperty) {
   testing::CliResult r = Install("linux-a100-driver550", "torch==2.10.0", {"--explain"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
