@@ -503,7 +503,10 @@ TEST_F(LockE2eTest, ASigtermDuringTheResolverLeavesNoTemporaryDirectory) {
   fs::create_directories(bin);
   fs::create_directories(tmp);
   fs::create_directories(dir);
-  WriteText(bin / "uv", "#!/bin/sh\nexec sleep 61\n");
+  // It says its pid (the sleep's, after exec) where the test can see it: no pgrep needed.
+  const fs::path started = *root_ / "sleeping-uv.pid";
+  WriteText(bin / "uv", "#!/bin/sh\necho $$ > '" + started.string() + ".tmp'; mv '" + started.string() + ".tmp' '" +
+                            started.string() + "'\nexec sleep 61\n");
   fs::permissions(bin / "uv", fs::perms::owner_all);
   Environment env = *env_;
   env["PATH"] = bin.string() + ":/usr/bin:/bin";
@@ -512,15 +515,15 @@ TEST_F(LockE2eTest, ASigtermDuringTheResolverLeavesNoTemporaryDirectory) {
                            (*root_ / "mirror.json").string() + " --index-url " + nginx_->Url("/simple/") + " -o " +
                            dir.string() + " torch==2.5.1";
   // The shell starts it, waits until its uv runs, and sends SIGTERM to torchdex only.
-  const std::string script = lock + " & pid=$!; i=0; while ! pgrep -f '^sleep 61' >/dev/null && [ $i -lt 200 ]; do "
+  const std::string script = lock + " & pid=$!; i=0; while [ ! -s '" + started.string() + "' ] && [ $i -lt 200 ]; do "
                              "sleep 0.05; i=$((i+1)); done; ls \"$TMPDIR\"; kill -TERM $pid; wait $pid; "
-                             "echo \"status=$?\"; ls \"$TMPDIR\" | wc -l";
+                             "echo \"status=$?\"; ls \"$TMPDIR\" | wc -l; sleep 0.2; "
+                             "if kill -0 \"$(cat '" + started.string() + "')\" 2>/dev/null; then echo uv-alive; fi";
   Output run = RunChild({"/bin/sh", "-c", script}, &env);
   EXPECT_THAT(run.out, HasSubstr("torchdex-lock-")) << run.out << run.err;  // it existed while uv ran
   EXPECT_THAT(run.out, HasSubstr("status=143\n0\n")) << run.out << run.err;
   EXPECT_TRUE(fs::is_empty(dir));
-  Output left = RunChild({"/bin/sh", "-c", "pgrep -f '^sleep 61' || true"});
-  EXPECT_EQ(left.out, "") << "a stand-in uv outlived torchdex";
+  EXPECT_THAT(run.out, Not(HasSubstr("uv-alive"))) << "a stand-in uv outlived torchdex";
 }
 
 // A backend the catalogue does not know is a usage error that names the flag it came from.
