@@ -421,6 +421,12 @@ std::string VariantsJsonFilename(std::string_view wheel_name, std::string_view v
   return out;
 }
 
+std::string VariantsJsonFilenameOf(std::string_view wheel_filename) {
+  const std::size_t first = wheel_filename.find('-');
+  const std::size_t second = wheel_filename.find('-', first + 1);
+  return VariantsJsonFilename(wheel_filename.substr(0, first), wheel_filename.substr(first + 1, second - first - 1));
+}
+
 core::Status CheckWheelLabels(const VariantsJson& file, const std::vector<std::string>& labels,
                               const std::string& where) {
   std::vector<std::string> missing;

@@ -84,6 +84,9 @@ std::optional<VariantWheelName> SplitVariantLabel(std::string_view filename);
 /// `{name}-{version}-variants.json` of a normalised wheel name part and version ("torch",
 /// "2.10.0").
 std::string VariantsJsonFilename(std::string_view wheel_name, std::string_view version);
+/// The same of a wheel's file name: its name and version parts
+/// ("torch-2.10.0-cp312-...-cuda12.8.whl" -> "torch-2.10.0-variants.json").
+std::string VariantsJsonFilenameOf(std::string_view wheel_filename);
 
 /// Checks that every label on wheels of the version is in the file. The error names the file,
 /// the labels missing and the labels it has.

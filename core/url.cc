@@ -42,6 +42,11 @@ std::string PercentDecode(std::string_view text) {
   return out;
 }
 
+std::string UrlFileName(std::string_view url) {
+  url = url.substr(0, url.find_first_of("?#"));
+  return PercentDecode(url.substr(url.rfind('/') + 1));
+}
+
 std::string StripCredentials(std::string_view url) {
   const std::size_t scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos) return std::string(url);

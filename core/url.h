@@ -11,6 +11,10 @@ namespace torchdex::core {
 /// %XX decoding; a '%' not followed by two hex digits is kept as is, and '+' stays '+'.
 std::string PercentDecode(std::string_view text);
 
+/// The file a URL names: its path's last segment, without query or fragment, percent-decoded
+/// ("https://h/d/torch-2.5.1%2Bcpu-py3-none-any.whl#sha256=..." -> "torch-2.5.1+cpu-...whl").
+std::string UrlFileName(std::string_view url);
+
 /// Every URL in `text` with its credentials hidden the way pip shows them
 /// (`redact_auth_from_url`): "https://user:s3cret@host/" is "https://user:****@host/", a token
 /// alone ("https://tok@host/") is "https://****@host/". For anything torchdex prints: plans,

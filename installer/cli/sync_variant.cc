@@ -20,14 +20,13 @@
 namespace torchdex::installer::lockcli {
 
 std::string UrlFileName(std::string_view url) {
-  url = url.substr(0, url.find_first_of("?#"));
-  const std::string_view segment = url.substr(url.rfind('/') + 1);
-  std::string decoded = core::PercentDecode(segment);
+  std::string decoded = core::UrlFileName(url);
   // Decoded control characters are never printed: the segment is then shown as written.
   if (std::any_of(decoded.begin(), decoded.end(), [](char c) {
         return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
       })) {
-    return std::string(segment);
+    url = url.substr(0, url.find_first_of("?#"));
+    return std::string(url.substr(url.rfind('/') + 1));
   }
   return decoded;
 }
@@ -79,11 +78,7 @@ core::Expected<std::map<std::string, std::string>> ResolveLockedVariants(
     }
     // PEP 825: the file of the wheels' own name and version.
     if (!labelled.empty()) {
-      const std::string& wheel = labelled.front().first->name;
-      const std::size_t first = wheel.find('-');
-      const std::size_t second = wheel.find('-', first + 1);
-      const std::string expected = catalogue::VariantsJsonFilename(
-          std::string_view(wheel).substr(0, first), std::string_view(wheel).substr(first + 1, second - first - 1));
+      const std::string expected = catalogue::VariantsJsonFilenameOf(labelled.front().first->name);
       if (const std::string file = UrlFileName(url); file != expected) {
         return core::MakeError(at + ": its variants.json url names " + file + ", not " + expected +
                                    " (PEP 825: the {name}-{version}-variants.json of its wheels)",

@@ -15,7 +15,8 @@
 
 namespace torchdex::installer::lockcli {
 
-/// The file name a wheel URL names: its path's last segment, percent-decoded.
+/// core::UrlFileName of a lock's URL, for comparing with a wheel's name and printing: a name that
+/// decodes to control characters is given as written instead.
 std::string UrlFileName(std::string_view url);
 
 /// Resolves the locked variant wheels of `f` for this machine, as PEP 825 asks of an installer

@@ -369,12 +369,7 @@ core::Status Planner::ReadVariants(const std::string& project, ProjectPage& pars
     if (wheel.variant_label.empty()) continue;
     const std::string version = wheel.version.ToString();
     labels[version].push_back(wheel.variant_label);
-    // The file's name is the wheel's own name and version parts.
-    const std::size_t first = wheel.filename.find('-');
-    const std::size_t second = wheel.filename.find('-', first + 1);
-    files[version] = catalogue::VariantsJsonFilename(
-        std::string_view(wheel.filename).substr(0, first),
-        std::string_view(wheel.filename).substr(first + 1, second - first - 1));
+    files[version] = catalogue::VariantsJsonFilenameOf(wheel.filename);
   }
   std::vector<std::string> urls;
   std::map<std::string, std::string> refused;  // version -> why its file is not asked

@@ -93,8 +93,7 @@ core::Expected<LockedWheel> ParseWheel(const Value& w, std::string_view file, co
   wheel.url = *url;
   if (name->empty()) {
     // PEP 751: the name may be left out when the URL ends in it.
-    std::string tail = wheel.url.substr(0, wheel.url.find_first_of("?#"));
-    wheel.name = core::PercentDecode(tail.substr(tail.rfind('/') + 1));
+    wheel.name = core::UrlFileName(wheel.url);
     if (!core::IsValidUtf8(wheel.name)) {
       return Bad(At(file, *w.Find("url")) + ": " + where + ": the file name of the url is not UTF-8 once decoded");
     }

@@ -11,6 +11,13 @@ TEST(UrlTest, PercentDecodesFilenames) {
   EXPECT_EQ(PercentDecode("torch-2.5.1%2Bcu124%2b%zz%4"), "torch-2.5.1+cu124+%zz%4");
 }
 
+TEST(UrlFileName, IsTheDecodedLastSegmentWithoutQueryOrFragment) {
+  EXPECT_EQ(UrlFileName("https://h/whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl#sha256=ab"),
+            "torch-2.5.1+cpu-py3-none-any.whl");
+  EXPECT_EQ(UrlFileName("https://h/a/b.whl?x=1/c.whl"), "b.whl");
+  EXPECT_EQ(UrlFileName("https://h/dir/"), "");
+}
+
 }  // namespace
 }  // namespace torchdex::core
 
