@@ -66,9 +66,9 @@ core::Expected<core::WheelFilename> LockedWheelName(const LockedPackage& p, cons
 // package locks a variants.json), it is of its package and version, and a package that locks a
 // variants.json has variant wheels. Checked when the lock is read, so a bad name is a located
 // error (exit 5) and not a lock that fits no machine.
-core::Status CheckWheelNames(const LockFile& f) {
-  for (const LockedPackage& p : f.lock.packages) {
-    const std::string where = f.path + ":" + std::to_string(p.line) + ": " + p.name + " " + p.version;
+core::Status CheckWheelNames(const std::string& path, const PyLock& lock) {
+  for (const LockedPackage& p : lock.packages) {
+    const std::string where = path + ":" + std::to_string(p.line) + ": " + p.name + " " + p.version;
     if (p.variants_json && std::none_of(p.wheels.begin(), p.wheels.end(), [](const LockedWheel& w) {
           return catalogue::SplitVariantLabel(w.name).has_value();
         })) {
@@ -76,7 +76,7 @@ core::Status CheckWheelNames(const LockFile& f) {
                              core::ErrorCode::kBadInputFile);
     }
     for (const LockedWheel& w : p.wheels) {
-      const std::string at = f.path + ":" + std::to_string(w.line) + ": " + p.name + " " + p.version;
+      const std::string at = path + ":" + std::to_string(w.line) + ": " + p.name + " " + p.version;
       auto wheel = LockedWheelName(p, w);
       if (!wheel) {
         const std::optional<catalogue::VariantWheelName> variant = catalogue::SplitVariantLabel(w.name);
@@ -268,7 +268,7 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
     if (!text) return Refuse(err, text.error());
     core::Expected<PyLock> lock = ParsePyLock(*text, path);
     if (!lock) return Refuse(err, lock.error());
-    if (core::Status names = CheckWheelNames(LockFile{path, *lock}); !names) return Refuse(err, names.error());
+    if (core::Status names = CheckWheelNames(path, *lock); !names) return Refuse(err, names.error());
     // The name says which backend a reader of the directory expects: a cu124 lock that holds cpu
     // wheels is a mistake (or a trap), not a lock to choose by its name.
     if (name != "pylock.toml" && LockFileName(lock->torchdex.backend) != name) {
