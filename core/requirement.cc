@@ -628,7 +628,11 @@ std::string Requirement::ToString() const {
     out += "[";
     for (std::size_t i = 0; i < extras.size(); ++i) {
       if (i > 0) out += ",";
-      out += extras[i];
+      // An extra written "cud_" (packaging reads it) normalises to "cud-", which no parser
+      // reads back: the normal form writes that last '-' as the '_' it came from.
+      std::string extra = extras[i];
+      if (!extra.empty() && extra.back() == '-') extra.back() = '_';
+      out += extra;
     }
     out += "]";
   }

@@ -451,5 +451,17 @@ TEST(RequirementParseTest, NameMayEndInUnderscoreAsInPip) {
   EXPECT_FALSE(Requirement::Parse("torch->=2").ok());
 }
 
+// Found by requirement_fuzz: an extra ending in '_' normalises to a trailing '-', and the normal
+// form must still parse back to the same requirement.
+TEST(Requirement, AnExtraEndingInAnUnderscoreSurvivesItsNormalForm) {
+  auto parsed = Requirement::Parse("torch[cud_, Opt_Einsum] (>=2.0) ; os_name == 'nt'");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(parsed->extras, (std::vector<std::string>{"cud-", "opt-einsum"}));
+  auto again = Requirement::Parse(parsed->ToString());
+  ASSERT_TRUE(again.ok()) << parsed->ToString() << ": " << again.error().message;
+  EXPECT_EQ(again->extras, parsed->extras);
+  EXPECT_EQ(again->ToString(), parsed->ToString());
+}
+
 }  // namespace
 }  // namespace torchdex::core
