@@ -26,6 +26,8 @@ namespace torchdex::crawler {
 namespace {
 
 using catalogue::AnchorRow;
+using catalogue::AnchorRows;
+using catalogue::PageRows;
 using catalogue::BackendRecord;
 using catalogue::PageKind;
 using catalogue::PageRecord;
@@ -150,7 +152,7 @@ class Digest {
   std::uint64_t hash_ = 14695981039346656037ull;
 };
 
-std::string DigestOf(const std::vector<AnchorRow>& rows) {
+std::string DigestOf(std::span<const AnchorRow> rows) {
   Digest d;
   for (const AnchorRow& a : rows) {
     for (std::string_view field : {std::string_view(a.url), std::string_view(a.text),
@@ -167,11 +169,11 @@ std::string DigestOf(const std::vector<AnchorRow>& rows) {
 
 // What rows hold in memory, their strings' allocations included: what bounds the store
 // thread's queue (a flat guess of 256 bytes a row let it hold twice its bound under load).
-std::size_t RowBytes(const std::vector<AnchorRow>& rows) {
+std::size_t RowBytes(const AnchorRows& rows) {
   std::size_t bytes = rows.capacity() * sizeof(AnchorRow);
-  auto heap = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };
+  auto heap = [](const AnchorRow::String& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };
   for (const AnchorRow& a : rows) {
-    for (const std::string* s : {&a.url, &a.text, &a.filename, &a.project, &a.version, &a.local,
+    for (const AnchorRow::String* s : {&a.url, &a.text, &a.filename, &a.project, &a.version, &a.local,
                                  &a.build, &a.tags, &a.file_kind, &a.sha256, &a.metadata_sha256,
                                  &a.requires_python, &a.upload_time, &a.host, &a.backend}) {
       bytes += heap(*s);
@@ -315,20 +317,25 @@ class WheelNameCache {
   std::optional<std::string> Fill(AnchorRow& row) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (auto it = entries_.find(row.filename); it != entries_.end()) {
+      if (auto it = entries_.find(std::string_view(row.filename)); it != entries_.end()) {
         return ApplyWheelFields(it->second, row);
       }
     }
     WheelFields fields = ReadWheelName(row.filename);
     std::optional<std::string> error = ApplyWheelFields(fields, row);
     std::lock_guard<std::mutex> lock(mutex_);
-    if (entries_.size() < kMaxEntries) entries_.emplace(row.filename, std::move(fields));
+    if (entries_.size() < kMaxEntries) entries_.emplace(std::string(row.filename), std::move(fields));
     return error;
   }
 
  private:
+  // Looked up by the row's filename as it is, whatever allocator holds it.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
   std::mutex mutex_;
-  std::unordered_map<std::string, WheelFields> entries_;
+  std::unordered_map<std::string, WheelFields, NameHash, std::equal_to<>> entries_;
 };
 
 void FillFromFilename(AnchorRow& row, std::string_view project,
@@ -412,20 +419,23 @@ std::optional<std::string> RefuseCrossOriginRedirect(std::string_view from, std:
 
 namespace {
 
-std::vector<AnchorRow> AnchorRowsOf(const catalogue::IndexFamily& family, std::string_view base_url,
-                                    std::string_view channel_path, std::string_view project,
-                                    std::vector<index::Anchor>&& anchors,
-                                    std::vector<CrawlWarning>* warnings, WheelNameCache* wheel_names) {
-  std::vector<AnchorRow> rows;
+// The rows of a project page, their strings in the page's arena: made here (a parser thread),
+// freed at once with the page where the store's thread is done with them.
+PageRows AnchorRowsOf(const catalogue::IndexFamily& family, std::string_view base_url,
+                      std::string_view channel_path, std::string_view project,
+                      const std::vector<index::Anchor>& anchors,
+                      std::vector<CrawlWarning>* warnings, WheelNameCache* wheel_names) {
+  PageRows page(anchors.size());
+  AnchorRows& rows = page.rows;
   rows.reserve(anchors.size());
   const BaseParts base(family, base_url);
-  for (index::Anchor& a : anchors) {
+  for (const index::Anchor& a : anchors) {
     AnchorRow& row = rows.emplace_back();
     bool same_origin = false;
     const std::optional<std::string_view> rel = base.Relative(a.url, &same_origin);
     const bool under_base = rel && same_origin;
     row.filename = index::UrlFilename(a.url);
-    row.project = std::string(project);
+    row.project = project;
     FillFromFilename(row, project, warnings, a.url, wheel_names);
     if (a.hash_malformed && warnings != nullptr) {
       warnings->push_back(
@@ -435,32 +445,18 @@ std::vector<AnchorRow> AnchorRowsOf(const catalogue::IndexFamily& family, std::s
     if (rel && rel->starts_with(channel_path)) {
       row.backend = FileBackend(family, rel->substr(channel_path.size()), row.local);
     }
-    if (!under_base) row.host = std::string(index::UrlHost(a.url));
-    // The anchor's own strings move into the row: no copy of each.
-    if (under_base) row.url = std::string(*rel);
-    else row.url = std::move(a.url);
-    row.text = std::move(a.text);
-    row.sha256 = std::move(a.sha256);
-    row.metadata_sha256 = std::move(a.metadata_sha256);
+    if (!under_base) row.host = index::UrlHost(a.url);
+    row.url = under_base ? *rel : std::string_view(a.url);
+    row.text = a.text;
+    row.sha256 = a.sha256;
+    row.metadata_sha256 = a.metadata_sha256;
     row.has_metadata = a.has_metadata;
-    row.requires_python = std::move(a.requires_python);
-    row.yanked = std::move(a.yanked);
-    row.upload_time = std::move(a.upload_time);
+    row.requires_python = a.requires_python;
+    if (a.yanked) row.yanked.emplace(*a.yanked, row.url.get_allocator());
+    row.upload_time = a.upload_time;
   }
-  return rows;
+  return page;
 }
-
-}  // namespace
-
-std::vector<AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
-                                         std::string_view base_url, std::string_view channel_path,
-                                         std::string_view project,
-                                         std::vector<index::Anchor>&& anchors,
-                                         std::vector<CrawlWarning>* warnings) {
-  return AnchorRowsOf(family, base_url, channel_path, project, std::move(anchors), warnings, nullptr);
-}
-
-namespace {
 
 class Crawler {
  public:
@@ -643,7 +639,7 @@ class Crawler {
     const std::string now = clock_();
     Update([&](CrawlReport& r) { r.stats.wire_bytes += result.wire_bytes; });
 
-    std::vector<AnchorRow> rows;  // a list page's entries, fresh or as stored
+    AnchorRows rows;  // a list page's entries, fresh or as stored
     switch (result.outcome) {
       case index::FetchOutcome::kOk: {
         Update([](CrawlReport& r) { ++r.stats.pages_fetched; });
@@ -662,14 +658,13 @@ class Crawler {
             return next;
           }
           std::vector<CrawlWarning> warnings;
-          std::vector<AnchorRow> project_rows =
-              AnchorRowsOf(family_, base_url_, task.channel_path, task.project,
-                           std::move(page->anchors), &warnings, &wheel_names_);
+          PageRows project_rows = AnchorRowsOf(family_, base_url_, task.channel_path, task.project,
+                                               page->anchors, &warnings, &wheel_names_);
           for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
-          QueueVariantsFiles(task, project_rows, next);
+          QueueVariantsFiles(task, project_rows.rows, next);
           worker_.Post([this, task, now, shape = page->shape, result = std::move(result),
-                        rows = std::move(project_rows)]() {
-            StorePage(task, result, shape, rows, now);
+                        rows = std::make_shared<PageRows>(std::move(project_rows))]() {
+            StorePage(task, result, shape, rows->rows, now);
           }, 0);
           return next;
         }
@@ -688,15 +683,17 @@ class Crawler {
               return;
             }
             std::vector<CrawlWarning> warnings;
-            std::vector<AnchorRow> project_rows =
-                AnchorRowsOf(family_, base_url_, task.channel_path, task.project,
-                             std::move(page->anchors), &warnings, &wheel_names_);
+            PageRows project_rows = AnchorRowsOf(family_, base_url_, task.channel_path,
+                                                 task.project, page->anchors, &warnings,
+                                                 &wheel_names_);
             for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
-            const std::size_t row_bytes = RowBytes(project_rows);
+            const std::size_t row_bytes = RowBytes(project_rows.rows);
             const index::PageShape shape = page->shape;
+            // The anchors' strings are copied: freed here, on the thread that made them.
+            std::vector<index::Anchor>().swap(page->anchors);
             worker_.Post([this, task, now, shape, result = std::move(result),
-                          rows = std::move(project_rows)]() {
-              StorePage(task, result, shape, rows, now);
+                          rows = std::make_shared<PageRows>(std::move(project_rows))]() {
+              StorePage(task, result, shape, rows->rows, now);
             }, row_bytes);
           }, bytes);
           return next;
@@ -713,8 +710,8 @@ class Crawler {
           // keep them as files (version, tags, hash, backend), for the backends whose own page
           // is missing (read_catalogue), and find backends through their links (OnDiscovery).
           std::vector<CrawlWarning> warnings;  // already said for the project pages
-          rows = AnchorRowsOf(family_, base_url_, task.channel_path, task.project,
-                              std::move(page->anchors), &warnings, &wheel_names_);
+          rows = std::move(AnchorRowsOf(family_, base_url_, task.channel_path, task.project,
+                                        page->anchors, &warnings, &wheel_names_).rows);
         } else {
           rows = ListAnchorRows(task, page->anchors);
         }
@@ -843,28 +840,30 @@ class Crawler {
   // The variants.json of each version with variant wheels on a variant index's project page
   // (PEP 825: `{name}-{version}-variants.json`, linked from the page), queued with the labels
   // of that version's wheels; a version without one is a warning.
-  void QueueVariantsFiles(const PageTask& task, const std::vector<AnchorRow>& rows,
+  void QueueVariantsFiles(const PageTask& task, std::span<const AnchorRow> rows,
                           std::vector<index::FetchRequest>& next) {
     std::map<std::string, std::vector<std::string>> labels;  // version -> labels of its wheels
     for (const AnchorRow& row : rows) {
       if (row.file_kind != "variant-wheel") continue;
-      if (auto v = catalogue::SplitVariantLabel(row.filename)) labels[row.version].push_back(v->label);
+      if (auto v = catalogue::SplitVariantLabel(row.filename)) {
+        labels[std::string(row.version)].push_back(v->label);
+      }
     }
     std::set<std::string> linked;
     for (const AnchorRow& row : rows) {
       if (row.file_kind != "variants-json") continue;
       if (!row.host.empty()) {
-        Warn("bad variants.json", row.url + " (linked from " + base_url_ + task.path +
+        Warn("bad variants.json", std::string(row.url) + " (linked from " + base_url_ + task.path +
              ") is not under the index base; not read");
         continue;
       }
-      if (!linked.insert(row.version).second) continue;
-      PageTask file{row.url, task.channel, task.channel_path, PageKind::kVariantsJson,
+      if (!linked.insert(std::string(row.version)).second) continue;
+      PageTask file{std::string(row.url), task.channel, task.channel_path, PageKind::kVariantsJson,
                     task.backend, task.project};
       file.version = row.version;
       file.sha256 = row.sha256;
       file.linked_from = base_url_ + task.path;
-      if (auto it = labels.find(row.version); it != labels.end()) {
+      if (auto it = labels.find(std::string(row.version)); it != labels.end()) {
         file.labels = it->second;
         std::sort(file.labels.begin(), file.labels.end());
         file.labels.erase(std::unique(file.labels.begin(), file.labels.end()), file.labels.end());
@@ -951,7 +950,7 @@ class Crawler {
     report_.changed_channels.insert(channel);
   }
   // Rows of a variant wheel were written for the channel in this run (any thread).
-  void NoteVariantWheels(const std::string& channel, const std::vector<AnchorRow>& rows) {
+  void NoteVariantWheels(const std::string& channel, std::span<const AnchorRow> rows) {
     const bool any = std::any_of(rows.begin(), rows.end(),
                                  [](const AnchorRow& row) { return row.file_kind == "variant-wheel"; });
     if (!any) return;
@@ -964,8 +963,8 @@ class Crawler {
   }
 
   // A list page's entries; each names the project (or backend) its link points to.
-  std::vector<AnchorRow> ListAnchorRows(const PageTask& task, const std::vector<index::Anchor>& anchors) {
-    std::vector<AnchorRow> rows;
+  AnchorRows ListAnchorRows(const PageTask& task, const std::vector<index::Anchor>& anchors) {
+    AnchorRows rows;
     for (const index::Anchor& a : anchors) {
       AnchorRow row;
       const std::optional<std::string> rel = RelativeToBase(family_, base_url_, a.url);
@@ -1020,7 +1019,7 @@ class Crawler {
 
   // Worker thread: stores a fetched page, rewriting its anchors only when they changed.
   void StorePage(const PageTask& task, const index::FetchResult& result, index::PageShape shape,
-                 const std::vector<AnchorRow>& rows, const std::string& now) {
+                 std::span<const AnchorRow> rows, const std::string& now) {
     Update([&](CrawlReport& r) { r.stats.anchors += static_cast<std::int64_t>(rows.size()); });
     PageRecord record = RecordOf(task, result, now);
     record.shape = std::string(index::PageShapeName(shape));
@@ -1117,7 +1116,7 @@ class Crawler {
     }
   }
 
-  void OnChannelRoot(const PageTask& task, const std::vector<AnchorRow>& rows,
+  void OnChannelRoot(const PageTask& task, std::span<const AnchorRow> rows,
                      std::vector<index::FetchRequest>& next) {
     channels_[task.channel].root_seen = true;
     std::set<std::string> discovery(family_.discovery_projects.begin(), family_.discovery_projects.end());
@@ -1125,7 +1124,7 @@ class Crawler {
     std::set<std::string> seen;
     for (const AnchorRow& row : rows) {
       if (!row.host.empty() || !row.url.starts_with(task.path) || !row.url.ends_with('/')) continue;
-      const std::string rest = row.url.substr(task.path.size());
+      const std::string rest(std::string_view(row.url).substr(task.path.size()));
       if (rest.size() < 2 || rest.find('/') != rest.size() - 1) continue;  // only direct children
       const std::string name(Dirname(rest));
       if (!seen.insert(name).second) continue;
@@ -1143,7 +1142,7 @@ class Crawler {
     }
   }
 
-  void OnDiscovery(const PageTask& task, const std::vector<AnchorRow>& rows,
+  void OnDiscovery(const PageTask& task, std::span<const AnchorRow> rows,
                    std::vector<index::FetchRequest>& next) {
     // "/whl/torch/" links into every backend directory: "/whl/cu128/torch-...".
     std::vector<std::string> dirs;
@@ -1168,21 +1167,22 @@ class Crawler {
     }
   }
 
-  void OnBackendList(const PageTask& task, const std::vector<AnchorRow>& rows,
+  void OnBackendList(const PageTask& task, std::span<const AnchorRow> rows,
                      std::vector<index::FetchRequest>& next) {
     std::set<std::string> not_projects(family_.not_projects.begin(), family_.not_projects.end());
     std::vector<std::string> projects;
     std::set<std::string> seen;
     for (const AnchorRow& row : rows) {
       if (row.project.empty()) continue;
-      if (not_projects.count(row.project) != 0 || family_.IsBackendName(row.project)) continue;
-      if (!core::IsValidName(row.project)) {
+      std::string project(row.project);
+      if (not_projects.count(project) != 0 || family_.IsBackendName(project)) continue;
+      if (!core::IsValidName(project)) {
         // Not a name (a JSON list's "../x" arrives percent-encoded): no page to ask for.
-        Warn("not a project name", base_url_ + task.path + " lists \"" + row.project +
+        Warn("not a project name", base_url_ + task.path + " lists \"" + project +
                                        "\", which is not a project name; skipped");
         continue;
       }
-      if (seen.insert(row.project).second) projects.push_back(row.project);
+      if (seen.insert(project).second) projects.push_back(std::move(project));
     }
     if (!WithinFollowBound(task, projects.size(), "projects")) return;
     for (const std::string& project : projects) {
@@ -1233,7 +1233,7 @@ class Crawler {
         AnchorRow row;
         row.filename = index::UrlFilename(a.url);
         FillFromFilename(row, project, nullptr, a.url);
-        if (!row.version.empty() && !a.yanked) versions.push_back(row.version);
+        if (!row.version.empty() && !a.yanked) versions.emplace_back(row.version);
       }
       const std::string newest = catalogue::NewestFinalVersion(versions);
       if (!newest.empty()) default_newest_[project] = newest;

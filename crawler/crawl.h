@@ -72,15 +72,6 @@ CrawlReport Crawl(const catalogue::IndexFamily& family, const catalogue::Routing
                   const CrawlOptions& options, index::Fetcher& fetcher, catalogue::Store& store,
                   const Clock& clock, const index::Fetcher::OnProgress& on_progress = {});
 
-/// The anchor rows a project page yields: URL made relative to the base, filename parsed,
-/// backend attributed by href path or local label. The anchors' strings are moved into the rows.
-std::vector<catalogue::AnchorRow> ProjectAnchorRows(const catalogue::IndexFamily& family,
-                                                    std::string_view base_url,
-                                                    std::string_view channel_path,
-                                                    std::string_view project,
-                                                    std::vector<index::Anchor>&& anchors,
-                                                    std::vector<CrawlWarning>* warnings);
-
 }  // namespace torchdex::crawler
 
 #endif  // TORCHDEX_CRAWLER_CRAWL_H_

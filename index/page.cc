@@ -134,11 +134,10 @@ namespace detail {
 void SetUrlAndHash(Anchor& anchor, std::string_view page_url, std::string_view href) {
   std::string resolved = ResolveUrl(page_url, Trim(href));
   ReadLinkHash(resolved, anchor);
-  const std::string_view without_fragment = StripFragment(resolved);
-  // Moved when there is no fragment; otherwise copied to its size (the "#sha256=..." would stay
-  // allocated in every stored row).
-  if (without_fragment.size() == resolved.size()) anchor.url = std::move(resolved);
-  else anchor.url = std::string(without_fragment);
+  // Cut where the fragment starts, in place: no second allocation an anchor. The crawler copies
+  // what it keeps of an anchor into its page's rows, so the spare capacity goes with the page.
+  resolved.resize(StripFragment(resolved).size());
+  anchor.url = std::move(resolved);
 }
 
 void FinishHtmlPage(IndexPage& page, std::string_view html, std::string_view raw_h1,

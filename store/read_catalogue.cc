@@ -78,10 +78,9 @@ core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
                                                         absent->end());  // backend, project
   std::map<std::string, std::set<std::string>> labelled;                 // project -> backends
   for (const ListedAnchor& a : *flat) {
-    if (a.row.file_kind == "wheel" && !a.row.backend.empty() && a.row.local == a.row.backend &&
-        missing.contains({a.row.backend, a.row.project})) {
-      labelled[a.row.project].insert(a.row.backend);
-    }
+    if (a.row.file_kind != "wheel" || a.row.backend.empty() || a.row.local != a.row.backend) continue;
+    std::pair<std::string, std::string> key(a.row.backend, a.row.project);
+    if (missing.contains(key)) labelled[std::move(key.second)].insert(std::move(key.first));
   }
   for (const auto& [project, backends] : labelled) {
     auto it = cat.projects.find(project);
@@ -107,19 +106,20 @@ core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
   // page is all that says what it holds (the 2025-08-13 snapshot's cu129).
   for (const ListedAnchor& a : *flat) {
     if (a.row.file_kind != "wheel" || a.row.version.empty() || a.row.backend.empty()) continue;
-    auto it = cat.projects.find(a.row.project);
+    auto it = cat.projects.find(std::string(a.row.project));
     if (it == cat.projects.end() || it->second.cls != "routed") continue;
     CatalogueProject& p = it->second;
-    auto backend = cat.backends.find(a.row.backend);
+    const std::string backend_name(a.row.backend);
+    auto backend = cat.backends.find(backend_name);
     if (backend == cat.backends.end() || backend->second.legacy) continue;
     const bool page_missing =
-        std::find(p.unfetched.begin(), p.unfetched.end(), a.row.backend) != p.unfetched.end();
+        std::find(p.unfetched.begin(), p.unfetched.end(), backend_name) != p.unfetched.end();
     if (!page_missing && backend->second.state != "empty" &&
         backend->second.state != kFlatPageState)
       continue;
     if (backend->second.state == "empty") backend->second.state = kFlatPageState;
-    p.builds[a.row.backend][a.row.version].push_back(a.row.tags);
-    p.from_flat_page.push_back(a.row.backend);
+    p.builds[backend_name][std::string(a.row.version)].emplace_back(a.row.tags);
+    p.from_flat_page.push_back(backend_name);
   }
   // Variant indexes (PEP 825): each version's variants.json as the crawl checked it, and the
   // labels of the wheels, for the routed projects whose builds the index offers.

@@ -186,6 +186,43 @@ struct Store::Impl {
     if (lock_fd >= 0) close(lock_fd);
   }
 };
+AnchorRow::AnchorRow(const allocator_type& arena)
+    : url(arena), text(arena), filename(arena), project(arena), version(arena), local(arena),
+      build(arena), tags(arena), file_kind(arena), sha256(arena), metadata_sha256(arena),
+      requires_python(arena), upload_time(arena), host(arena), backend(arena) {}
+
+AnchorRow::AnchorRow(const AnchorRow& other, const allocator_type& arena)
+    : url(other.url, arena), text(other.text, arena), filename(other.filename, arena),
+      project(other.project, arena), version(other.version, arena), local(other.local, arena),
+      build(other.build, arena), tags(other.tags, arena), file_kind(other.file_kind, arena),
+      sha256(other.sha256, arena), metadata_sha256(other.metadata_sha256, arena),
+      has_metadata(other.has_metadata), requires_python(other.requires_python, arena),
+      upload_time(other.upload_time, arena), host(other.host, arena),
+      backend(other.backend, arena) {
+  if (other.yanked) yanked.emplace(*other.yanked, arena);
+}
+
+AnchorRow::AnchorRow(AnchorRow&& other, const allocator_type& arena)
+    : url(std::move(other.url), arena), text(std::move(other.text), arena),
+      filename(std::move(other.filename), arena), project(std::move(other.project), arena),
+      version(std::move(other.version), arena), local(std::move(other.local), arena),
+      build(std::move(other.build), arena), tags(std::move(other.tags), arena),
+      file_kind(std::move(other.file_kind), arena), sha256(std::move(other.sha256), arena),
+      metadata_sha256(std::move(other.metadata_sha256), arena),
+      has_metadata(other.has_metadata),
+      requires_python(std::move(other.requires_python), arena),
+      upload_time(std::move(other.upload_time), arena), host(std::move(other.host), arena),
+      backend(std::move(other.backend), arena) {
+  if (other.yanked) yanked.emplace(std::move(*other.yanked), arena);
+}
+
+// About what a row's strings take on the real index (a relative URL, the filename twice, a
+// hash or two and a tag triple), so that most pages fill one block.
+PageRows::PageRows(std::size_t anchors)
+    : arena(std::make_unique<std::pmr::monotonic_buffer_resource>(
+          std::max<std::size_t>(1024, anchors * (sizeof(AnchorRow) + 320)))),
+      rows(arena.get()) {}
+
 
 std::string_view PageKindName(PageKind kind) {
   switch (kind) {
@@ -474,8 +511,7 @@ const char* AnchorInsertSql(std::size_t batch_index) {
 
 }  // namespace
 
-core::Status Store::ReplaceAnchors(std::string_view page_path,
-                                   const std::vector<AnchorRow>& anchors) {
+core::Status Store::ReplaceAnchors(std::string_view page_path, std::span<const AnchorRow> anchors) {
   sqlite3* db = impl_->db;
   static constexpr const char* kId = "SELECT id FROM pages WHERE path = ?";
   static constexpr const char* kDelete = "DELETE FROM anchors WHERE page_id = ?";
@@ -737,8 +773,8 @@ core::Expected<std::optional<PageRecord>> Store::GetPage(std::string_view page_p
   return std::optional<PageRecord>(ReadPage(*s));
 }
 
-core::Expected<std::vector<AnchorRow>> Store::AnchorsOf(std::string_view page_path) {
-  std::vector<AnchorRow> out;
+core::Expected<AnchorRows> Store::AnchorsOf(std::string_view page_path) {
+  AnchorRows out;
   const std::string sql =
       std::string("SELECT ") + kAnchorColumns +
       " FROM anchors JOIN pages ON pages.id = anchors.page_id WHERE pages.path = ? "

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <memory_resource>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -42,26 +44,60 @@ struct PageRecord {
 
 /// One anchor of a page, with what its URL and filename say. The same file can be listed on
 /// many pages (root wheels appear in every backend); `url` is the file's identity.
+///
+/// The strings take an allocator: a crawl makes a page's rows on a parser thread into one arena
+/// (`PageRows`) and the store's thread frees the whole page at once, instead of a dozen
+/// allocations an anchor freed one by one on another thread than made them. A row built
+/// without one uses the heap, as a std::string would.
 struct AnchorRow {
-  std::string url;  // relative to the base URL when under it; absolute for other hosts
-  std::string text;
-  std::string filename;  // percent-decoded last path segment
-  std::string project;   // normalised
-  std::string version;   // normal form; empty when the filename says none
-  std::string local;     // local label ("cu128"), empty when none
-  std::string build;     // wheel build tag
-  std::string tags;      // wheel tag triple(s) as in the filename: "cp312-cp312-manylinux_2_28_x86_64"
+  using allocator_type = std::pmr::polymorphic_allocator<char>;
+  using String = std::pmr::string;
+
+  AnchorRow() = default;
+  explicit AnchorRow(const allocator_type& arena);
+  AnchorRow(const AnchorRow& other, const allocator_type& arena);
+  AnchorRow(AnchorRow&& other, const allocator_type& arena);
+  AnchorRow(const AnchorRow&) = default;
+  AnchorRow(AnchorRow&&) noexcept = default;
+  AnchorRow& operator=(const AnchorRow&) = default;
+  AnchorRow& operator=(AnchorRow&&) = default;
+
+  String url;  // relative to the base URL when under it; absolute for other hosts
+  String text;
+  String filename;  // percent-decoded last path segment
+  String project;   // normalised
+  String version;   // normal form; empty when the filename says none
+  String local;     // local label ("cu128"), empty when none
+  String build;     // wheel build tag
+  String tags;      // wheel tag triple(s) as in the filename: "cp312-cp312-manylinux_2_28_x86_64"
   /// "wheel", "variant-wheel" (PEP 825: a label after the platform tag; `tags` are the plain
   /// wheel's), "variants-json" (a version's `{name}-{version}-variants.json`), "sdist", "other"
-  std::string file_kind;
-  std::string sha256;
-  std::string metadata_sha256;
+  String file_kind;
+  String sha256;
+  String metadata_sha256;
   bool has_metadata = false;
-  std::string requires_python;
-  std::optional<std::string> yanked;
-  std::string upload_time;
-  std::string host;     // empty when relative to the base URL
-  std::string backend;  // the backend the file belongs to (href path or local label), or empty
+  String requires_python;
+  std::optional<String> yanked;
+  String upload_time;
+  String host;     // empty when relative to the base URL
+  String backend;  // the backend the file belongs to (href path or local label), or empty
+};
+
+/// A page's rows, their strings in whatever arena the vector's allocator names (the heap by
+/// default).
+using AnchorRows = std::pmr::vector<AnchorRow>;
+
+/// A page's rows with the arena that holds them: moving it moves the rows, and destroying it
+/// frees every string of the page at once.
+struct PageRows {
+  /// An arena for about `anchors` rows.
+  explicit PageRows(std::size_t anchors);
+  PageRows(PageRows&&) = default;
+  /// Not assignable: the rows' allocator stays with the arena it was made with, which an
+  /// assignment would free under them.
+  PageRows& operator=(PageRows&&) = delete;
+  std::unique_ptr<std::pmr::monotonic_buffer_resource> arena;  // first: outlives `rows`
+  AnchorRows rows;
 };
 
 /// A wheel of a project page, as the export reads it: root files are listed on every backend's
@@ -185,7 +221,7 @@ class Store {
                                         std::string_view channels);
   core::Status PutPage(const PageRecord& page);
   /// Replaces the anchors stored for `page_path`.
-  core::Status ReplaceAnchors(std::string_view page_path, const std::vector<AnchorRow>& anchors);
+  core::Status ReplaceAnchors(std::string_view page_path, std::span<const AnchorRow> anchors);
   /// Marks a page as seen in this run without touching its content (304, same digest).
   core::Status TouchPage(std::string_view page_path, int status, std::string_view fetched_at,
                          const Validators& validators);
@@ -210,7 +246,7 @@ class Store {
   /// Every stored page by path, read in one query (a crawl consults it for each answer).
   core::Expected<std::unordered_map<std::string, PageRecord>> LoadPages();
   core::Expected<std::optional<PageRecord>> GetPage(std::string_view path);
-  core::Expected<std::vector<AnchorRow>> AnchorsOf(std::string_view page_path);
+  core::Expected<AnchorRows> AnchorsOf(std::string_view page_path);
   core::Expected<std::vector<BackendRecord>> Backends(std::string_view channel);
   core::Expected<std::vector<ProjectRecord>> Projects(std::string_view channel);
   /// Calls `visit` for every wheel with a version on the channel's project pages, straight from

@@ -1102,6 +1102,71 @@ TEST_F(CrawlFaultTest, WithoutLibxml2TheCrawlFailsNamingThePackageToInstall) {
   EXPECT_FALSE(server_.RequestsFor("/whl/").empty());
 }
 
+// A page's rows live in its arena (PageRows): a row copied or moved in keeps every field and
+// holds its strings there, and a copy of the rows outside it holds its own (the heap's).
+TEST(StoreAnchorsTest, RowsCopiedOrMovedIntoAPageArenaKeepEveryFieldAndLiveThere) {
+  auto row_of = [](const std::string& seed) {
+    catalogue::AnchorRow a;
+    std::size_t n = 0;
+    // Every string longer than a short string's buffer, each different.
+    for (catalogue::AnchorRow::String* s :
+         {&a.url, &a.text, &a.filename, &a.project, &a.version, &a.local, &a.build, &a.tags,
+          &a.file_kind, &a.sha256, &a.metadata_sha256, &a.requires_python, &a.upload_time,
+          &a.host, &a.backend}) {
+      *s = std::string("field-").append(std::to_string(n++)).append("-of-").append(seed).append(24, 'x');
+    }
+    a.has_metadata = true;
+    a.yanked.emplace(std::string("yanked because ").append(seed).append(24, 'y'));
+    return a;
+  };
+  auto fields = [](const catalogue::AnchorRow& a) {
+    return std::tie(a.url, a.text, a.filename, a.project, a.version, a.local, a.build, a.tags,
+                    a.file_kind, a.sha256, a.metadata_sha256, a.has_metadata, a.requires_python,
+                    a.yanked, a.upload_time, a.host, a.backend);
+  };
+  auto resources = [](const catalogue::AnchorRow& a) {
+    std::vector<std::pmr::memory_resource*> out;
+    for (const catalogue::AnchorRow::String* s :
+         {&a.url, &a.text, &a.filename, &a.project, &a.version, &a.local, &a.build, &a.tags,
+          &a.file_kind, &a.sha256, &a.metadata_sha256, &a.requires_python, &a.upload_time,
+          &a.host, &a.backend, &*a.yanked}) {
+      out.push_back(s->get_allocator().resource());
+    }
+    return out;
+  };
+  const catalogue::AnchorRow first = row_of("first");
+  catalogue::AnchorRow second = row_of("second");
+  const catalogue::AnchorRow second_as_built = second;
+
+  catalogue::PageRows page(2);
+  page.rows.push_back(first);              // copied in
+  page.rows.push_back(std::move(second));  // moved in
+  page.rows.emplace_back().url = "made in place";
+  ASSERT_EQ(page.rows.size(), 3u);
+  EXPECT_EQ(fields(page.rows[0]), fields(first));
+  EXPECT_EQ(fields(page.rows[1]), fields(second_as_built));
+  const std::vector<std::pmr::memory_resource*> in_arena(16, page.arena.get());
+  EXPECT_EQ(resources(page.rows[0]), in_arena);
+  EXPECT_EQ(resources(page.rows[1]), in_arena);
+  EXPECT_EQ(page.rows[2].url.get_allocator().resource(), page.arena.get());
+
+  // The rows, moved: the arena goes with them. A copy made outside the arena holds its own
+  // strings (the heap's) once the arena is gone.
+  std::optional<catalogue::AnchorRows> copy;
+  {
+    auto moved = std::make_unique<catalogue::PageRows>(std::move(page));
+    EXPECT_EQ(fields(moved->rows[1]), fields(second_as_built));
+    EXPECT_EQ(resources(moved->rows[1]), in_arena);
+    copy.emplace(moved->rows);
+  }
+  ASSERT_EQ(copy->size(), 3u);
+  EXPECT_EQ(fields((*copy)[0]), fields(first));
+  EXPECT_EQ(fields((*copy)[1]), fields(second_as_built));
+  EXPECT_EQ((*copy)[2].url, "made in place");
+  EXPECT_EQ(resources((*copy)[0]),
+            std::vector<std::pmr::memory_resource*>(16, std::pmr::get_default_resource()));
+}
+
 
 // The store writes a page's anchors by statements of several rows and leaves bound a value equal
 // to the one its parameter already holds: every count around the batch sizes (48, 8, 1) reads
@@ -1121,7 +1186,7 @@ TEST(StoreAnchorsTest, EveryCountOfAnchorsReadsBackAsWritten) {
       n.append("-").append(std::to_string(seed));
       a.filename = std::string("file-").append(n).append(".whl");
       a.url = std::string("cu128/torch/").append(a.filename);
-      a.text = i % 5 == 0 ? std::string("other text ").append(n) : a.filename;
+      a.text = i % 5 == 0 ? std::string("other text ").append(n) : std::string(a.filename);
       a.project = i < count / 2 ? "torch" : "torchvision";
       a.version = std::string("2.5.").append(std::to_string(i / 7));
       if (i % 3 != 0) a.local = "cu128";
