@@ -226,17 +226,21 @@ class CurlFetcher final : public Fetcher {
     return device();
   }
 
+  // A handle with the options every request of this fetcher shares; a handle given back keeps
+  // them (and its connections, DNS and TLS session caches), and a request sets only its own.
   EasyHandle TakeEasy() {
-    if (idle_.empty()) {
-      EasyHandle easy(Lib().easy_init());
-      if (!easy) throw std::runtime_error("curl_easy_init failed");
+    if (!idle_.empty()) {
+      EasyHandle easy = std::move(idle_.back());
+      idle_.pop_back();
       return easy;
     }
-    EasyHandle easy = std::move(idle_.back());
-    idle_.pop_back();
-    Lib().easy_reset(easy.get());  // keeps its connections, DNS and TLS session caches
+    EasyHandle easy(Lib().easy_init());
+    if (!easy) throw std::runtime_error("curl_easy_init failed");
+    SetSharedOptions(easy.get());
     return easy;
   }
+
+  void SetSharedOptions(CURL* easy);
 
   void GiveBackEasy(Transfer& transfer) {
     if (transfer.easy) idle_.push_back(std::move(transfer.easy));
@@ -250,6 +254,29 @@ class CurlFetcher final : public Fetcher {
   std::vector<EasyHandle> idle_;
   std::minstd_rand random_;
 };
+
+void CurlFetcher::SetSharedOptions(CURL* easy) {
+  Lib().easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
+  Lib().easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  Lib().easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  // Redirects are followed here, hop by hop (FollowRedirect), so that every hop is checked
+  // before it is asked, not only where the chain ends (issue 13 item 21).
+  Lib().easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+  Lib().easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // every encoding this libcurl decodes
+  Lib().easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  Lib().easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::ceil(options_.connect_timeout_s * 1000)));
+  Lib().easy_setopt(easy, CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(std::ceil(options_.total_timeout_s * 1000)));
+  Lib().easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  // Refuses at the headers a body whose Content-Length is already over the limit; the write
+  // callback enforces the limit on everything else (chunked, close-delimited, decompressed).
+  Lib().easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE,
+                   static_cast<curl_off_t>(std::min<std::uint64_t>(
+                       options_.max_body_bytes, std::numeric_limits<curl_off_t>::max())));
+  Lib().easy_setopt(easy, CURLOPT_HTTP_VERSION,
+                   options_.http2 ? long{CURL_HTTP_VERSION_2TLS} : long{CURL_HTTP_VERSION_1_1});
+}
 
 void CurlFetcher::Start(Transfer& transfer) {
   FetchResult& result = transfer.result;
@@ -275,34 +302,13 @@ void CurlFetcher::Start(Transfer& transfer) {
   const FetchRequest& request = result.request;
   Lib().easy_setopt(easy, CURLOPT_URL, transfer.url.c_str());
   Lib().easy_setopt(easy, CURLOPT_PRIVATE, &transfer);
-  Lib().easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
   Lib().easy_setopt(easy, CURLOPT_WRITEDATA, &transfer);
   Lib().easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer.error_buffer);
-  Lib().easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  Lib().easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
-  // Redirects are followed here, hop by hop (FollowRedirect), so that every hop is checked
-  // before it is asked, not only where the chain ends (issue 13 item 21).
-  Lib().easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
-  Lib().easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");  // every encoding this libcurl decodes
-  Lib().easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
-  Lib().easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(std::ceil(options_.connect_timeout_s * 1000)));
-  Lib().easy_setopt(easy, CURLOPT_TIMEOUT_MS,
-                   static_cast<long>(std::ceil(options_.total_timeout_s * 1000)));
-  Lib().easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-  // Refuses at the headers a body whose Content-Length is already over the limit; the write
-  // callback enforces the limit on everything else (chunked, close-delimited, decompressed).
-  Lib().easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE,
-                   static_cast<curl_off_t>(std::min<std::uint64_t>(
-                       options_.max_body_bytes, std::numeric_limits<curl_off_t>::max())));
   if (options_.http2) {
-    Lib().easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_2TLS});
     // Over TLS, wait for a connection that may multiplex (HTTP/2) rather than open another.
     // Not for plain http: that is HTTP/1.1 here, and waiting would serialise every transfer
     // onto one connection.
-    if (transfer.url.rfind("https://", 0) == 0) Lib().easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
-  } else {
-    Lib().easy_setopt(easy, CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_1_1});
+    Lib().easy_setopt(easy, CURLOPT_PIPEWAIT, transfer.url.rfind("https://", 0) == 0 ? 1L : 0L);
   }
   transfer.headers.reset();
   curl_slist* headers = nullptr;
