@@ -40,6 +40,15 @@ bool AtLeast(int major, int minor, int want_major, int want_minor) {
 }
 
 // Where the tag generators below put what they yield: a list, or a list that keeps each tag once.
+// Builds the tag in its place in the list (no temporary Tag moved in).
+void AppendTag(std::vector<Tag>& out, std::string_view interpreter, std::string_view abi,
+               std::string_view platform) {
+  Tag& tag = out.emplace_back();
+  tag.interpreter.assign(interpreter);
+  tag.abi.assign(abi);
+  tag.platform.assign(platform);
+}
+
 class TagSink {
  public:
   virtual void Add(std::string_view interpreter, std::string_view abi, std::string_view platform) = 0;
@@ -57,7 +66,7 @@ class ListSink final : public TagSink {
  public:
   explicit ListSink(std::vector<Tag>& out) : out_(out) {}
   void Add(std::string_view interpreter, std::string_view abi, std::string_view platform) override {
-    out_.push_back(Tag{std::string(interpreter), std::string(abi), std::string(platform)});
+    AppendTag(out_, interpreter, abi, platform);
   }
 
  private:
@@ -354,13 +363,23 @@ class UniqueSink final : public TagSink {
  public:
   explicit UniqueSink(std::vector<Tag>& out) : out_(out), slots_(1024, kEmpty) {}
 
+  // The next rows come from another interpreter's lists (see AddRow).
+  void NextInterpreter() { last_platforms_ = nullptr; }
+
   void AddRow(std::string_view interpreter, std::string_view abi,
               const std::vector<std::string>& platforms) override {
-    std::size_t list = 0;
-    while (list < platform_lists_.size() && platform_lists_[list] != platforms) ++list;
-    if (list == platform_lists_.size()) {
-      platform_lists_.push_back(platforms);
-      if (list > 0 || !Distinct(platforms)) Exact();
+    // An interpreter's rows all name the one platform list it made: which of the lists seen it
+    // is, is looked up (comparing every platform) once an interpreter, not once a row.
+    std::size_t list = last_list_;
+    if (&platforms != last_platforms_) {
+      list = 0;
+      while (list < platform_lists_.size() && platform_lists_[list] != platforms) ++list;
+      if (list == platform_lists_.size()) {
+        platform_lists_.push_back(platforms);
+        if (list > 0 || !Distinct(platforms)) Exact();
+      }
+      last_platforms_ = &platforms;
+      last_list_ = list;
     }
     std::string row;
     row.append(interpreter).append(1, '\0').append(abi).append(1, '\0').append(std::to_string(list));
@@ -369,9 +388,7 @@ class UniqueSink final : public TagSink {
       TagSink::AddRow(interpreter, abi, platforms);
       return;
     }
-    for (const std::string& platform : platforms) {
-      out_.push_back(Tag{std::string(interpreter), std::string(abi), platform});
-    }
+    for (const std::string& platform : platforms) AppendTag(out_, interpreter, abi, platform);
   }
 
   void Add(std::string_view interpreter, std::string_view abi, std::string_view platform) override {
@@ -382,7 +399,7 @@ class UniqueSink final : public TagSink {
       if (seen.platform == platform && seen.abi == abi && seen.interpreter == interpreter) return;
     }
     slots_[slot] = static_cast<std::uint32_t>(out_.size());
-    out_.push_back(Tag{std::string(interpreter), std::string(abi), std::string(platform)});
+    AppendTag(out_, interpreter, abi, platform);
     if (out_.size() * 2 > slots_.size()) Index(slots_.size() * 2);
   }
 
@@ -431,6 +448,9 @@ class UniqueSink final : public TagSink {
   std::vector<std::uint32_t> slots_;  // a power of two, at most half full
   bool exact_ = false;
   std::vector<std::vector<std::string>> platform_lists_;  // each distinct list seen
+  // The list the interpreter's rows so far named, and which of platform_lists_ it is.
+  const std::vector<std::string>* last_platforms_ = nullptr;
+  std::size_t last_list_ = 0;
   std::unordered_set<std::string> rows_;                  // interpreter, abi, list number
 };
 
@@ -448,7 +468,10 @@ std::vector<Tag> SupportedTagsOfAny(std::span<const InterpreterInfo> interpreter
   std::vector<Tag> tags;
   tags.reserve(2048);
   UniqueSink sink(tags);
-  for (const InterpreterInfo& info : interpreters) YieldSupportedTags(info, sink);
+  for (const InterpreterInfo& info : interpreters) {
+    sink.NextInterpreter();
+    YieldSupportedTags(info, sink);
+  }
   return tags;
 }
 

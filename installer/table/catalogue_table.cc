@@ -211,27 +211,38 @@ TargetTags::TargetTags(std::span<const core::Tag> supported) : rank_(Tags().size
   // The table has a few hundred distinct tags, a target thousands ("any CPython 3.9-3.14" on
   // Linux): index the table's and walk the target's once, in rank order, so that each table
   // tag gets its first (best) rank. Ranking the target's tags instead (core::TagRanking: a sort
-  // of thousands of string triples) was 60% of a whole `select`.
-  std::unordered_map<std::string, std::uint16_t> index;
-  index.reserve(Tags().size());
-  std::string key;
-  const auto make_key = [&key](std::string_view interpreter, std::string_view abi,
-                               std::string_view platform) -> const std::string& {
-    key.clear();
-    key.append(interpreter).append(1, '-').append(abi).append(1, '-').append(platform);
-    return key;
+  // of thousands of string triples) was 60% of a whole `select`. The index is a flat
+  // open-addressing set of the table's row numbers, hashed on the three parts as they are (no
+  // key string built, no node allocated a tag).
+  const auto hash = [](std::string_view interpreter, std::string_view abi, std::string_view platform) {
+    const std::hash<std::string_view> h;
+    return h(platform) ^ (h(abi) * 31) ^ (h(interpreter) * 1000003);
   };
+  constexpr std::uint16_t kEmpty = std::numeric_limits<std::uint16_t>::max();
+  std::size_t size = 64;
+  while (size < Tags().size() * 2) size *= 2;
+  std::vector<std::uint16_t> slots(size, kEmpty);
   for (std::size_t i = 0; i < Tags().size(); ++i) {
-    index.emplace(make_key(Tags()[i].interpreter, Tags()[i].abi, Tags()[i].platform),
-                  static_cast<std::uint16_t>(i));
+    const TagRow& row = Tags()[i];
+    std::size_t slot = hash(row.interpreter, row.abi, row.platform) & (size - 1);
+    while (slots[slot] != kEmpty) slot = (slot + 1) & (size - 1);
+    slots[slot] = static_cast<std::uint16_t>(i);
   }
-  std::size_t left = index.size();
+  std::size_t left = Tags().size();
   for (std::size_t rank = 0; rank < supported.size() && left > 0; ++rank) {
     const core::Tag& tag = supported[rank];
-    const auto it = index.find(make_key(tag.interpreter, tag.abi, tag.platform));
-    if (it == index.end() || rank_[it->second] != kNoRank) continue;
-    rank_[it->second] = static_cast<std::uint32_t>(rank);
-    --left;
+    for (std::size_t slot = hash(tag.interpreter, tag.abi, tag.platform) & (size - 1);
+         slots[slot] != kEmpty; slot = (slot + 1) & (size - 1)) {
+      const TagRow& row = Tags()[slots[slot]];
+      if (row.platform != tag.platform || row.abi != tag.abi || row.interpreter != tag.interpreter) {
+        continue;
+      }
+      if (rank_[slots[slot]] == kNoRank) {
+        rank_[slots[slot]] = static_cast<std::uint32_t>(rank);
+        --left;
+      }
+      break;
+    }
   }
 }
 
