@@ -6,9 +6,10 @@ GNU time (wait4's figure after posix_spawn counts the parent's memory, so it is 
     bench/timeit.py [--runs N] [--cwd DIR] [--vs BASELINE] -- COMMAND ARGS...
 
 --vs BASELINE (one string, split as a shell splits words) pairs the runs: COMMAND then BASELINE,
-BASELINE then COMMAND, and so on in turn (whichever runs second of a pair is quicker), and adds the baseline's median ("vs_median_ms") and the median of the
-ratios of each pair ("ratio"): on a shared machine whose speed drifts, a ratio of runs taken side
-by side means more than a ratio of two medians taken apart.
+BASELINE then COMMAND, and so on in turn (whichever runs second of a pair is quicker), and adds
+the baseline's median ("vs_median_ms") and the median of the ratios of each pair ("ratio"): on a
+shared machine whose speed drifts, a ratio of runs taken side by side means more than a ratio of
+two medians taken apart.
 """
 import argparse
 import json

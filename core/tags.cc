@@ -39,7 +39,6 @@ bool AtLeast(int major, int minor, int want_major, int want_minor) {
   return std::pair(major, minor) >= std::pair(want_major, want_minor);
 }
 
-// Where the tag generators below put what they yield: a list, or a list that keeps each tag once.
 // Builds the tag in its place in the list (no temporary Tag moved in).
 void AppendTag(std::vector<Tag>& out, std::string_view interpreter, std::string_view abi,
                std::string_view platform) {
@@ -49,6 +48,7 @@ void AppendTag(std::vector<Tag>& out, std::string_view interpreter, std::string_
   tag.platform.assign(platform);
 }
 
+// Where the tag generators below put what they yield: a list, or a list that keeps each tag once.
 class TagSink {
  public:
   virtual void Add(std::string_view interpreter, std::string_view abi, std::string_view platform) = 0;
@@ -317,6 +317,11 @@ bool SameTag(const Tag& a, const Tag& b) {
 
 std::string Tag::ToString() const { return interpreter + "-" + abi + "-" + platform; }
 
+std::size_t TagHash(std::string_view interpreter, std::string_view abi, std::string_view platform) {
+  const std::hash<std::string_view> hash;
+  return hash(platform) ^ (hash(abi) * 31) ^ (hash(interpreter) * 1000003);
+}
+
 std::vector<std::string> PlatformTags(const InterpreterInfo& info) {
   switch (info.os) {
     case OperatingSystem::kLinux:
@@ -393,7 +398,7 @@ class UniqueSink final : public TagSink {
 
   void Add(std::string_view interpreter, std::string_view abi, std::string_view platform) override {
     if (platform != "any") Exact();
-    std::size_t slot = Hash(interpreter, abi, platform) & (slots_.size() - 1);
+    std::size_t slot = TagHash(interpreter, abi, platform) & (slots_.size() - 1);
     for (; slots_[slot] != kEmpty; slot = (slot + 1) & (slots_.size() - 1)) {
       const Tag& seen = out_[slots_[slot]];
       if (seen.platform == platform && seen.abi == abi && seen.interpreter == interpreter) return;
@@ -405,11 +410,6 @@ class UniqueSink final : public TagSink {
 
  private:
   static constexpr std::uint32_t kEmpty = 0xFFFFFFFF;
-
-  static std::size_t Hash(std::string_view interpreter, std::string_view abi, std::string_view platform) {
-    const std::hash<std::string_view> hash;
-    return hash(platform) ^ (hash(abi) * 31) ^ (hash(interpreter) * 1000003);
-  }
 
   static bool Distinct(const std::vector<std::string>& platforms) {
     for (std::size_t i = 0; i < platforms.size(); ++i) {
@@ -437,7 +437,7 @@ class UniqueSink final : public TagSink {
     for (std::uint32_t i = 0; i < out_.size(); ++i) {
       const Tag& tag = out_[i];
       if (!exact_ && tag.platform != "any") continue;
-      std::size_t slot = Hash(tag.interpreter, tag.abi, tag.platform) & (size - 1);
+      std::size_t slot = TagHash(tag.interpreter, tag.abi, tag.platform) & (size - 1);
       while (slots[slot] != kEmpty) slot = (slot + 1) & (size - 1);
       slots[slot] = i;
     }

@@ -4,6 +4,7 @@
 #define TORCHDEX_CORE_TAGS_H_
 
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -20,6 +21,10 @@ struct Tag {
   std::string ToString() const;  // "cp312-cp312-manylinux_2_17_x86_64"
   friend auto operator<=>(const Tag&, const Tag&) = default;
 };
+
+/// A hash of a tag's three parts as they are (no "a-b-c" string built): what the sets of tags
+/// (core's, the installer table's) index by.
+std::size_t TagHash(std::string_view interpreter, std::string_view abi, std::string_view platform);
 
 enum class OperatingSystem : std::uint8_t { kLinux, kMacOS, kWindows };
 enum class Libc : std::uint8_t { kGlibc, kMusl };

@@ -173,9 +173,10 @@ std::size_t RowBytes(const AnchorRows& rows) {
   std::size_t bytes = rows.capacity() * sizeof(AnchorRow);
   auto heap = [](const AnchorRow::String& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };
   for (const AnchorRow& a : rows) {
-    for (const AnchorRow::String* s : {&a.url, &a.text, &a.filename, &a.project, &a.version, &a.local,
-                                 &a.build, &a.tags, &a.file_kind, &a.sha256, &a.metadata_sha256,
-                                 &a.requires_python, &a.upload_time, &a.host, &a.backend}) {
+    for (const AnchorRow::String* s :
+         {&a.url, &a.text, &a.filename, &a.project, &a.version, &a.local, &a.build, &a.tags,
+          &a.file_kind, &a.sha256, &a.metadata_sha256, &a.requires_python, &a.upload_time,
+          &a.host, &a.backend}) {
       bytes += heap(*s);
     }
     if (a.yanked) bytes += heap(*a.yanked);
@@ -419,15 +420,15 @@ std::optional<std::string> RefuseCrossOriginRedirect(std::string_view from, std:
 
 namespace {
 
-// The rows of a project page, their strings in the page's arena: made here (a parser thread),
-// freed at once with the page where the store's thread is done with them.
-PageRows AnchorRowsOf(const catalogue::IndexFamily& family, std::string_view base_url,
+// The rows of a project page, appended to `rows` with their strings wherever its allocator
+// puts them: a project page's arena (PageRows, made on a parser thread and freed at once where
+// the store's thread is done with it), or the heap.
+void AppendAnchorRows(const catalogue::IndexFamily& family, std::string_view base_url,
                       std::string_view channel_path, std::string_view project,
                       const std::vector<index::Anchor>& anchors,
-                      std::vector<CrawlWarning>* warnings, WheelNameCache* wheel_names) {
-  PageRows page(anchors.size());
-  AnchorRows& rows = page.rows;
-  rows.reserve(anchors.size());
+                      std::vector<CrawlWarning>* warnings, WheelNameCache* wheel_names,
+                      AnchorRows& rows) {
+  rows.reserve(rows.size() + anchors.size());
   const BaseParts base(family, base_url);
   for (const index::Anchor& a : anchors) {
     AnchorRow& row = rows.emplace_back();
@@ -455,7 +456,6 @@ PageRows AnchorRowsOf(const catalogue::IndexFamily& family, std::string_view bas
     if (a.yanked) row.yanked.emplace(*a.yanked, row.url.get_allocator());
     row.upload_time = a.upload_time;
   }
-  return page;
 }
 
 class Crawler {
@@ -658,8 +658,9 @@ class Crawler {
             return next;
           }
           std::vector<CrawlWarning> warnings;
-          PageRows project_rows = AnchorRowsOf(family_, base_url_, task.channel_path, task.project,
-                                               page->anchors, &warnings, &wheel_names_);
+          PageRows project_rows(page->anchors.size());
+          AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors,
+                           &warnings, &wheel_names_, project_rows.rows);
           for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
           QueueVariantsFiles(task, project_rows.rows, next);
           worker_.Post([this, task, now, shape = page->shape, result = std::move(result),
@@ -683,9 +684,9 @@ class Crawler {
               return;
             }
             std::vector<CrawlWarning> warnings;
-            PageRows project_rows = AnchorRowsOf(family_, base_url_, task.channel_path,
-                                                 task.project, page->anchors, &warnings,
-                                                 &wheel_names_);
+            PageRows project_rows(page->anchors.size());
+            AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors,
+                             &warnings, &wheel_names_, project_rows.rows);
             for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
             const std::size_t row_bytes = RowBytes(project_rows.rows);
             const index::PageShape shape = page->shape;
@@ -710,8 +711,8 @@ class Crawler {
           // keep them as files (version, tags, hash, backend), for the backends whose own page
           // is missing (read_catalogue), and find backends through their links (OnDiscovery).
           std::vector<CrawlWarning> warnings;  // already said for the project pages
-          rows = std::move(AnchorRowsOf(family_, base_url_, task.channel_path, task.project,
-                                        page->anchors, &warnings, &wheel_names_).rows);
+          AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors,
+                           &warnings, &wheel_names_, rows);
         } else {
           rows = ListAnchorRows(task, page->anchors);
         }

@@ -214,24 +214,20 @@ TargetTags::TargetTags(std::span<const core::Tag> supported) : rank_(Tags().size
   // of thousands of string triples) was 60% of a whole `select`. The index is a flat
   // open-addressing set of the table's row numbers, hashed on the three parts as they are (no
   // key string built, no node allocated a tag).
-  const auto hash = [](std::string_view interpreter, std::string_view abi, std::string_view platform) {
-    const std::hash<std::string_view> h;
-    return h(platform) ^ (h(abi) * 31) ^ (h(interpreter) * 1000003);
-  };
   constexpr std::uint16_t kEmpty = std::numeric_limits<std::uint16_t>::max();
   std::size_t size = 64;
   while (size < Tags().size() * 2) size *= 2;
   std::vector<std::uint16_t> slots(size, kEmpty);
   for (std::size_t i = 0; i < Tags().size(); ++i) {
     const TagRow& row = Tags()[i];
-    std::size_t slot = hash(row.interpreter, row.abi, row.platform) & (size - 1);
+    std::size_t slot = core::TagHash(row.interpreter, row.abi, row.platform) & (size - 1);
     while (slots[slot] != kEmpty) slot = (slot + 1) & (size - 1);
     slots[slot] = static_cast<std::uint16_t>(i);
   }
   std::size_t left = Tags().size();
   for (std::size_t rank = 0; rank < supported.size() && left > 0; ++rank) {
     const core::Tag& tag = supported[rank];
-    for (std::size_t slot = hash(tag.interpreter, tag.abi, tag.platform) & (size - 1);
+    for (std::size_t slot = core::TagHash(tag.interpreter, tag.abi, tag.platform) & (size - 1);
          slots[slot] != kEmpty; slot = (slot + 1) & (size - 1)) {
       const TagRow& row = Tags()[slots[slot]];
       if (row.platform != tag.platform || row.abi != tag.abi || row.interpreter != tag.interpreter) {

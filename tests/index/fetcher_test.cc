@@ -647,6 +647,48 @@ TEST(FaultFetchTest, SendsUserAgentAcceptEncodingAndValidators) {
   EXPECT_EQ(server.RequestsFor("/p/").back().Header("if-none-match"), "");
 }
 
+// A handle given back keeps the options every request shares (the fetcher sets them once a
+// handle), never the previous request's own: one transfer at a time, so each request after the
+// first reuses the first one's handle.
+TEST(FaultFetchTest, AReusedHandleSendsOnlyItsOwnRequestsValidators) {
+  FaultServer server;
+  for (const char* path : {"/a/", "/b/", "/c/"}) server.Script(path, {FaultResponse::Ok("page")});
+  FetchOptions options = QuickOptions();
+  options.parallelism = 1;
+  options.user_agent = "mirror-check/1.0";
+  FetchRequest first = Get(server.Url("/a/"));
+  first.etag = "\"first\"";
+  first.last_modified = "Sun, 15 Mar 2026 10:00:00 GMT";
+  int done = 0;
+  MakeCurlFetcher(options)->Run({first}, [&](FetchResult&& result) {
+    EXPECT_EQ(result.outcome, FetchOutcome::kOk) << result.error;
+    std::vector<FetchRequest> next;
+    if (++done == 1) {
+      next.push_back(Get(server.Url("/b/")));  // no validators
+    } else if (done == 2) {
+      next.push_back(Get(server.Url("/c/")));
+      next.back().etag = "\"third\"";
+    }
+    return next;
+  });
+  ASSERT_EQ(done, 3);
+  const auto a = server.RequestsFor("/a/");
+  const auto b = server.RequestsFor("/b/");
+  const auto c = server.RequestsFor("/c/");
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(a[0].Header("if-none-match"), "\"first\"");
+  EXPECT_EQ(b[0].Header("if-none-match"), "");
+  EXPECT_EQ(b[0].Header("if-modified-since"), "");
+  EXPECT_EQ(c[0].Header("if-none-match"), "\"third\"");
+  EXPECT_EQ(c[0].Header("if-modified-since"), "");
+  for (const auto* requests : {&a, &b, &c}) {
+    EXPECT_EQ((*requests)[0].Header("user-agent"), "mirror-check/1.0");
+    EXPECT_NE((*requests)[0].Header("accept-encoding").find("gzip"), std::string::npos);
+  }
+}
+
 TEST(FaultFetchTest, ParallelismBoundsTransfersInFlight) {
   FaultServer server;
   std::vector<FetchRequest> requests;
