@@ -6,16 +6,21 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "core/name.h"
 #include "core/url.h"
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
+#include "installer/cli/lock_support.h"
+#include "installer/cli/uv_resolve.h"
 #include "installer/cli/variant_inputs.h"
 #include "installer/detect/detect.h"
 #include "installer/install/dependent_index.h"
 #include "installer/install/export.h"
+#include "installer/install/install_report.h"
+#include "installer/install/installer_environment.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
@@ -37,8 +42,12 @@ const char* const kInstallDetails =
     "index is a routing index torchdex serves on 127.0.0.1 for the run: routed names, asked or\n"
     "reached through any dependency, from the backend; every other name from the default\n"
     "index (--index-url, else the installer's own). A routed name is never looked up on the\n"
-    "default index. HTTPS only, except loopback and the override files' trusted_hosts. The\n"
-    "installer's exit code is torchdex's.\n"
+    "default index. With pip, its resolution is checked first (pip install --dry-run --report):\n"
+    "a routed package from anywhere but the backend (a dependency's `torch @ URL`) is refused\n"
+    "with the packages that ask for it, and the routed packages reached are pinned by URL and\n"
+    "hash. No PIP_*/UV_* variable or configuration file that names an index or a source\n"
+    "reaches pip or uv (a note names those left out). HTTPS only, except loopback and the\n"
+    "override files' trusted_hosts. The installer's exit code is torchdex's.\n"
     "\n"
     "Target interpreter: --python, else $VIRTUAL_ENV, else python3 on PATH.\n"
     "See docs/install.md.\n";
@@ -49,7 +58,9 @@ const char* const kExportDetails =
     "  uv            [[tool.uv.index]] (explicit) and [tool.uv.sources] for pyproject.toml\n"
     "  pip-conf      index settings for pip.conf\n"
     "  uv-project    a pyproject.toml for uv: an explicit index per --backend, [tool.uv.sources]\n"
-    "                for every routed package; several backends: an extra each, with conflicts\n"
+    "                for every routed package, those the other requirements reach included\n"
+    "                (found with uv's universal resolution); several backends: an extra each,\n"
+    "                with conflicts\n"
     "See docs/install.md.\n";
 
 namespace {
@@ -384,6 +395,41 @@ core::Status NoVariantWheels(const InstallPlan& plan, std::string_view what) {
   return {};
 }
 
+// pip's resolution first (install_report.h): `pip install --dry-run --report` through the
+// routing index, every routed package of it checked as the backend's, and those the plan did not
+// pin returned to be pinned by URL and hash on the install's command line.
+core::Expected<std::vector<PlannedWheel>> CheckPipResolution(const InstallPlan& plan, const InstallCommandOptions& command,
+                                                             const RoutingIndexServer& server, const Environment& env,
+                                                             Deps& deps) {
+  lockcli::TemporaryDirectory work;
+  if (work.path().empty()) return core::MakeError("cannot make a temporary directory");
+  const std::string report_path = work.path() + "/report.json";
+  core::Expected<std::vector<std::string>> argv = ResolutionReportCommand(plan, command, report_path);
+  if (!argv) return argv.error();
+  const ProcessResult result = deps.runner.Run(*argv, env, kInstallTimeout);
+  if (!result.Succeeded()) {
+    const std::string said = result.output + result.errors;
+    if (said.find("no such option: --report") != std::string::npos || said.find("no such option: --dry-run") != std::string::npos) {
+      return core::MakeError(command.python + ": its pip is older than 22.2 and has no `install --report`, with "
+                                 "which torchdex checks pip's resolution before it installs (docs/install.md); "
+                                 "upgrade pip (" + command.python + " -m pip install -U pip) or use --installer uv",
+                             core::ErrorCode::kInstallerFailed);
+    }
+    return core::MakeError("pip's resolution (" + QuoteCommand(*argv) + ") " +
+                               (result.status == ProcessResult::Status::kExited
+                                    ? "exited with " + std::to_string(result.exit_code)
+                                    : result.Describe(kInstallTimeout)) +
+                               ":\n" + result.errors + result.output + result.failure,
+                           core::ErrorCode::kInstallerFailed);
+  }
+  core::Expected<std::string> text = lockcli::ReadFileText(report_path, 256u << 20);
+  if (!text) return text.error();
+  core::Expected<std::vector<ReportedPackage>> report = ParseInstallReport(*text, "pip's report " + report_path);
+  if (!report) return report.error();
+  if (core::Status routed = CheckReportRouting(*report, server.index()); !routed) return routed.error();
+  return ReportedRoutedPins(*report, plan, server.index());
+}
+
 int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
   const InstallCliOptions& o = options.install;
   core::Expected<Prepared> prepared = Prepare(options, deps);
@@ -462,16 +508,87 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
     out << "would run: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
     return kExitOk;
   }
+  core::Expected<InstallerEnvironment> child = EnvironmentForInstaller(
+      deps.env, command.installer == InstallerKind::kUv ? InstallerRun::kUvPip : InstallerRun::kPip);
+  if (!child) {
+    err << "torchdex install: " << core::RedactCredentials(child.error().message) << "\n";
+    return ExitStatus(child.error().code);
+  }
+  out << LeftOutNote(*child, command.installer == InstallerKind::kUv ? "uv" : "pip");
+  if (command.installer == InstallerKind::kPip) {
+    core::Expected<std::vector<PlannedWheel>> pins = CheckPipResolution(prepared->plan, command, *server, child->env, deps);
+    if (!pins) {
+      server->Stop();
+      out << core::RedactCredentials(server->index().Summary());
+      err << "torchdex install: " << core::RedactCredentials(pins.error().message) << "\n";
+      return ExitStatus(pins.error().code);
+    }
+    if (!pins->empty()) {
+      InstallPlan pinned = prepared->plan;
+      for (PlannedWheel& w : *pins) {
+        out << "pinned: " << w.name << " " << w.version << " from backend " << prepared->plan.backend << " ("
+            << w.required_by.front() << ")\n";
+        pinned.routed.push_back(std::move(w));
+      }
+      argv = InstallCommand(pinned, command);
+      if (!argv) {
+        err << "torchdex install: " << core::RedactCredentials(argv.error().message) << "\n";
+        return ExitStatus(argv.error().code);
+      }
+    }
+  }
   out << "running: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
   out.flush();
-  const int code = ExecuteInstall(*argv, deps.runner, deps.env, out, err);
+  const int code = ExecuteInstall(*argv, deps.runner, child->env, out, err);
   server->Stop();
   out << core::RedactCredentials(server->index().Summary());
   return code;
 }
 
+// The routed packages that the plan's other requirements reach (lightning -> torch), which
+// uv's universal resolution through the routing index finds: uv routes a name to an explicit
+// index only when the project names it, so the project must name these too (issue 29, item 4).
+// They are added to the plan, under the markers that bring them in.
+core::Status AddReachedRoutedWheels(Prepared& p, Deps& deps, std::ostream& err) {
+  if (p.plan.other.empty()) return {};  // the planner followed every routed requirement itself
+  core::Expected<std::string> uv =
+      FindUv(deps.env, "export --format uv-project",
+             "it resolves the other requirements with uv to find the routed packages they reach (lightning -> "
+             "torch); install uv or put it on PATH");
+  if (!uv) return uv.error();
+  InstallCommandOptions uv_command{InstallerKind::kUv, p.target.path, *uv, {}};
+  UvResolveRequest resolve;
+  resolve.plan = &p.plan;
+  resolve.routed_names = p.decision.routed_names;
+  resolve.default_index = p.plan.default_index_url.empty() ? InstallerDefaultIndex(uv_command, deps.runner, deps.env)
+                                                           : p.plan.default_index_url;
+  resolve.mirror = MirrorRule{p.decision.mirror_url, p.decision.upstream_base, p.decision.upstream_hosts,
+                              p.plan.trusted_hosts};
+  resolve.input = PinnedRoutedInput(p.plan);
+  for (const std::string& other : p.plan.other) resolve.input += other + "\n";
+  resolve.target = &p.target;
+  resolve.uv = *uv;
+  resolve.universal = true;
+  resolve.what = "the " + p.plan.backend + " project's routed packages";
+  core::Expected<UvResolution> resolved = ResolveThroughRoutingIndex(resolve, deps, err);
+  if (!resolved) return resolved.error();
+  const std::set<std::string> routed(p.decision.routed_names.begin(), p.decision.routed_names.end());
+  for (const LockedPackage& locked : resolved->lock.packages) {
+    const bool planned = std::any_of(p.plan.routed.begin(), p.plan.routed.end(),
+                                     [&](const PlannedWheel& w) { return w.name == locked.name; });
+    if (planned || !routed.contains(locked.name)) continue;
+    PlannedWheel w;
+    w.name = locked.name;
+    w.version = locked.version;
+    w.dependency_marker = locked.marker;
+    w.required_by = {"reached through the other requirements"};
+    p.plan.routed.push_back(std::move(w));
+  }
+  return {};
+}
+
 // export --format uv-project: a plan per backend, one pyproject.toml for them all.
-core::Expected<std::string> UvProjectExport(const Options& options, Deps& deps) {
+core::Expected<std::string> UvProjectExport(const Options& options, Deps& deps, std::ostream& err) {
   const InstallCliOptions& o = options.install;
   std::vector<std::string> backends = o.backends;
   if (backends.empty()) backends.push_back(o.choice.torch_backend);
@@ -482,6 +599,7 @@ core::Expected<std::string> UvProjectExport(const Options& options, Deps& deps) 
     core::Expected<Prepared> p = Prepare(one, deps);
     if (!p) return p.error();
     if (core::Status none = NoVariantWheels(p->plan, "no uv project is written"); !none) return none.error();
+    if (core::Status reached = AddReachedRoutedWheels(*p, deps, err); !reached) return reached.error();
     prepared.push_back(std::move(p).value());
   }
   UvProjectRequest request;
@@ -502,7 +620,7 @@ int RunExport(const Options& options, Deps& deps, std::ostream& out, std::ostrea
   const InstallCliOptions& o = options.install;
   core::Expected<std::string> text = core::MakeError("");
   if (!o.json && o.format == "uv-project") {
-    text = UvProjectExport(options, deps);
+    text = UvProjectExport(options, deps, err);
     if (!text) {
       err << "torchdex export: " << core::RedactCredentials(text.error().message) << "\n";
       return ExitStatus(text.error().code);

@@ -21,9 +21,11 @@
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
 #include "installer/cli/lock_support.h"
+#include "installer/cli/uv_resolve.h"
 #include "installer/cli/variant_inputs.h"
 #include "installer/detect/detect.h"
 #include "installer/platform/file_reader.h"
+#include "installer/install/installer_environment.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
@@ -58,19 +60,6 @@ const char* const kLockDetails =
     "Writes pylock.variant.toml. See docs/teams.md.\n";
 
 namespace {
-
-// uv's settings that could add an index behind the routing index's back are dropped for its
-// run (with --no-config for its files): the routing index is its only index.
-Environment ResolverEnvironment(const Environment& env) {
-  Environment out = env;
-  for (const char* variable : {"UV_INDEX", "UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL",
-                               "UV_FIND_LINKS", "UV_NO_INDEX", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"}) {
-    out.erase(variable);
-  }
-  return out;
-}
-
-constexpr std::chrono::minutes kResolverTimeout{30};
 
 // ---------------------------------------------------------------------------------------
 // lock
@@ -326,15 +315,6 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   InstallCommandOptions uv_command{InstallerKind::kUv, target.path, uv, {}};
   const std::string default_index =
       o.index_url.empty() ? InstallerDefaultIndex(uv_command, deps.runner, deps.env) : o.index_url;
-  const RoutingIndexConfig routing = RoutingConfigFor(
-      *plan, decision.routed_names, default_index,
-      MirrorRule{decision.mirror_url, decision.upstream_base, decision.upstream_hosts, plan->trusted_hosts});
-  core::Expected<std::unique_ptr<RoutingIndexServer>> server =
-      RoutingIndexServer::Start(routing, deps.fetcher, RoutingFetchOptions());
-  if (!server) return server.error();
-
-  TemporaryDirectory work;
-  if (work.path().empty()) return core::MakeError("cannot make a temporary directory");
   // What uv resolves: the routed wheels of the plan pinned to their exact versions (the
   // routing index answers those names with exactly the plan's wheels), the rest as written.
   std::string input;
@@ -344,52 +324,21 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
       if (elsewhere.insert(r).second) input += r + "\n";
     }
   }
-  for (const PlannedWheel& w : plan->routed) {
-    if (!w.variant_label.empty()) continue;
-    input += w.name;
-    if (!w.extras.empty()) input += "[" + Join(w.extras, ",") + "]";
-    input += "==" + w.version;
-    if (!w.marker.empty()) input += " ; " + w.marker;
-    input += "\n";
-  }
+  input += PinnedRoutedInput(*plan);
   for (const std::string& other : plan->other) input += other + "\n";
-  const std::string in_path = work.path() + "/requirements.in";
-  const std::string out_path = work.path() + "/pylock.toml";
-  if (core::Status ok = catalogue::WriteFileAtomically(in_path, input); !ok) return ok.error();
-  std::vector<std::string> argv = {uv, "pip", "compile", "--no-config", "--quiet", "--format", "pylock.toml",
-                                   "--output-file", out_path, "--index-url", (*server)->url()};
-  if (target.path.empty()) {
-    // A described target: uv's spelling of the platform is "<arch>-unknown-linux-gnu".
-    argv.insert(argv.end(), {"--python-version", target.full_version.substr(0, target.full_version.rfind('.')),
-                             "--python-platform", target.info.arch + "-unknown-linux-gnu"});
-  } else {
-    argv.insert(argv.end(), {"--python", target.path});
-  }
-  argv.push_back(in_path);
-  const ProcessResult result = deps.runner.Run(argv, ResolverEnvironment(deps.env), kResolverTimeout);
-  (*server)->Stop();
-  if (!result.Succeeded()) {
-    std::string why = result.status == ProcessResult::Status::kExited
-                          ? "exited with status " + std::to_string(result.exit_code)
-                          : (result.failure.empty() ? std::string("did not finish") : result.failure);
-    // uv sees only "502 Bad Gateway" when an index could not be read: the routing index knows why.
-    std::string unreadable;
-    for (const RoutedAnswer& a : (*server)->index().Answers()) {
-      if (a.status == 502 && unreadable.find(a.failure) == std::string::npos) unreadable += "  " + a.failure + "\n";
-    }
-    if (!unreadable.empty()) {
-      return core::MakeError("the " + decision.backend + " lock cannot be made: an index could not be read:\n" +
-                                 unreadable + "(uv pip compile " + why + ")",
-                             core::ErrorCode::kNetwork);
-    }
-    return core::MakeError("uv pip compile for the " + decision.backend + " lock " + why + ":\n" + result.errors +
-                               result.output,
-                           core::ErrorCode::kNotOffered);
-  }
-  core::Expected<std::string> resolved_text = ReadFileText(out_path, 64u << 20);
-  if (!resolved_text) return resolved_text.error();
-  core::Expected<PyLock> resolved = ParsePyLock(*resolved_text, "uv's pylock.toml for " + decision.backend, false);
-  if (!resolved) return resolved.error();
+  UvResolveRequest resolve;
+  resolve.plan = &*plan;
+  resolve.routed_names = decision.routed_names;
+  resolve.default_index = default_index;
+  resolve.mirror = MirrorRule{decision.mirror_url, decision.upstream_base, decision.upstream_hosts, plan->trusted_hosts};
+  resolve.input = std::move(input);
+  resolve.target = &target;
+  resolve.uv = uv;
+  resolve.what = "the " + decision.backend + " lock";
+  core::Expected<UvResolution> resolution = ResolveThroughRoutingIndex(resolve, deps, out);
+  if (!resolution) return resolution.error();
+  core::Expected<PyLock> resolved = std::move(resolution->lock);
+  const std::unique_ptr<RoutingIndexServer>& server = resolution->server;
 
   // Every routed package must be the plan's wheel, from the backend: checked, not trusted.
   std::map<std::string, const PlannedWheel*> planned;
@@ -407,9 +356,20 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
     if (routed_names.contains(p.name)) {
       auto it = planned.find(p.name);
       if (it == planned.end()) {
-        return core::MakeError("uv locked the routed package " + p.name + " " + p.version +
-                                   ", which the plan for " + decision.backend + " does not hold",
-                               core::ErrorCode::kFailure);
+        // A routed name the requirements reach only through a package of the default index
+        // (lightning -> torch): uv found it on the routing index, which answers it from the
+        // backend alone. It is the backend's if that is the file the routing index listed.
+        if (p.wheels.size() != 1 || !server->index().ServedRouted(p.name, p.wheels[0].url, p.wheels[0].sha256)) {
+          return core::MakeError("uv locked the routed package " + p.name + " " + p.version + " from " +
+                                     (p.wheels.empty() ? std::string("nowhere") : p.wheels[0].url) +
+                                     ", which is not a wheel the routing index served from backend " +
+                                     decision.backend,
+                                 core::ErrorCode::kFailure);
+        }
+        p.routed = true;
+        p.index = decision.index_url;
+        lock.packages.push_back(std::move(p));
+        continue;
       }
       const PlannedWheel& w = *it->second;
       // URLs compared decoded: "%2B" and "+" name the same file.
@@ -426,7 +386,7 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
       p.index = default_index;
     }
     for (const LockedWheel& wheel : p.wheels) {
-      if (wheel.url.find((*server)->url()) == 0) {
+      if (wheel.url.find(server->url()) == 0) {
         return core::MakeError("uv locked " + wheel.url + " through the routing index itself");
       }
     }

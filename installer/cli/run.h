@@ -87,7 +87,7 @@ struct SyncCliOptions {
   double probe_timeout_seconds = 5.0;
   bool dry_run = false;
   bool explain = false;
-  bool uv_project = false;  // run `uv sync --extra <backend>` in --lock-dir instead
+  bool uv_project = false;  // uv lock, check uv.lock, uv sync --frozen --extra <backend> in --lock-dir instead
 };
 
 // The whole command line as plain data. Each subcommand has its own member.

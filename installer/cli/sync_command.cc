@@ -22,6 +22,7 @@
 #include "installer/cli/lock_support.h"
 #include "installer/cli/sync_variant.h"
 #include "installer/cli/variant_inputs.h"
+#include "installer/install/installer_environment.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
@@ -49,8 +50,12 @@ const char* const kSyncDetails =
     "directory: its locked variants are resolved for this machine (PEP 825; the variants.json\n"
     "fetched and checked against the lock's sha256); pip and uv cannot install variant wheels\n"
     "yet, so only --dry-run succeeds. See docs/variants.md.\n"
-    "--uv-project: run `uv sync --extra <backend>` in --lock-dir (a project written with\n"
-    "`torchdex export --format uv-project`) for the backend chosen over its extras.\n"
+    "--uv-project: for the backend chosen over the extras of the project in --lock-dir (one\n"
+    "written with `torchdex export --format uv-project`), run `uv lock`, refuse a uv.lock that\n"
+    "takes a routed package from anywhere but the project's pytorch-<backend> indexes, then run\n"
+    "`uv sync --frozen --extra <backend>`.\n"
+    "pip and uv get no PIP_*/UV_* variable or configuration file that names an index or a\n"
+    "source (docs/install.md); a lock wheel url with a fragment (#sha256=...) is refused.\n"
     "See docs/teams.md.\n";
 
 namespace {
@@ -77,6 +82,14 @@ core::Status CheckWheelNames(const std::string& path, const PyLock& lock) {
     }
     for (const LockedWheel& w : p.wheels) {
       const std::string at = path + ":" + std::to_string(w.line) + ": " + p.name + " " + p.version;
+      // pip and uv take a URL's "#sha256=" as a hash the file may have, beside --hash: a
+      // fragment would let another wheel than the lock's own pass (issue 29, item 1).
+      if (const size_t hash = w.url.find('#'); hash != std::string::npos) {
+        return core::MakeError(at + ": the wheel url carries a fragment (" +
+                                   core::RedactCredentials(w.url.substr(hash, 80)) +
+                                   "); a lock's url names the file alone, and its hash is the one of hashes.sha256",
+                               core::ErrorCode::kBadInputFile);
+      }
       auto wheel = LockedWheelName(p, w);
       if (!wheel) {
         const std::optional<catalogue::VariantWheelName> variant = catalogue::SplitVariantLabel(w.name);
@@ -231,7 +244,8 @@ void AddSyncOptions(po::options_description& d, Options& options) {
       "dry-run", po::bool_switch(&o.dry_run), "say which lock and what would be installed; change nothing")(
       "explain", po::bool_switch(&o.explain), "say why the lock was chosen and why the others were not")(
       "uv-project", po::bool_switch(&o.uv_project),
-      "run `uv sync --extra <backend>` in --lock-dir for the backend chosen over the project's extras")(
+      "run `uv lock`, check uv.lock, then `uv sync --frozen --extra <backend>` in --lock-dir for the backend "
+      "chosen over the project's extras")(
       "root", po::value<std::string>(&o.root)->value_name("DIR"), "detect the host captured under DIR")(
       "catalogue", po::value<std::vector<std::string>>(&o.catalogues)->value_name("FILE"),
       "an override file; repeatable");
@@ -493,10 +507,15 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
     return kExitOk;
   }
 
+  const bool uv = *ParseInstallerKind(o.installer) == InstallerKind::kUv;
+  core::Expected<InstallerEnvironment> child =
+      EnvironmentForInstaller(deps.env, uv ? InstallerRun::kUvPip : InstallerRun::kPip);
+  if (!child) return Refuse(err, child.error());
+  out << LeftOutNote(*child, uv ? "uv" : "pip");
   out << "running: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
   out.flush();
   std::ostringstream child_out, child_err;
-  const int code = ExecuteInstall(argv, deps.runner, deps.env, child_out, child_err);
+  const int code = ExecuteInstall(argv, deps.runner, child->env, child_out, child_err);
   out << child_out.str();
   err << child_err.str();
   if (code != 0) {

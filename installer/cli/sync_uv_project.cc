@@ -1,5 +1,6 @@
 // `torchdex sync --uv-project` (docs/teams.md): the backend of a uv project chosen for this
-// machine, then `uv sync --extra <backend>`.
+// machine, then `uv lock`, the routing check of uv.lock (lock/uv_lock.h) and
+// `uv sync --frozen --extra <backend>`.
 #include <stdlib.h>
 
 #include <algorithm>
@@ -20,12 +21,14 @@
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
 #include "installer/cli/lock_support.h"
+#include "installer/install/installer_environment.h"
 #include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
 #include "installer/install/routing_index.h"
 #include "installer/install/transport.h"
 #include "installer/lock/pylock.h"
 #include "installer/lock/toml.h"
+#include "installer/lock/uv_lock.h"
 #include "installer/python/interpreter_cache.h"
 
 namespace torchdex::installer::lockcli {
@@ -129,13 +132,45 @@ int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::o
     argv.push_back("--extra");
     argv.push_back(core::NormalizeName(decided->backend));
   }
+  // uv's own lock is made first and checked (uv_lock.h), then installed as it is: a routed
+  // package it takes from anywhere but a backend index of the project is refused.
+  std::vector<std::string> index_urls;
+  for (const Backend& b : backends) {
+    const toml::Value* url = b.where->Find("url");
+    if (url != nullptr && url->is_string()) index_urls.push_back(url->text);
+  }
+  const std::shared_ptr<CatalogueSource> source = inputs->catalogue.source;
+  auto check_lock = [&]() -> core::Status {
+    const std::string lock_path = (fs::path(o.lock_dir) / "uv.lock").string();
+    core::Expected<std::string> lock_text = ReadFileText(lock_path, 64u << 20);
+    if (!lock_text) return lock_text.error();
+    return CheckUvLockRouting(*lock_text, lock_path, [&](const std::string& n) { return source->IsRouted(n); },
+                              index_urls);
+  };
+  const std::vector<std::string> lock_argv = {*uv, "lock", "--project", o.lock_dir, "--python", target->path};
+  argv.push_back("--frozen");
   if (o.dry_run) {
+    std::error_code missing;
+    if (fs::exists(fs::path(o.lock_dir) / "uv.lock", missing)) {
+      if (core::Status routed = check_lock(); !routed) return Refuse(err, routed.error());
+    }
+    out << "would run: " << core::RedactCredentials(QuoteCommand(lock_argv)) << "\n";
     out << "would run: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
     return kExitOk;
   }
-  // With UV_NO_CONFIG uv ignores the project's own [tool.uv] settings, its explicit indexes
-  // among them, and would take torch from the default index: it is left out of uv's run.
-  Environment env = deps.env;
+  // uv sync must read the project's own [tool.uv] (its indexes and sources route torch), so it
+  // gets no UV_NO_CONFIG; every other variable and file that could give it another index or
+  // torch source is kept from it (installer_environment.h): the user's uv.toml hidden behind an
+  // empty XDG_CONFIG_HOME, a system one or one beside the project refusing the run.
+  TemporaryDirectory config_home;
+  const std::string user_config = UserUvConfig(deps.env);
+  if (!user_config.empty() && config_home.path().empty()) {
+    return Refuse(err, core::MakeError("cannot make a temporary directory"));
+  }
+  core::Expected<InstallerEnvironment> child = EnvironmentForInstaller(
+      deps.env, InstallerRun::kUvSync, user_config.empty() ? "" : config_home.path(), o.lock_dir);
+  if (!child) return Refuse(err, child.error());
+  Environment env = std::move(child->env);
   // uv sync installs into the project's environment (.venv beside pyproject.toml), whatever
   // --python says: the interpreter only picks the Python of a new one. When the target is a
   // virtual environment's (pyvenv.cfg above its bin/), that environment is the project's for this
@@ -149,9 +184,18 @@ int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::o
     out << "note: " << target->path << " is not a virtual environment's: uv sync installs into the project's "
         << "own environment (" << (fs::path(o.lock_dir) / ".venv").string() << ")\n";
   }
-  if (env.erase("UV_NO_CONFIG") > 0) {
-    out << "note: UV_NO_CONFIG is left out of uv sync's environment: with it uv ignores the "
-           "project's [[tool.uv.index]] entries\n";
+  out << LeftOutNote(*child, "uv sync");
+  if (!user_config.empty()) {
+    out << "note: " << user_config << " is not read by uv sync (XDG_CONFIG_HOME is an empty directory for the run): "
+        << "the project's [tool.uv] is its only configuration\n";
+  }
+  out << "running: " << core::RedactCredentials(QuoteCommand(lock_argv)) << "\n";
+  out.flush();
+  if (const int locked = ExecuteInstall(lock_argv, deps.runner, env, out, err); locked != 0) return locked;
+  if (core::Status routed = check_lock(); !routed) {
+    const int code = Refuse(err, routed.error());
+    err << "torchdex sync: nothing was installed (uv.lock is left as uv wrote it)\n";
+    return code;
   }
   out << "running: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
   out.flush();

@@ -114,8 +114,46 @@ std::string IndexOption(std::string_view arg) {
 
 }  // namespace
 
+namespace {
+
+// "torch[opt-einsum]==2.5.1+cu124 ; marker": the routed wheel by name and exact version, which
+// the routing index answers with exactly that wheel (for pip's resolution report).
+std::string VersionPin(const PlannedWheel& wheel) {
+  std::string pin = wheel.name;
+  if (!wheel.extras.empty()) {
+    pin += "[";
+    for (std::size_t i = 0; i < wheel.extras.size(); ++i) pin += (i ? "," : "") + wheel.extras[i];
+    pin += "]";
+  }
+  pin += "==" + wheel.version;
+  if (!wheel.marker.empty()) pin += " ; " + wheel.marker;
+  return pin;
+}
+
+core::Expected<std::vector<std::string>> Command(const InstallPlan& plan, const InstallCommandOptions& options,
+                                                 bool by_version);
+
+}  // namespace
+
 core::Expected<std::vector<std::string>> InstallCommand(const InstallPlan& plan,
                                                         const InstallCommandOptions& options) {
+  return Command(plan, options, false);
+}
+
+core::Expected<std::vector<std::string>> ResolutionReportCommand(const InstallPlan& plan,
+                                                                 const InstallCommandOptions& options,
+                                                                 const std::string& report_path) {
+  if (options.installer != InstallerKind::kPip) return core::MakeError("a resolution report is pip's");
+  core::Expected<std::vector<std::string>> argv = Command(plan, options, true);
+  if (!argv) return argv;
+  argv->insert(argv->begin() + 4, {"--dry-run", "--quiet", "--report", report_path});
+  return argv;
+}
+
+namespace {
+
+core::Expected<std::vector<std::string>> Command(const InstallPlan& plan, const InstallCommandOptions& options,
+                                                 bool by_version) {
   for (const std::string& arg : options.extra_args) {
     if (const std::string option = IndexOption(arg); !option.empty()) {
       return core::MakeError(
@@ -141,7 +179,7 @@ core::Expected<std::vector<std::string>> InstallCommand(const InstallPlan& plan,
   }
   for (const PlannedWheel& wheel : plan.routed) {
     if (wheel.url.empty()) return core::MakeError(wheel.name + ": the plan has no wheel URL");
-    argv.push_back(DirectReference(wheel));
+    argv.push_back(by_version ? VersionPin(wheel) : DirectReference(wheel));
   }
   argv.insert(argv.end(), plan.other.begin(), plan.other.end());
   const std::string& index_url =
@@ -158,6 +196,8 @@ core::Expected<std::vector<std::string>> InstallCommand(const InstallPlan& plan,
   argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
   return argv;
 }
+
+}  // namespace
 
 std::string QuoteCommand(const std::vector<std::string>& argv) {
   std::string text;

@@ -60,6 +60,14 @@ std::string DirectReference(const PlannedWheel& wheel);
 core::Expected<std::vector<std::string>> InstallCommand(const InstallPlan& plan,
                                                         const InstallCommandOptions& options);
 
+/// pip's resolution of the same install, installing nothing: `python -m pip install --dry-run
+/// --quiet --report REPORT_PATH ...` with each routed wheel as `name==version` (the routing index
+/// answers it with exactly the plan's wheel and its PEP 658 metadata, so no wheel is downloaded
+/// for it). pip only (install_report.h).
+core::Expected<std::vector<std::string>> ResolutionReportCommand(const InstallPlan& plan,
+                                                                 const InstallCommandOptions& options,
+                                                                 const std::string& report_path);
+
 /// The argv for display, quoted for a POSIX shell where needed (never executed by one).
 std::string QuoteCommand(const std::vector<std::string>& argv);
 

@@ -11,6 +11,18 @@
 #include "installer/install/transport.h"
 
 namespace torchdex::installer {
+
+// One link of a PEP 503 page, with the attributes pip and uv read.
+struct IndexLink {
+  std::string url;  // absolute, without fragment
+  std::string filename;
+  std::string sha256;
+  std::string requires_python;
+  bool has_metadata = false;
+  std::string metadata_sha256;
+  std::optional<std::string> yanked;
+};
+
 namespace {
 
 std::string WithSlash(std::string url) {
@@ -63,24 +75,15 @@ bool FileOfProject(const std::string& filename, const std::string& name) {
   return core::NormalizeName(filename).rfind(name + "-", 0) == 0;
 }
 
-// One link of a PEP 503 page, with the attributes pip and uv read.
-struct Link {
-  std::string url;  // absolute, without fragment
-  std::string filename;
-  std::string sha256;
-  std::string requires_python;
-  bool has_metadata = false;
-  std::string metadata_sha256;
-  std::optional<std::string> yanked;
-};
 
-std::string RenderPage(const std::string& name, const std::vector<Link>& links) {
+
+std::string RenderPage(const std::string& name, const std::vector<IndexLink>& links) {
   std::ostringstream page;
   page << "<!DOCTYPE html>\n<html>\n  <head>\n"
        << "    <meta name=\"pypi:repository-version\" content=\"1.0\">\n"
        << "    <title>Links for " << EscapeHtml(name) << "</title>\n  </head>\n  <body>\n"
        << "    <h1>Links for " << EscapeHtml(name) << "</h1>\n";
-  for (const Link& link : links) {
+  for (const IndexLink& link : links) {
     std::string href = link.url;
     if (!link.sha256.empty()) href += "#sha256=" + link.sha256;
     page << "    <a href=\"" << EscapeHtml(href) << "\"";
@@ -100,7 +103,7 @@ std::string RenderPage(const std::string& name, const std::vector<Link>& links) 
   return page.str();
 }
 
-HttpResponse Page(const std::string& name, const std::vector<Link>& links) {
+HttpResponse Page(const std::string& name, const std::vector<IndexLink>& links) {
   return HttpResponse{200, "text/html; charset=utf-8", RenderPage(name, links)};
 }
 
@@ -177,14 +180,15 @@ HttpResponse RoutingIndex::Answer(const HttpRequest& request) {
 }
 
 HttpResponse RoutingIndex::Routed(const std::string& name, RoutedAnswer& answer) {
-  std::vector<Link> links;
+  std::vector<IndexLink> links;
   for (const PlannedWheel& wheel : config_.pinned) {
     if (wheel.name != name || wheel.url.empty()) continue;
     links.push_back({wheel.url,
                      wheel.filename.empty() ? index::UrlFilename(wheel.url) : wheel.filename,
-                     wheel.sha256, "", false, "", std::nullopt});
+                     wheel.sha256, "", wheel.metadata_read, "", std::nullopt});
   }
   if (!links.empty()) {
+    RecordServed(name, links);
     answer.source = RoutedAnswer::Source::kPinned;
     answer.files = static_cast<int>(links.size());
     return Page(name, links);
@@ -226,7 +230,7 @@ HttpResponse RoutingIndex::Relay(const std::string& name, const std::string& pag
   }
   core::Expected<index::IndexPage> page = index::ParsePage(result.body, result.content_type, base);
   if (!page) return Text(502, base + ": " + page.error().message);
-  std::vector<Link> links;
+  std::vector<IndexLink> links;
   const bool backend = source == RoutedAnswer::Source::kBackend;
   for (const index::Anchor& anchor : page->anchors) {
     const std::string filename = index::UrlFilename(anchor.url);
@@ -241,9 +245,25 @@ HttpResponse RoutingIndex::Relay(const std::string& name, const std::string& pag
     links.push_back({url, filename, anchor.sha256, anchor.requires_python, anchor.has_metadata,
                      anchor.metadata_sha256, anchor.yanked});
   }
+  if (backend) RecordServed(name, links);
   answer.source = source;
   answer.files = static_cast<int>(links.size());
   return Page(name, links);
+}
+
+void RoutingIndex::RecordServed(const std::string& name, const std::vector<IndexLink>& links) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::map<std::string, std::string>& files = served_[name];
+  for (const IndexLink& link : links) files[core::PercentDecode(link.url)] = link.sha256;
+}
+
+bool RoutingIndex::ServedRouted(const std::string& name, const std::string& url, const std::string& sha256) const {
+  if (!config_.routed_projects.count(name) || sha256.empty()) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto files = served_.find(name);
+  if (files == served_.end()) return false;
+  const auto file = files->second.find(core::PercentDecode(url));
+  return file != files->second.end() && file->second == sha256;
 }
 
 std::vector<RoutedAnswer> RoutingIndex::Answers() const {

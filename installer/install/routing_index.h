@@ -18,6 +18,7 @@
 #define TORCHDEX_INSTALLER_INSTALL_ROUTING_INDEX_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -37,6 +38,8 @@ inline constexpr std::string_view kPypiSimpleUrl = "https://pypi.org/simple/";
 
 /// What `install --dry-run` shows for the routing index's URL (the port is chosen at run time).
 inline constexpr std::string_view kRoutingIndexPlaceholderUrl = "http://127.0.0.1:<port>/simple/";
+
+struct IndexLink;  // one link of a page the routing index writes (routing_index.cc)
 
 struct RoutingIndexConfig {
   std::set<std::string> routed_projects;  // normalised: PlanRequest::routed_projects
@@ -84,6 +87,11 @@ class RoutingIndex {
   HttpResponse Answer(const HttpRequest& request);
 
   std::vector<RoutedAnswer> Answers() const;
+  /// Whether `url` (compared percent-decoded) with `sha256` is a file this index listed for the
+  /// routed `name`: the plan's pinned wheel or a file of the backend's page. What a resolver
+  /// locked or an installer chose for a routed name is checked against this (issue 29, items 3
+  /// and 5): a routed name comes from nothing else.
+  bool ServedRouted(const std::string& name, const std::string& url, const std::string& sha256) const;
   /// What was served, in lines for the user: "routing index: torch, triton from backend cu124
   /// (URL); filelock, needs-torch from the default index (URL)"; "" when nothing was asked.
   std::string Summary() const;
@@ -99,8 +107,11 @@ class RoutingIndex {
 
   const RoutingIndexConfig config_;
   const FetchPage fetch_;
+  void RecordServed(const std::string& name, const std::vector<IndexLink>& links);
+
   mutable std::mutex mutex_;
   std::vector<RoutedAnswer> answers_;
+  std::map<std::string, std::map<std::string, std::string>> served_;  // name -> decoded URL -> sha256
 };
 
 /// The routing index served on 127.0.0.1 for one run: Start, hand url() to the installer,

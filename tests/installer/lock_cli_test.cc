@@ -200,6 +200,21 @@ TEST_F(LockCliTest, AWheelUrlThatBreaksTheRulesIsRefusedWithItsLine) {
   EXPECT_THAT(run.out, Not(HasSubstr("--no-compile")));
 }
 
+// pip and uv accept a URL's own "#sha256=" beside --hash, so a fragment would let another wheel
+// than the lock's pass (issue 29, item 1): refused with the line, whatever the fragment says.
+TEST_F(LockCliTest, AWheelUrlWithAFragmentIsRefusedWithItsLine) {
+  const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
+  for (const std::string& fragment : std::vector<std::string>{"#sha256=" + std::string(64, 'b'), "#md5=00", "#egg=torch", "#"}) {
+    Write("pylock.cpu.toml", Lock("cpu", "https://h/torch-2.5.1%2Bcpu-py3-none-any.whl" + fragment));
+    CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host,
+                                 "--dry-run"});
+    EXPECT_EQ(run.code, 5) << fragment << run.out << run.err;
+    EXPECT_THAT(run.err, HasSubstr((dir_ / "pylock.cpu.toml").string() + ":9: torch 2.5.1+cpu: the wheel url "
+                                   "carries a fragment (" + fragment.substr(0, 80) + ")"));
+    EXPECT_THAT(run.out, Not(HasSubstr("would install")));
+  }
+}
+
 // The lock's wheel name is what sync checks (package, version, tags): a URL that names another
 // file is refused with its line, before anything is installed.
 TEST_F(LockCliTest, AWheelWhoseUrlNamesAnotherFileIsRefused) {

@@ -672,5 +672,117 @@ TEST_F(InstallE2eTest, ARoutedNameTheBackendLacksIsNotTakenFromTheDefaultIndex) 
   EXPECT_TRUE(Installed(python).empty());
 }
 
+// --- The routing guarantee in every way an installer can be told of another source (issue 29).
+
+// A dependency that names a routed package by a direct URL (`Requires-Dist: torch @ URL`): pip
+// alone takes it; torchdex checks pip's resolution first and refuses, with the chain of packages
+// that asked for it, whether the URL is one level down or two, and installs nothing.
+TEST_F(InstallE2eTest, PipAloneTakesTheTorchADependencyNamesByUrl) {
+  const std::string report = (*root_ / "url-bait.json").string();
+  const Output pip = RunChild({(*root_ / "base-venv-pip26/bin/python").string(), "-m", "pip", "install", "--dry-run",
+                               "--quiet", "--report", report, "--index-url", nginx_->Url("/simple/"),
+                               "needs-needs-url-torch"});
+  ASSERT_EQ(pip.exit_code, 0) << pip.err;
+  std::map<std::string, std::string> would_install;
+  const nlohmann::json parsed = nlohmann::json::parse(ReadText(report));
+  for (const auto& item : parsed["install"]) would_install[item["metadata"]["name"]] = item["metadata"]["version"];
+  EXPECT_EQ(would_install["torch"], "99.0.0");
+}
+
+TEST_F(InstallE2eTest, ARoutedNameADependencyGivesByUrlIsRefusedWithItsChain) {
+  for (const std::string& top : {std::string("needs-url-torch"), std::string("needs-needs-url-torch")}) {
+    const std::string python = NewVenv("venv-url-" + top, "base-venv-pip26");
+    const Output run = Torchdex(python, "pip", "cu124", {top}, true, RunEnvironment("url"));
+    EXPECT_EQ(run.exit_code, 4) << run.out << run.err;
+    EXPECT_THAT(run.err, HasSubstr("pip would install the routed package torch 99.0.0 from file://" +
+                                   (*root_ / "index/bait/torch-99.0.0-py3-none-any.whl").string() +
+                                   " (a direct URL), not a wheel of backend cu124"));
+    EXPECT_THAT(run.err, HasSubstr(top == "needs-url-torch" ? "asked for by needs-url-torch 1.0 (asked) -> torch."
+                                                            : "asked for by needs-needs-url-torch 1.0 (asked) -> "
+                                                              "needs-url-torch 1.0 -> torch."));
+    EXPECT_TRUE(Installed(python).empty()) << top;
+  }
+  // torch asked as well: pip cannot have both, so its resolution fails and nothing is installed.
+  const std::string python = NewVenv("venv-url-and-torch", "base-venv-pip26");
+  const Output both = Torchdex(python, "pip", "cu124", {"torch", "needs-url-torch"}, true, RunEnvironment("url"));
+  EXPECT_NE(both.exit_code, 0) << both.out << both.err;
+  EXPECT_THAT(both.err, HasSubstr("pip's resolution"));
+  EXPECT_TRUE(Installed(python).empty());
+  // uv refuses a URL that only a dependency gives by itself.
+  const std::string uv_python = NewVenv("venv-url-uv", "base-venv-pip26");
+  const Output uv = Torchdex(uv_python, "uv", "cu124", {"needs-needs-url-torch"}, true, RunEnvironment("url-uv"));
+  EXPECT_NE(uv.exit_code, 0) << uv.out << uv.err;
+  EXPECT_TRUE(Installed(uv_python).empty());
+}
+
+// A routed name reached only through the default index's packages is pinned, after pip's
+// resolution is checked, to the wheel the routing index served.
+TEST_F(InstallE2eTest, PipsResolutionOfATransitiveTorchIsPinnedToTheBackendsWheel) {
+  const std::string python = NewVenv("venv-pinned-transitive", "base-venv-pip26");
+  const Output run = Torchdex(python, "pip", "cu124", {"needs-torch"}, true, RunEnvironment("pinned"));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("pinned: torch 2.6.0+cu124 from backend cu124 (reached through needs-torch 1.0 "
+                                 "(asked) -> torch)\n"));
+  EXPECT_THAT(run.out, HasSubstr("'torch @ " + nginx_->Url("/whl/cu124/torch-2.6.0%2Bcu124-py3-none-any.whl#sha256=")));
+  EXPECT_EQ(Installed(python).at("torch"), "2.6.0+cu124");
+}
+
+// Every variable and configuration file that can give pip or uv another index or torch source is
+// kept from them (installer_environment.h): each here points at the bait (the default index's
+// torch 9.9.9 as an extra index, the torch 99.0.0 of bait/ as find-links), and the backend's torch
+// is installed all the same, with a note naming what was left out.
+void ExpectBaitSettingsIgnored(const std::string& installer, Environment env, const Output& run,
+                               const std::map<std::string, std::string>& installed) {
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(installed.at("torch"), "2.6.0+cu124") << run.out << run.err;
+  for (const auto& [name, value] : env) {
+    if (name.rfind(installer == "pip" ? "PIP_" : "UV_", 0) != 0 || name == "UV_CACHE_DIR" ||
+        name == "UV_PYTHON_DOWNLOADS" || name == "PIP_DISABLE_PIP_VERSION_CHECK" || name == "PIP_NO_INPUT" ||
+        name == "PIP_CONFIG_FILE" || name == "UV_NO_CONFIG") {
+      continue;
+    }
+    EXPECT_THAT(run.out, HasSubstr(name)) << "the note does not name " << name << ":\n" << run.out;
+  }
+}
+
+TEST_F(InstallE2eTest, TheInstallersOwnIndexSettingsNeverReachThem) {
+  const std::string simple = nginx_->Url("/simple/");
+  const std::string bait = (*root_ / "index/bait").string();
+  const fs::path pip_conf = *root_ / "bait-pip.conf";
+  WriteText(pip_conf, "[global]\nextra-index-url = " + simple + "\nfind-links = " + bait + "\n");
+  const fs::path uv_toml = *root_ / "bait-uv.toml";
+  WriteText(uv_toml, "extra-index-url = [\"" + simple + "\"]\nfind-links = [\"" + bait + "\"]\n");
+  {
+    Environment env = RunEnvironment("env-pip");
+    env["PIP_EXTRA_INDEX_URL"] = simple;
+    env["PIP_FIND_LINKS"] = bait;
+    env["PIP_PRE"] = "1";
+    const std::string python = NewVenv("venv-env-pip", "base-venv-pip26");
+    const Output run = Torchdex(python, "pip", "cu124", {"needs-torch"}, true, env);
+    ExpectBaitSettingsIgnored("pip", env, run, Installed(python));
+    env.erase("PIP_EXTRA_INDEX_URL");
+    env.erase("PIP_FIND_LINKS");
+    env["PIP_CONFIG_FILE"] = pip_conf.string();  // pip's files: none is read
+    const std::string from_file = NewVenv("venv-conf-pip", "base-venv-pip26");
+    const Output by_file = Torchdex(from_file, "pip", "cu124", {"needs-torch"}, true, env);
+    ExpectBaitSettingsIgnored("pip", env, by_file, Installed(from_file));
+  }
+  Environment env = RunEnvironment("env-uv");
+  env["UV_EXTRA_INDEX_URL"] = simple;
+  env["UV_INDEX"] = "bait=" + simple;
+  env["UV_FIND_LINKS"] = bait;
+  env["UV_INDEX_STRATEGY"] = "unsafe-best-match";
+  env["UV_CONFIG_FILE"] = uv_toml.string();
+  env["UV_NO_SOURCES"] = "1";
+  env.erase("UV_NO_CONFIG");
+  const std::string python = NewVenv("venv-env-uv", "base-venv-pip26");
+  const size_t log_start = nginx_->AccessLog().size();
+  const Output run = Torchdex(python, "uv", "cu124", {"needs-torch"}, true, env);
+  ExpectBaitSettingsIgnored("uv", env, run, Installed(python));
+  for (const Logged& line : LoggedSince(log_start)) {
+    EXPECT_NE(line.path.rfind("/simple/torch", 0), 0u) << line.path << " asked of the default index";
+  }
+}
+
 }  // namespace
 }  // namespace torchdex::installer

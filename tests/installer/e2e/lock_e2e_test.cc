@@ -480,7 +480,7 @@ TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
                             Host("container-with-devices-a100-driver535")});
   ASSERT_EQ(synced.exit_code, 0) << synced.out << synced.err;
   // The suite's environment sets UV_NO_CONFIG, which would make uv ignore the project's indexes.
-  EXPECT_THAT(synced.out, HasSubstr("note: UV_NO_CONFIG is left out of uv sync's environment"));
+  EXPECT_THAT(synced.out, HasSubstr("note: UV_NO_CONFIG is not passed to uv sync"));
   EXPECT_THAT(synced.out, HasSubstr("backend: cu124"));
   EXPECT_THAT(synced.out, HasSubstr(" sync --project " + project.string() + " --python " + python + " --extra cu124"));
   // Into the venv --python names, not a .venv uv would make beside the project.
@@ -531,6 +531,135 @@ TEST_F(LockE2eTest, AnUnknownBackendIsNamedWithItsFlag) {
   Output run = Torchdex({"lock", "--backend", "cu1288", "--python-version", "3.12", "-o", root_->string(), "torch"});
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
   EXPECT_THAT(run.err, HasSubstr("unknown backend 'cu1288' (from --backend) (did you mean cu128?)"));
+}
+
+// --- The routing guarantee and the lock's hashes (issue 29).
+
+// `lock lightning-like` (issue 29, item 5; docs/teams.md): a package of the default index that
+// requires torch without naming it. uv takes torch through the routing index, from the backend;
+// the lock holds it as routed, and sync installs it. uv's own index settings (variables, a
+// configuration file) are kept from it (item 14): none is asked, and the bait never.
+TEST_F(LockE2eTest, ALockOfAPackageThatRequiresTorchHoldsTheBackendsTorch) {
+  const fs::path dir = *root_ / "locks-lightning-like";
+  fs::create_directories(dir);
+  const fs::path uv_toml = *root_ / "bait-uv.toml";
+  WriteText(uv_toml, "extra-index-url = [\"" + nginx_->Url("/simple/") + "\"]\n");
+  Environment env = *env_;
+  env["UV_CONFIG_FILE"] = uv_toml.string();
+  env["UV_EXTRA_INDEX_URL"] = nginx_->Url("/simple/");
+  env["UV_INDEX_STRATEGY"] = "unsafe-best-match";
+  env["UV_FIND_LINKS"] = (*root_ / "index/bait").string();
+  const size_t log_start = nginx_->AccessLog().size();
+  Output run = Torchdex({"lock", "--backend", "cu124", "--python", NewVenv("venv-lightning-like"), "--catalogue",
+                         (*root_ / "mirror.json").string(), "--index-url", nginx_->Url("/simple/"), "-o", dir.string(),
+                         "needs-needs-torch"},
+                        &env);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("UV_CONFIG_FILE, UV_EXTRA_INDEX_URL, UV_FIND_LINKS, UV_INDEX_STRATEGY are not "
+                                 "passed to uv pip compile"));
+  EXPECT_THAT(run.out, HasSubstr("(routed: torch 2.6.0+cu124, triton 3.2.0)"));
+  auto lock = ParsePyLock(ReadText(dir / "pylock.cu124.toml"), "pylock.cu124.toml");
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  for (const LockedPackage& p : lock->packages) {
+    if (p.name != "torch") continue;
+    EXPECT_TRUE(p.routed);
+    EXPECT_EQ(p.wheels.at(0).url, nginx_->Url("/whl/cu124/torch-2.6.0%2Bcu124-py3-none-any.whl"));
+  }
+  const std::string log = nginx_->AccessLog().substr(log_start);
+  EXPECT_THAT(log, Not(HasSubstr("GET /simple/torch"))) << log;
+  const std::string python = NewVenv("venv-lightning-like-sync");
+  Output synced = Torchdex({"sync", "--lock-dir", dir.string(), "--python", python, "--root",
+                            Host("container-with-devices-a100-driver535")});
+  ASSERT_EQ(synced.exit_code, 0) << synced.out << synced.err;
+  EXPECT_EQ(Installed(python).at("torch"), "2.6.0+cu124");
+}
+
+// A lock whose torch url carries a "#sha256=" of its own (issue 29, item 1): pip and uv would
+// accept either hash, so the bait (here a file of the same name on another path) would pass.
+// sync refuses it with the line, installs nothing, and the bait is never downloaded.
+TEST_F(LockE2eTest, AWheelUrlWithItsOwnHashIsRefusedAndTheBaitIsNeverFetched) {
+  const fs::path dir = CopyOfLocks("locks-fragment");
+  const fs::path file = dir / "pylock.cu124.toml";
+  const std::string text = ReadText(file);
+  const std::string good = nginx_->Url("/whl/cu124/torch-2.6.0%2Bcu124-py3-none-any.whl");
+  fs::create_directories(*root_ / "index/bait/cu124");
+  fs::copy_file(*root_ / "index/bait/torch-99.0.0-py3-none-any.whl", *root_ / "index/bait/cu124/torch-2.6.0+cu124-py3-none-any.whl",
+                fs::copy_options::overwrite_existing);
+  const std::string bait = nginx_->Url("/bait/cu124/torch-2.6.0%2Bcu124-py3-none-any.whl") + "#sha256=" +
+                           Sha256OfFile(*root_ / "index/bait/cu124/torch-2.6.0+cu124-py3-none-any.whl");
+  WriteText(file, Replace(text, "url = \"" + good + "\"", "url = \"" + bait + "\""));
+  const std::string python = NewVenv("venv-fragment");
+  for (const char* installer : {"pip", "uv"}) {
+    const size_t log_start = nginx_->AccessLog().size();
+    Output run = Torchdex({"sync", "--lock-dir", dir.string(), "--python", python, "--installer", installer,
+                           "--root", Host("container-with-devices-a100-driver535")});
+    EXPECT_EQ(run.exit_code, 5) << installer << run.out << run.err;
+    EXPECT_THAT(run.err, HasSubstr(file.string() + ":"));
+    EXPECT_THAT(run.err, HasSubstr("torch 2.6.0+cu124: the wheel url carries a fragment (#sha256="));
+    EXPECT_THAT(nginx_->AccessLog().substr(log_start), Not(HasSubstr("/bait/")));
+  }
+  EXPECT_TRUE(Installed(python).empty());
+}
+
+// sync --uv-project checks uv's own lock before it installs (issue 29, item 4): a project that
+// does not name torch leaves it to the default index in uv.lock (the bait 9.9.9), and the sync
+// refuses with the package that requires it; `export --format uv-project` names the routed
+// packages the requirements reach, so its project locks the backend's torch; UV_NO_SOURCES in
+// the environment does not reach uv sync.
+TEST_F(LockE2eTest, SyncUvProjectRefusesAUvLockThatTakesARoutedNameFromElsewhere) {
+  const fs::path project = *root_ / "uv-project-reached";
+  fs::create_directories(project);
+  const std::string python = NewVenv("venv-uv-project-reached");
+  Output exported = Torchdex({"export", "--format", "uv-project", "--backend", "cu124", "--python", python,
+                              "--catalogue", (*root_ / "mirror.json").string(), "--index-url", nginx_->Url("/simple/"),
+                              "--output", (project / "pyproject.toml").string(), "needs-torch"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.out << exported.err;
+  const std::string pyproject = ReadText(project / "pyproject.toml");
+  EXPECT_THAT(pyproject, HasSubstr("    \"torch\",\n"));
+  EXPECT_THAT(pyproject, HasSubstr("    \"triton ; sys_platform == 'linux'\",\n")) << pyproject;
+  EXPECT_THAT(pyproject, HasSubstr("torch = { index = \"pytorch-cu124\" }\n"));
+  EXPECT_THAT(pyproject, HasSubstr("triton = { index = \"pytorch-cu124\" }\n"));
+  Environment env = *env_;
+  env["UV_NO_SOURCES"] = "1";
+  Output synced = Torchdex({"sync", "--uv-project", "--lock-dir", project.string(), "--python", python, "--root",
+                            Host("container-with-devices-a100-driver535")},
+                           &env);
+  ASSERT_EQ(synced.exit_code, 0) << synced.out << synced.err << pyproject;
+  EXPECT_THAT(synced.out, HasSubstr("UV_NO_CONFIG, UV_NO_SOURCES are not passed to uv sync"));
+  EXPECT_EQ(Installed(python).at("torch"), "2.6.0+cu124");
+
+  // The same project without torch named: uv.lock takes the default index's torch.
+  const fs::path bare = *root_ / "uv-project-bare";
+  fs::create_directories(bare);
+  std::string text = Replace(pyproject, "    \"torch\",\n", "");
+  text = Replace(text, "torch = { index = \"pytorch-cu124\" }\n", "");
+  WriteText(bare / "pyproject.toml", text);
+  const std::string other = NewVenv("venv-uv-project-bare");
+  Output refused = Torchdex({"sync", "--uv-project", "--lock-dir", bare.string(), "--python", other, "--root",
+                             Host("container-with-devices-a100-driver535")});
+  EXPECT_EQ(refused.exit_code, 5) << refused.out << refused.err << text;
+  EXPECT_THAT(refused.err, HasSubstr((bare / "uv.lock").string() + ":"));
+  EXPECT_THAT(refused.err, HasSubstr(": torch 9.9.9 comes from registry " + nginx_->Url("/simple/") +
+                                     " (required by needs-torch 1.0), not from a pytorch-<backend> index"));
+  EXPECT_THAT(refused.err, HasSubstr("nothing was installed"));
+  EXPECT_TRUE(Installed(other).empty());
+  // A uv.toml beside the project, or a system one, is refused before uv runs.
+  WriteText(bare / "uv.toml", "index-url = \"" + nginx_->Url("/simple/") + "\"\n");
+  Output beside = Torchdex({"sync", "--uv-project", "--lock-dir", bare.string(), "--python", other, "--root",
+                            Host("container-with-devices-a100-driver535")});
+  EXPECT_EQ(beside.exit_code, 5) << beside.out << beside.err;
+  EXPECT_THAT(beside.err, HasSubstr((bare / "uv.toml").string() + ": uv reads it in place of the project's [tool.uv]"));
+  fs::remove(bare / "uv.toml");
+  fs::create_directories(*root_ / "xdg-system/uv");
+  WriteText(*root_ / "xdg-system/uv/uv.toml", "index-url = \"" + nginx_->Url("/simple/") + "\"\n");
+  Environment system = *env_;
+  system["XDG_CONFIG_DIRS"] = (*root_ / "xdg-system").string();
+  Output by_system = Torchdex({"sync", "--uv-project", "--lock-dir", project.string(), "--python", other, "--root",
+                               Host("container-with-devices-a100-driver535")},
+                              &system);
+  EXPECT_EQ(by_system.exit_code, 5) << by_system.out << by_system.err;
+  EXPECT_THAT(by_system.err, HasSubstr((*root_ / "xdg-system/uv/uv.toml").string() + ": a system uv.toml"));
+  EXPECT_TRUE(Installed(other).empty());
 }
 
 // `lock --backend variant` (issue 17): the test channel's variant index of make_index.py

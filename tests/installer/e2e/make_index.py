@@ -3,6 +3,8 @@
 
 Usage: make_index.py OUT [--lock]
 
+OUT/bait/torch-99.0.0-py3-none-any.whl is on no page: needs-url-torch names it by a file:// URL.
+
 --lock (the lock and sync tests): every page gives its sha256 (a lock needs one for every
 wheel), a cu128 backend is added beside cpu and cu124, and the test channel's variant index
 (PEP 825, docs/variants.md): whl/test/variant/torch/ with torch 2.10.0 in every label of
@@ -62,6 +64,10 @@ WHEELS = [
     ("simple", "needs-needs-torch", "1.0", ["needs-torch"], {}),
     # ... and one the cpu backend cannot serve: it has no triton.
     ("simple", "needs-triton", "1.0", ["triton"], {}),
+    # A direct URL in a dependency's metadata (issue 29, item 3): pip alone installs the bait
+    # torch 99.0.0 it names, directly or one level further down. {out} is OUT, absolute.
+    ("simple", "needs-url-torch", "1.0", ["torch @ file://{out}/bait/torch-99.0.0-py3-none-any.whl"], {}),
+    ("simple", "needs-needs-url-torch", "1.0", ["needs-url-torch"], {}),
 ]
 
 # With --lock: a third backend, for a lock that is not asked for.
@@ -184,10 +190,14 @@ def write_variant_index(out, pages):
 
 
 def main():
-    out = sys.argv[1]
+    out = os.path.abspath(sys.argv[1])
     lock = "--lock" in sys.argv[2:]
     pages = {}  # (directory, project) -> anchors
+    # The bait a direct URL names: on no index page, only at its file:// URL.
+    os.makedirs(os.path.join(out, "bait"), exist_ok=True)
+    build_wheel(os.path.join(out, "bait", "torch-99.0.0-py3-none-any.whl"), "torch", "99.0.0", [])
     for directory, project, version, requires, options in WHEELS + (LOCK_WHEELS + VARIANT_SIMPLE if lock else []):
+        requires = [r.replace("{out}", out) for r in requires]
         if lock:
             options = dict(options, hash=True)
         folder = os.path.join(out, directory)
