@@ -322,7 +322,43 @@ std::size_t TagHash(std::string_view interpreter, std::string_view abi, std::str
   return hash(platform) ^ (hash(abi) * 31) ^ (hash(interpreter) * 1000003);
 }
 
-std::vector<std::string> PlatformTags(const InterpreterInfo& info) {
+Status CheckInterpreterBounds(const InterpreterInfo& info) {
+  const struct {
+    const char* what;
+    int value, low, high;
+  } numbers[] = {{"python major version", info.python_major, 2, kMaxPythonMajor},
+                 {"python minor version", info.python_minor, 0, kMaxPythonMinor},
+                 {"libc major version", info.libc_major, 0, kMaxLibcMajor},
+                 {"libc minor version", info.libc_minor, 0, kMaxLibcMinor},
+                 {"macOS major version", info.macos_major, 0, kMaxMacosVersion},
+                 {"macOS minor version", info.macos_minor, 0, kMaxMacosVersion}};
+  for (const auto& n : numbers) {
+    if (n.value < n.low || n.value > n.high) {
+      return MakeError(std::string(n.what) + " " + std::to_string(n.value) + " is out of range (" +
+                       std::to_string(n.low) + "-" + std::to_string(n.high) + ")");
+    }
+  }
+  return {};
+}
+
+namespace {
+
+// `info` within the bounds, for the loops below: every caller checks first, so this only holds
+// when one did not.
+InterpreterInfo Bounded(InterpreterInfo info) {
+  info.python_major = std::clamp(info.python_major, 2, kMaxPythonMajor);
+  info.python_minor = std::clamp(info.python_minor, 0, kMaxPythonMinor);
+  info.libc_major = std::clamp(info.libc_major, 0, kMaxLibcMajor);
+  info.libc_minor = std::clamp(info.libc_minor, 0, kMaxLibcMinor);
+  info.macos_major = std::clamp(info.macos_major, 0, kMaxMacosVersion);
+  info.macos_minor = std::clamp(info.macos_minor, 0, kMaxMacosVersion);
+  return info;
+}
+
+}  // namespace
+
+std::vector<std::string> PlatformTags(const InterpreterInfo& given) {
+  const InterpreterInfo info = Bounded(given);
   switch (info.os) {
     case OperatingSystem::kLinux:
       return LinuxPlatforms(info);
@@ -337,7 +373,8 @@ std::vector<std::string> PlatformTags(const InterpreterInfo& info) {
 namespace {
 
 // packaging.tags.sys_tags.
-void YieldSupportedTags(const InterpreterInfo& info, TagSink& tags) {
+void YieldSupportedTags(const InterpreterInfo& given, TagSink& tags) {
+  const InterpreterInfo info = Bounded(given);
   const std::vector<std::string> platforms = PlatformTags(info);
   const std::string implementation = ToLowerAscii(info.implementation);
   const std::string version = VersionNodot(info.python_major, info.python_minor);

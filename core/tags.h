@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/expected.h"
+
 namespace torchdex::core {
 
 struct Tag {
@@ -47,7 +49,22 @@ struct InterpreterInfo {
   int macos_minor = 0;
 };
 
+/// The bounds of the numbers that size the tag lists' loops (a minor version counts down to 0):
+/// far beyond any real interpreter or libc, and each answer from outside (an interpreter's
+/// reply, --python-version, --platform, the machine's glibc) is checked against them where it
+/// enters (issue 29, item 7: a minor version of 2147483648 ran out of memory).
+inline constexpr int kMaxPythonMajor = 9;
+inline constexpr int kMaxPythonMinor = 99;
+inline constexpr int kMaxLibcMajor = 9;
+inline constexpr int kMaxLibcMinor = 999;
+inline constexpr int kMaxMacosVersion = 99;
+
+/// An error naming the first number out of its bound ("python minor version 2147483648 is out of
+/// range (0-99)"), or ok.
+Status CheckInterpreterBounds(const InterpreterInfo& info);
+
 /// Every tag the interpreter accepts, most preferred first (packaging.tags.sys_tags order).
+/// The numbers of `info` must pass CheckInterpreterBounds; past them the lists are cut there.
 std::vector<Tag> SupportedTags(const InterpreterInfo& info);
 
 /// The tags that any of `interpreters` accepts, each once, at its first place in the

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -419,10 +420,20 @@ core::Status Store::PrepareForCrawl() {
 
 core::Status Store::LockForCrawl() {
   const std::string lock_path = path_ + ".lock";
-  const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Never through a link (issue 29, item 10: a symlink at <store>.lock had its target truncated
+  // and the pid written there), and only a regular file of our own.
+  const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (fd < 0) {
+    const int error = errno;
     return core::MakeError("store " + path_ + ": cannot open lock file " + lock_path + ": " +
-                           std::strerror(errno));
+                           (error == ELOOP ? std::string("it is a symbolic link; remove it (torchdex-crawl makes its own)")
+                                           : std::string(std::strerror(error))));
+  }
+  struct stat status {};
+  if (fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    close(fd);
+    return core::MakeError("store " + path_ + ": lock file " + lock_path +
+                           " is not a regular file (a FIFO, a device or a directory); remove it");
   }
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     char holder[32] = {0};

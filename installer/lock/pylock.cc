@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <unordered_map>
 
 #include "core/name.h"
 #include "core/specifier.h"
@@ -347,13 +348,17 @@ core::Expected<PyLock> ParsePyLock(std::string_view text, std::string_view file,
   const Value* packages = root.Find("packages");
   if (packages == nullptr) return Bad(std::string(file) + ":1:1: missing [[packages]] (PEP 751)");
   if (!packages->is_array()) return Bad(at_top(packages) + ": packages must be an array of tables");
+  // name -> the line of its entry without a marker: two such entries always both apply. (Entries
+  // with markers are checked where the markers are evaluated: sync, for its machine.)
+  std::unordered_map<std::string, int> unmarked;
   for (std::size_t i = 0; i < packages->items.size(); ++i) {
     auto package = ParsePackage(packages->items[i], file, i);
     if (!package) return package.error();
-    for (const LockedPackage& other : lock.packages) {
-      if (other.name == package->name && other.marker.empty() && package->marker.empty()) {
+    if (package->marker.empty()) {
+      const auto [first, added] = unmarked.emplace(package->name, package->line);
+      if (!added) {
         return Bad(At(file, packages->items[i]) + ": packages[" + std::to_string(i) + "]: " + package->name +
-                   " is locked twice (first at line " + std::to_string(other.line) + ")");
+                   " is locked twice (first at line " + std::to_string(first->second) + ")");
       }
     }
     lock.packages.push_back(std::move(package).value());

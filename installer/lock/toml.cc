@@ -8,16 +8,35 @@
 
 namespace torchdex::installer::toml {
 
+namespace {
+// Below this many keys a scan is as quick as an index.
+constexpr std::size_t kIndexedFrom = 16;
+}  // namespace
+
 const Value* Value::Find(std::string_view key) const {
-  for (const auto& [k, v] : entries) {
-    if (k == key) return &v;
+  if (entries.size() < kIndexedFrom) {
+    for (const auto& [k, v] : entries) {
+      if (k == key) return &v;
+    }
+    return nullptr;
   }
-  return nullptr;
+  // Made again when the table has keys the index lacks (entries added directly).
+  if (!key_index || key_index->size() != entries.size()) {
+    auto index = std::make_shared<KeyIndex>();
+    index->reserve(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) index->emplace(entries[i].key, i);
+    key_index = std::move(index);
+  }
+  const auto it = key_index->find(std::string(key));
+  return it == key_index->end() ? nullptr : &entries[it->second].value;
 }
 
 Value& Value::Set(std::string key, Value value) {
-  for (auto& [k, v] : entries) {
-    if (k == key) return v = std::move(value);
+  if (Value* old = Find(key)) return *old = std::move(value);
+  if (key_index) {
+    // Shared with a copy of this table: this one gets its own before adding to it.
+    if (key_index.use_count() > 1) key_index = std::make_shared<KeyIndex>(*key_index);
+    key_index->emplace(key, entries.size());
   }
   entries.push_back(Entry{std::move(key), std::move(value)});
   return entries.back().value;
@@ -40,6 +59,12 @@ namespace {
 // How a table or array came to be (Value::origin): a table is defined once, an inline table
 // is never extended, and `[[x]]` appends only to an array of tables.
 enum class Origin : std::uint8_t { kImplicit, kHeader, kDotted, kInline, kArrayOfTables, kStaticArray };
+
+// How deep tables and arrays may nest, counting each part of a dotted key or header as a level:
+// far beyond any lock file or pyproject.toml, and shallow enough for the recursive reader and
+// the tables' destructors (issue 29, item 6: 200,000 parts crashed them).
+constexpr int kMaxDepth = 64;
+constexpr std::size_t kMaxKeyParts = kMaxDepth;
 
 struct Reader {
   std::string_view text;
@@ -162,9 +187,11 @@ struct Reader {
     out.assign(text.substr(start, pos - start));
     return true;
   }
-  // a.b."c d"
+  // a.b."c d". Each part is a table level, as a nested value is: bounded alike, so a key of
+  // 200,000 parts is an error here and not a stack overflow in the tables' destructors.
   bool ReadKey(std::vector<std::string>& parts) {
     for (;;) {
+      if (parts.size() == kMaxKeyParts) return Fail("a key of more than " + std::to_string(kMaxKeyParts) + " dotted parts");
       SkipSpaces();
       std::string part;
       if (!ReadKeyPart(part)) return false;
@@ -445,7 +472,7 @@ struct Reader {
   }
 
   bool ReadValue(Value& value, int depth) {
-    if (depth > 64) return Fail("values nested deeper than 64 levels");
+    if (depth > kMaxDepth) return Fail("values nested deeper than " + std::to_string(kMaxDepth) + " levels");
     value.line = line;
     value.column = column();
     if (Peek() == '"' || Peek() == '\'') {
@@ -501,7 +528,8 @@ struct Reader {
       Advance();
       SkipSpaces();
       Value item;
-      if (!ReadValue(item, depth + 1)) return false;
+      // A dotted key nests a table a part, as a value does: both count toward the depth.
+      if (!ReadValue(item, depth + static_cast<int>(key.size()))) return false;
       if (!Insert(value, key, std::move(item), key_line, key_column, true)) return false;
       SkipSpaces();
       if (Peek() == ',') {
@@ -533,10 +561,7 @@ struct Reader {
               bool inside_inline) {
     Value* here = &table;
     for (std::size_t i = 0; i + 1 < key.size(); ++i) {
-      Value* next = nullptr;
-      for (auto& [k, v] : here->entries) {
-        if (k == key[i]) next = &v;
-      }
+      Value* next = here->Find(key[i]);
       if (next == nullptr) {
         Value made = Value::Table(inside_inline);
         made.line = at_line;
@@ -567,10 +592,7 @@ struct Reader {
   Value* Walk(const std::vector<std::string>& key, std::size_t n, int at_line, int at_column) {
     Value* here = &root;
     for (std::size_t i = 0; i < n; ++i) {
-      Value* next = nullptr;
-      for (auto& [k, v] : here->entries) {
-        if (k == key[i]) next = &v;
-      }
+      Value* next = here->Find(key[i]);
       if (next == nullptr) {
         Value made = Value::Table();
         made.line = at_line;
@@ -600,10 +622,7 @@ struct Reader {
     if (array) Advance();
     Value* parent = Walk(key, key.size() - 1, at_line, at_column);
     if (parent == nullptr) return false;
-    Value* existing = nullptr;
-    for (auto& [k, v] : parent->entries) {
-      if (k == key.back()) existing = &v;
-    }
+    Value* existing = parent->Find(key.back());
     if (array) {
       if (existing == nullptr) {
         Value list = Value::Array();
@@ -649,7 +668,7 @@ struct Reader {
     SkipSpaces();
     if (AtEnd() || Peek() == '\n' || Peek() == '#') return Fail("expected a value after '='");
     Value item;
-    if (!ReadValue(item, 0)) return false;
+    if (!ReadValue(item, static_cast<int>(current.size() + key.size()) - 1)) return false;
     Value* table = Walk(current, current.size(), at_line, at_column);
     if (table == nullptr) return false;
     if (!Insert(*table, key, std::move(item), at_line, at_column, false)) return false;

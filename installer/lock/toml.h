@@ -7,8 +7,10 @@
 #define TORCHDEX_INSTALLER_LOCK_TOML_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,11 @@ struct Value {
   // The reader's bookkeeping: how a table or array came to be (a header, dotted keys, [[x]]),
   // so that a table is defined once and an inline one never extended. Ignored elsewhere.
   std::uint8_t origin = 0;
+  // Find's index of a large table's keys (key -> position in `entries`), made on first need;
+  // copies share it until one of them adds a key (issue 29, item 8: a table of 100,000 keys
+  // took a scan of every key before it for each).
+  using KeyIndex = std::unordered_map<std::string, std::size_t>;
+  mutable std::shared_ptr<KeyIndex> key_index;
 
   // Defined after the class, where Value and Entry are complete.
   static Value String(std::string s);
@@ -43,8 +50,10 @@ struct Value {
   static Value Array();
   static Value Table(bool inline_form = false);
 
-  /// The entry `key` of a table; null when absent (or when this is not a table).
+  /// The entry `key` of a table; null when absent (or when this is not a table). A table of
+  /// many keys is looked up through an index, so reading one is linear in its size.
   const Value* Find(std::string_view key) const;
+  Value* Find(std::string_view key) { return const_cast<Value*>(std::as_const(*this).Find(key)); }
   /// Adds or replaces `key` in a table; returns the stored value.
   Value& Set(std::string key, Value value);
   bool is_table() const { return kind == Kind::kTable; }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <filesystem>
 #include <sstream>
 
 namespace torchdex::installer {
@@ -71,11 +72,16 @@ core::Expected<Interpreter> ParseInterpreterReply(std::string_view reply, const 
   if (doc.is_discarded() || !doc.is_object()) return fail("its answer is not the JSON object torchdex asked for");
   try {
     Interpreter out;
-    out.path = doc.value("executable", path);
-    if (out.path.empty()) out.path = path;
+    // What runs is what the user named, never the sys.executable the answer reports: a lying
+    // interpreter does not choose what torchdex runs (issue 29, item 13).
+    out.path = path;
     const std::string impl = doc.at("implementation").get<std::string>();
-    const auto version = doc.at("version").get<std::vector<int>>();
-    if (version.size() != 3) return fail("unexpected version");
+    const auto long_version = doc.at("version").get<std::vector<long long>>();
+    if (long_version.size() != 3) return fail("unexpected version");
+    for (const long long part : long_version) {
+      if (part < 0 || part > 9999) return fail("version part " + std::to_string(part) + " is out of range (0-9999)");
+    }
+    const std::vector<int> version(long_version.begin(), long_version.end());
     core::InterpreterInfo& info = out.info;
     info.implementation = impl == "cpython" ? "cp" : impl == "pypy" ? "pp" : impl;
     info.python_major = version[0];
@@ -132,6 +138,7 @@ core::Expected<Interpreter> ParseInterpreterReply(std::string_view reply, const 
     const std::string name = impl == "cpython" ? "CPython" : impl == "pypy" ? "PyPy" : impl;
     out.description = name + " " + out.full_version + (info.free_threaded ? " (free-threaded)" : "") +
                       " at " + out.path;
+    if (core::Status bounded = core::CheckInterpreterBounds(info); !bounded) return fail(bounded.error().message);
     return out;
   } catch (const nlohmann::json::exception& e) {
     return fail(std::string("its answer lacks a field: ") + e.what());
@@ -168,12 +175,16 @@ core::Expected<std::string> FindInterpreter(const std::string& explicit_path, co
       std::stringstream dirs(path);
       std::string dir;
       while (std::getline(dirs, dir, ':')) {
-        if (!dir.empty() && executable(dir + "/" + explicit_path)) return dir + "/" + explicit_path;
+        // Relative PATH entries are not trusted (the current directory's python3 is nobody's choice).
+        if (!dir.empty() && dir.front() == '/' && executable(dir + "/" + explicit_path)) return dir + "/" + explicit_path;
       }
       return core::MakeError("--python " + explicit_path + ": not found on PATH");
     }
     if (!executable(explicit_path)) return core::MakeError("--python " + explicit_path + ": no executable there");
-    return explicit_path;
+    // Absolute, as given (not resolved: a venv's bin/python is a link out of the venv).
+    std::error_code ignored;
+    const std::filesystem::path absolute = std::filesystem::absolute(explicit_path, ignored);
+    return absolute.empty() ? explicit_path : absolute.lexically_normal().string();
   }
   if (auto venv = Lookup(env, "VIRTUAL_ENV"); venv && !venv->empty()) {
     const std::string p = *venv + "/bin/python";
@@ -184,7 +195,7 @@ core::Expected<std::string> FindInterpreter(const std::string& explicit_path, co
   std::stringstream dirs(path);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    if (!dir.empty() && executable(dir + "/python3")) return dir + "/python3";
+    if (!dir.empty() && dir.front() == '/' && executable(dir + "/python3")) return dir + "/python3";
   }
   return core::MakeError("no python3 on PATH and no VIRTUAL_ENV; pass --python PATH");
 }
@@ -264,6 +275,11 @@ core::Expected<core::InterpreterInfo> DescribeTarget(std::string_view python_ver
     return core::MakeError("--platform " + std::string(platform) +
                                ": expected linux_x86_64, linux_aarch64, manylinux_2_28_x86_64 (a wheel's "
                                "platform tag), win_amd64, win_arm64 or macosx_11_0_arm64",
+                           core::ErrorCode::kUsage);
+  }
+  if (core::Status bounded = core::CheckInterpreterBounds(info); !bounded) {
+    return core::MakeError("--python-version/--platform (" + std::string(python_version) + ", " + std::string(platform) +
+                               "): " + bounded.error().message,
                            core::ErrorCode::kUsage);
   }
   return info;

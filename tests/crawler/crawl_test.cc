@@ -1,6 +1,7 @@
 // The crawler end to end: the real pages of tests/fixtures/pytorch-index served by a real nginx
 // on 127.0.0.1 (ETags, 304s, gzip), and faults from the in-process server.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -421,6 +422,30 @@ TEST_F(CrawlTest, ASecondCrawlOnTheSameStoreIsRefused) {
   EXPECT_NE(r.err.find("is being crawled by another torchdex-crawl (pid " + std::to_string(getpid())),
             std::string::npos)
       << r.err;
+}
+
+// Issue 29, item 10: a symbolic link, a FIFO or a directory at <store>.lock is refused, and the
+// link's target is never truncated or written.
+TEST_F(CrawlTest, ALockPathThatIsNotARegularFileIsRefusedAndItsTargetKept) {
+  ASSERT_EQ(Crawl().code, kExitOk);
+  const std::string lock = StorePath() + ".lock";
+  const std::string target = StorePath() + ".precious";
+  { std::ofstream(target) << "precious\n"; }
+  std::filesystem::remove(lock);
+  std::filesystem::create_symlink(target, lock);
+  CliResult r = Crawl();
+  EXPECT_EQ(r.code, kExitStore) << r.err;
+  EXPECT_NE(r.err.find("cannot open lock file " + lock + ": it is a symbolic link"), std::string::npos) << r.err;
+  std::ifstream in(target);
+  std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "precious\n");
+  std::filesystem::remove(lock);
+  ASSERT_EQ(mkfifo(lock.c_str(), 0644), 0);
+  r = Crawl();
+  EXPECT_EQ(r.code, kExitStore) << r.err;
+  EXPECT_NE(r.err.find("is not a regular file"), std::string::npos) << r.err;
+  std::filesystem::remove(lock);
+  EXPECT_EQ(Crawl().code, kExitOk);
 }
 
 // Issue 13 item 23: while a crawl writes (its transaction open), an export reads the last

@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
+#include <tuple>
+#include <vector>
 
 extern char** environ;
 
@@ -66,6 +69,51 @@ TEST(InterpreterTest, ReadsFreeThreadedAndMuslAnswers) {
   EXPECT_EQ(t->info.libc_minor, 2);
   EXPECT_EQ(core::SupportedTags(t->info).front().abi, "cp313t");
   EXPECT_EQ(t->description, "CPython 3.13.1 (free-threaded) at /opt/py/bin/python3.13t");
+}
+
+std::string Reply(const std::string& version, const std::string& glibc,
+                  const std::string& executable = "/opt/py/bin/python3") {
+  return R"({"implementation": "cpython", "version": )" + version + R"(, "debug": false,
+    "free_threaded": false, "soabi": "cpython-312-x86_64-linux-gnu", "sys_platform": "linux",
+    "machine": "x86_64", "glibc": ")" + glibc + R"(", "musl": "", "mac_ver": "", "os_name": "posix",
+    "platform_system": "Linux", "platform_release": "6.1", "platform_version": "#1",
+    "python_implementation": "CPython", "executable": ")" + executable + R"("})";
+}
+
+// Issue 29, item 7: every number that sizes a loop of the tag lists is bounded where it enters;
+// a minor version of 2147483648 or a glibc of 999999999999999999999.1 built tags without bound.
+TEST(InterpreterTest, NumbersOutOfRangeAreRefusedWhereTheyEnter) {
+  ASSERT_TRUE(ParseInterpreterReply(Reply("[3, 12, 1]", "2.36"), "/p").ok());
+  for (const auto& [version, glibc, why] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"[3, 2147483648, 0]", "2.36", "version part 2147483648 is out of range"},
+           {"[3, -1, 0]", "2.36", "version part -1 is out of range"},
+           {"[3, 100, 0]", "2.36", "python minor version 100 is out of range (0-99)"},
+           {"[3, 12, 1]", "999999999999999999999.1", "libc major version 2147483647 is out of range"},
+           {"[3, 12, 1]", "2.1000000", "libc minor version 1000000 is out of range (0-999)"}}) {
+    auto reply = ParseInterpreterReply(Reply(version, glibc), "/p");
+    ASSERT_FALSE(reply.ok()) << version << " " << glibc;
+    EXPECT_NE(reply.error().message.find("python interpreter /p: "), std::string::npos) << reply.error().message;
+    EXPECT_NE(reply.error().message.find(why), std::string::npos) << reply.error().message;
+  }
+  auto flag = DescribeTarget("3.99999", "linux_x86_64", 36);
+  ASSERT_FALSE(flag.ok());
+  EXPECT_NE(flag.error().message.find("python minor version 99999 is out of range"), std::string::npos);
+  EXPECT_FALSE(DescribeTarget("3.12", "macosx_100000_0_arm64", 36).ok());
+  EXPECT_FALSE(DescribeTarget("3.12", "linux_x86_64", 100000).ok());  // the machine's glibc, as read
+  // Past the bounds (a caller that did not check), the lists are cut there, not endless.
+  core::InterpreterInfo huge;
+  huge.python_minor = 2147483647;
+  huge.libc_minor = 2147483647;
+  EXPECT_LT(core::SupportedTags(huge).size(), 2000000u);
+}
+
+// Issue 29, item 13: what runs is the interpreter the user named, not the sys.executable its
+// answer reports.
+TEST(InterpreterTest, TheInterpreterNamedIsTheOneRunNotTheOneItReports) {
+  auto reply = ParseInterpreterReply(Reply("[3, 12, 1]", "2.36", "/tmp/evil/python"), "/venv/bin/python");
+  ASSERT_TRUE(reply.ok()) << reply.error().message;
+  EXPECT_EQ(reply->path, "/venv/bin/python");
+  EXPECT_EQ(reply->description, "CPython 3.12.1 at /venv/bin/python");
 }
 
 TEST(InterpreterTest, DescribesATargetFromAWheelsPlatformTag) {

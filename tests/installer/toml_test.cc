@@ -100,6 +100,47 @@ TEST(TomlTest, BadInputIsALocatedError) {
   EXPECT_THAT(ErrorOf(deep), HasSubstr("nested deeper than 64 levels"));
 }
 
+// Issue 29, item 6: a dotted key of 200,000 parts (`a.a.a...= 1`) crashed the reader's tables'
+// destructors. Each part of a key or header is a level, counted with the values' nesting.
+TEST(TomlTest, DeepDottedKeysAndHeadersAreLocatedErrorsNotCrashes) {
+  std::string key = "a";
+  for (int i = 0; i < 200000; ++i) key += ".a";
+  EXPECT_EQ(ErrorOf(key + " = 1\n"), "t.toml:1:129: a key of more than 64 dotted parts");
+  EXPECT_THAT(ErrorOf("[" + key + "]\n"), HasSubstr("a key of more than 64 dotted parts"));
+  // Within the bound, keys and headers read; their levels add up with a value's.
+  std::string parts = "a";
+  for (int i = 1; i < 30; ++i) parts += ".a";  // 30 + 30 levels: within 64
+  const Value read = Parsed("[" + parts + "]\n" + parts + " = 1\n");
+  EXPECT_TRUE(read.Find("a") != nullptr);
+  std::string nested = "[" + parts + "]\n" + parts + " = ";
+  for (int i = 0; i < 10; ++i) nested += "[";
+  EXPECT_THAT(ErrorOf(nested), HasSubstr("nested deeper than 64 levels"));
+  std::string inline_dotted = "x = ";
+  for (int i = 0; i < 20; ++i) inline_dotted += "{ a.b.c.d = ";
+  EXPECT_THAT(ErrorOf(inline_dotted), HasSubstr("nested deeper than 64 levels"));
+}
+
+// Issue 29, item 8: a table of many keys is read in linear time (each key's duplicate check is a
+// look-up, not a scan of every key before it), and finds what it holds.
+TEST(TomlTest, ATableOfManyKeysIsReadWhole) {
+  std::string text = "[t]\n";
+  for (int i = 0; i < 100000; ++i) text.append("k").append(std::to_string(i)).append(" = ").append(std::to_string(i)).append("\n");
+  const Value read = Parsed(text);
+  const Value* t = read.Find("t");
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->entries.size(), 100000u);
+  EXPECT_EQ(t->Find("k99999")->integer, 99999);
+  EXPECT_EQ(t->Find("k17")->integer, 17);
+  EXPECT_EQ(t->Find("k100000"), nullptr);
+  EXPECT_THAT(ErrorOf(text + "k5 = 1\n"), HasSubstr("t.toml:100002:1: duplicate key k5 (first at line 7)"));
+  // A copy shares the index until one of them adds a key; both still find their own.
+  Value copy = *t;
+  copy.Set("extra", Value::Integer(1));
+  EXPECT_EQ(copy.Find("extra")->integer, 1);
+  EXPECT_EQ(t->Find("extra"), nullptr);
+  EXPECT_EQ(copy.Find("k42")->integer, 42);
+}
+
 TEST(TomlTest, WhatIsWrittenReadsBackTheSame) {
   const std::string text =
       "lock-version = \"1.0\"\nlist = [\"a\\\"b\", \"\\u0007\"]\n[[packages]]\nname = \"x\"\n"
