@@ -30,6 +30,12 @@ inline constexpr std::string_view kVariantsSchemaV011 =
     "https://variants-schema.wheelnext.dev/peps/825/v0.1.1.json";
 /// The largest variants.json read: the real ones are about 4 KB.
 inline constexpr std::size_t kMaxVariantsJsonBytes = 4u << 20;
+/// The most keys one object of it may have (labels, namespaces, features), and the most values
+/// one list may (a property's values, a priority list): PyTorch's have about a dozen labels and
+/// a few features each. Within these the worst 4 MiB file parses in well under a second
+/// (bench/variants_json_bench; issue 29, item 8).
+inline constexpr std::size_t kMaxVariantsJsonObjectKeys = 256;
+inline constexpr std::size_t kMaxVariantsJsonListItems = 1024;
 
 enum class VariantsSchema { kV003, kV011 };
 std::string_view VariantsSchemaName(VariantsSchema schema);  // "v0.0.3", "v0.1.1"

@@ -395,39 +395,73 @@ core::Status NoVariantWheels(const InstallPlan& plan, std::string_view what) {
   return {};
 }
 
-// pip's resolution first (install_report.h): `pip install --dry-run --report` through the
-// routing index, every routed package of it checked as the backend's, and those the plan did not
-// pin returned to be pinned by URL and hash on the install's command line.
-core::Expected<std::vector<PlannedWheel>> CheckPipResolution(const InstallPlan& plan, const InstallCommandOptions& command,
-                                                             const RoutingIndexServer& server, const Environment& env,
-                                                             Deps& deps) {
-  lockcli::TemporaryDirectory work;
-  if (work.path().empty()) return core::MakeError("cannot make a temporary directory");
-  const std::string report_path = work.path() + "/report.json";
-  core::Expected<std::vector<std::string>> argv = ResolutionReportCommand(plan, command, report_path);
-  if (!argv) return argv.error();
-  const ProcessResult result = deps.runner.Run(*argv, env, kInstallTimeout);
+// The installer's resolution first (install_report.h), installing nothing: pip's
+// `install --dry-run --report`, or uv's `pip compile` (uv has no report), through the same
+// routing index. Every routed package of it must be a file the routing index served from the
+// backend; those the plan did not pin are pinned, and every package an index gave is held at
+// its checked version by a constraints file in `work`, so the install resolves to what was
+// checked.
+struct CheckedResolution {
+  std::vector<PlannedWheel> pins;
+  std::string constraints_path;  // "" when there is nothing to hold
+};
+
+core::Expected<std::vector<ReportedPackage>> ResolveOnly(const InstallPlan& plan, const InstallCommandOptions& command,
+                                                         const Interpreter& target, const RoutingIndexServer& server,
+                                                         const Environment& env, const std::string& work, Deps& deps) {
+  const bool uv = command.installer == InstallerKind::kUv;
+  const std::string out_path = work + (uv ? "/pylock.toml" : "/report.json");  // uv insists on the name
+  std::vector<std::string> argv;
+  if (uv) {
+    std::string input = PinnedRoutedInput(plan);
+    for (const std::string& other : plan.other) input += other + "\n";
+    if (core::Status ok = catalogue::WriteFileAtomically(work + "/requirements.in", input); !ok) return ok.error();
+    argv = UvCompileArgv(command.uv, server.url(), target, false, work + "/requirements.in", out_path);
+    for (const std::string& host : plan.trusted_hosts) argv.insert(argv.end() - 1, {"--allow-insecure-host", host});
+  } else {
+    core::Expected<std::vector<std::string>> report = ResolutionReportCommand(plan, command, out_path);
+    if (!report) return report.error();
+    argv = std::move(report).value();
+  }
+  const ProcessResult result = deps.runner.Run(argv, env, kInstallTimeout);
   if (!result.Succeeded()) {
     const std::string said = result.output + result.errors;
-    if (said.find("no such option: --report") != std::string::npos || said.find("no such option: --dry-run") != std::string::npos) {
+    if (!uv && (said.find("no such option: --report") != std::string::npos ||
+                said.find("no such option: --dry-run") != std::string::npos)) {
       return core::MakeError(command.python + ": its pip is older than 22.2 and has no `install --report`, with "
                                  "which torchdex checks pip's resolution before it installs (docs/install.md); "
                                  "upgrade pip (" + command.python + " -m pip install -U pip) or use --installer uv",
                              core::ErrorCode::kInstallerFailed);
     }
-    return core::MakeError("pip's resolution (" + QuoteCommand(*argv) + ") " +
+    return core::MakeError(std::string(uv ? "uv" : "pip") + "'s resolution (" + QuoteCommand(argv) + ") " +
                                (result.status == ProcessResult::Status::kExited
                                     ? "exited with " + std::to_string(result.exit_code)
                                     : result.Describe(kInstallTimeout)) +
                                ":\n" + result.errors + result.output + result.failure,
                            core::ErrorCode::kInstallerFailed);
   }
-  core::Expected<std::string> text = lockcli::ReadFileText(report_path, 256u << 20);
+  core::Expected<std::string> text = lockcli::ReadFileText(out_path, 256u << 20);
   if (!text) return text.error();
-  core::Expected<std::vector<ReportedPackage>> report = ParseInstallReport(*text, "pip's report " + report_path);
+  return uv ? ParseUvResolution(*text, "uv's resolution " + out_path)
+            : ParseInstallReport(*text, "pip's report " + out_path);
+}
+
+core::Expected<CheckedResolution> CheckResolution(const InstallPlan& plan, const InstallCommandOptions& command,
+                                                  const Interpreter& target, const RoutingIndexServer& server,
+                                                  const Environment& env, const std::string& work, Deps& deps) {
+  core::Expected<std::vector<ReportedPackage>> report = ResolveOnly(plan, command, target, server, env, work, deps);
   if (!report) return report.error();
-  if (core::Status routed = CheckReportRouting(*report, server.index()); !routed) return routed.error();
-  return ReportedRoutedPins(*report, plan, server.index());
+  const std::string_view resolver = command.installer == InstallerKind::kUv ? "uv" : "pip";
+  if (core::Status routed = CheckReportRouting(*report, server.index(), resolver); !routed) return routed.error();
+  CheckedResolution checked;
+  checked.pins = ReportedRoutedPins(*report, plan, server.index());
+  std::string constraints;
+  for (const std::string& line : ReportedConstraints(*report)) constraints += line + "\n";
+  if (!constraints.empty()) {
+    checked.constraints_path = work + "/constraints.txt";
+    if (core::Status ok = catalogue::WriteFileAtomically(checked.constraints_path, constraints); !ok) return ok.error();
+  }
+  return checked;
 }
 
 int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
@@ -515,27 +549,30 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
     return ExitStatus(child.error().code);
   }
   out << LeftOutNote(*child, command.installer == InstallerKind::kUv ? "uv" : "pip");
-  if (command.installer == InstallerKind::kPip) {
-    core::Expected<std::vector<PlannedWheel>> pins = CheckPipResolution(prepared->plan, command, *server, child->env, deps);
-    if (!pins) {
-      server->Stop();
-      out << core::RedactCredentials(server->index().Summary());
-      err << "torchdex install: " << core::RedactCredentials(pins.error().message) << "\n";
-      return ExitStatus(pins.error().code);
-    }
-    if (!pins->empty()) {
-      InstallPlan pinned = prepared->plan;
-      for (PlannedWheel& w : *pins) {
-        out << "pinned: " << w.name << " " << w.version << " from backend " << prepared->plan.backend << " ("
-            << w.required_by.front() << ")\n";
-        pinned.routed.push_back(std::move(w));
-      }
-      argv = InstallCommand(pinned, command);
-      if (!argv) {
-        err << "torchdex install: " << core::RedactCredentials(argv.error().message) << "\n";
-        return ExitStatus(argv.error().code);
-      }
-    }
+  lockcli::TemporaryDirectory work;
+  if (work.path().empty()) {
+    err << "torchdex install: cannot make a temporary directory\n";
+    return kExitFailure;
+  }
+  core::Expected<CheckedResolution> checked =
+      CheckResolution(prepared->plan, command, prepared->target, *server, child->env, work.path(), deps);
+  if (!checked) {
+    server->Stop();
+    out << core::RedactCredentials(server->index().Summary());
+    err << "torchdex install: " << core::RedactCredentials(checked.error().message) << "\n";
+    return ExitStatus(checked.error().code);
+  }
+  InstallPlan pinned = prepared->plan;
+  for (PlannedWheel& w : checked->pins) {
+    out << "pinned: " << w.name << " " << w.version << " from backend " << prepared->plan.backend << " ("
+        << w.required_by.front() << ")\n";
+    pinned.routed.push_back(std::move(w));
+  }
+  argv = InstallCommand(pinned, command);
+  if (argv && !checked->constraints_path.empty()) argv->insert(argv->end(), {"-c", checked->constraints_path});
+  if (!argv) {
+    err << "torchdex install: " << core::RedactCredentials(argv.error().message) << "\n";
+    return ExitStatus(argv.error().code);
   }
   out << "running: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
   out.flush();

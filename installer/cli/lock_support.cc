@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -117,6 +118,65 @@ const LockedPackage* LockedView::Find(const std::string& project, const std::str
     if (p.name == project) return &p;
   }
   return nullptr;
+}
+
+namespace {
+
+std::string Root(std::string url) {
+  url = core::StripCredentials(url);
+  if (!url.empty() && url.back() != '/') url += '/';
+  return url;
+}
+
+// "cu124" for "2.5.1+cu124"; "" when the local label is not a backend's.
+std::string BackendLabel(const std::string& version) {
+  const std::size_t plus = version.find('+');
+  if (plus == std::string::npos) return {};
+  const std::string label = version.substr(plus + 1);
+  const bool backend_like = label == "cpu" || label == "xpu" ||
+                            (label.starts_with("cu") && label.size() > 2 &&
+                             label.find_first_not_of("0123456789", 2) == std::string::npos) ||
+                            (label.starts_with("rocm") && label.size() > 4 &&
+                             label.find_first_not_of("0123456789.", 4) == std::string::npos);
+  return backend_like ? label : std::string();
+}
+
+}  // namespace
+
+std::vector<std::string> RoutedFileRoots(const UserCatalogue& catalogue) {
+  std::vector<std::string> roots;
+  if (catalogue.source) {
+    roots.push_back(Root(catalogue.source->default_base_url));
+    for (const std::string& host : catalogue.source->upstream_hosts) roots.push_back("https://" + host + "/");
+  }
+  const EffectiveOverrides& o = catalogue.overrides;
+  if (o.mirror) roots.push_back(Root(o.mirror->value));
+  for (const auto& [backend, url] : o.backend_urls) roots.push_back(Root(url.value));
+  return roots;
+}
+
+core::Status RoutedFileOfBackend(const std::string& where, const std::string& name, const std::string& version,
+                                 const std::string& url, const std::string& backend,
+                                 const std::vector<std::string>& roots) {
+  const std::string plain = core::PercentDecode(core::StripCredentials(url));
+  const std::string file = core::UrlFileName(url);
+  const bool under = std::any_of(roots.begin(), roots.end(), [&](const std::string& root) {
+    return plain.rfind(core::PercentDecode(root), 0) == 0;
+  });
+  std::string why;
+  if (!under) {
+    why = "is not under the family's index, its mirror or its hosts (" + Join(roots, ", ") + ")";
+  } else if (file.size() < 4 || file.compare(file.size() - 4, 4, ".whl") != 0) {
+    why = "is not a wheel";
+  } else if (const std::string label = BackendLabel(version); !label.empty() && label != backend) {
+    why = "is a build of backend " + label;
+  } else {
+    return {};
+  }
+  return core::MakeError(where + ": the routed package " + name + " " + version + " comes from " +
+                             core::RedactCredentials(url) + ", which " + why + ", not a wheel of backend " + backend +
+                             "; a routed package comes only from its backend",
+                         core::ErrorCode::kBadInputFile);
 }
 
 int Refuse(std::ostream& err, const core::Error& error) {

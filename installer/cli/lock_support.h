@@ -18,6 +18,7 @@
 #include "installer/lock/pylock.h"
 #include "installer/select/catalogue_source.h"
 #include "catalogue/catalogue.h"
+#include "installer/select/decide.h"
 #include "installer/select/selection.h"
 
 namespace torchdex::installer::lockcli {
@@ -89,6 +90,18 @@ class LockedView final : public CatalogueView {
   std::map<std::string, const PyLock*> locks_;
   std::map<std::string, std::set<std::string>> asked_;  // backend -> the names its lock asked
 };
+
+// Where a routed package's file may come from (issue 29, item 11 and the attack's F3, F4, F7):
+// the family's base URL, the override files' mirror and backend URLs, and the family's own hosts
+// (https://download-r2.pytorch.org/ for nightly wheels), each without credentials, ending in '/'.
+std::vector<std::string> RoutedFileRoots(const UserCatalogue& catalogue);
+
+// A routed package's file must be a wheel under one of `roots` and, when its version carries a
+// backend's local label (+cu124, +cpu, +rocm6.3, +xpu), the label of `backend`; else an error
+// "WHERE: the routed package torch 9.9.9 comes from URL, not from backend cu124's index".
+core::Status RoutedFileOfBackend(const std::string& where, const std::string& name, const std::string& version,
+                                 const std::string& url, const std::string& backend,
+                                 const std::vector<std::string>& roots);
 
 // "torchdex sync: <message>" on err; the exit status of the error's code.
 int Refuse(std::ostream& err, const core::Error& error);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -167,12 +168,22 @@ struct ChosenWheel {
 
 // `variants`: of a package of variant wheels, the label resolved for this machine; only its
 // wheels are candidates.
+// What a routed package of the lock must be (RoutedFileOfBackend): the catalogue's routed names,
+// the lock's backend, where the family's files are.
+struct RoutedRule {
+  std::function<bool(const std::string&)> routed;
+  std::string backend;
+  std::vector<std::string> roots;
+};
+
 core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Interpreter& target,
                                                    const std::vector<std::string>& trusted_hosts,
+                                                   const RoutedRule& rule,
                                                    const std::map<std::string, std::string>& variants = {}) {
   const std::vector<core::Tag> supported = core::SupportedTags(target.info);
   auto version = core::Version::Parse(target.full_version);
   std::vector<ChosenWheel> out;
+  std::map<std::string, int> applied;  // name -> the line of the entry that applies here
   for (const LockedPackage& p : f.lock.packages) {
     const std::string where = f.path + ":" + std::to_string(p.line) + ": " + p.name + " " + p.version;
     if (!p.marker.empty()) {
@@ -180,6 +191,13 @@ core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Inte
       auto applies = marker ? marker->Evaluate(target.markers) : core::Expected<bool>(marker.error());
       if (!applies) return core::MakeError(where + ": marker: " + applies.error().message, core::ErrorCode::kBadInputFile);
       if (!*applies) continue;
+    }
+    // One entry of a name for this machine: a second one whose marker also holds here is a lock
+    // that says two things (issue 29, item 11).
+    if (const auto [first, added] = applied.emplace(p.name, p.line); !added) {
+      return core::MakeError(where + ": " + p.name + " is locked twice for " + target.description +
+                                 " (the entry at line " + std::to_string(first->second) + " applies too)",
+                             core::ErrorCode::kBadInputFile);
     }
     if (!p.requires_python.empty() && version) {
       auto spec = core::SpecifierSet::Parse(p.requires_python);
@@ -226,7 +244,27 @@ core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Inte
       return core::MakeError(at + ": the wheel's name " + best->name + " is not the file its url names (" + file + ")",
                              core::ErrorCode::kBadInputFile);
     }
+    if (rule.routed(p.name)) {
+      if (core::Status own = RoutedFileOfBackend(at, p.name, p.version, best->url, rule.backend, rule.roots); !own) {
+        return own.error();
+      }
+    }
     out.push_back({&p, best});
+  }
+  // Every routed package the lock was asked for is installed here: a lock whose torch applies to
+  // no machine would be chosen "by torch" and then install none (issue 29, item 11).
+  for (const std::string& text : f.lock.torchdex.requirements) {
+    core::Expected<core::Requirement> r = core::Requirement::Parse(text);
+    if (!r) continue;  // refused where the lock was read
+    const std::string name = r->NormalizedName();
+    if (rule.routed(name) && !applied.contains(name)) {
+      const core::Expected<bool> marked = r->marker.empty() ? core::Expected<bool>(true) : r->marker.Evaluate(target.markers);
+      const bool for_here = marked && *marked;
+      if (!for_here) continue;
+      return core::MakeError(f.path + ":" + std::to_string(f.lock.torchdex.line) + ": the lock asks for " + text +
+                                 ", but none of its entries of " + name + " applies to " + target.description,
+                             core::ErrorCode::kBadInputFile);
+    }
   }
   return out;
 }
@@ -468,7 +506,10 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   }
 
   const LockFile& chosen = *chosen_lock;
-  core::Expected<std::vector<ChosenWheel>> wheels = WheelsFor(chosen, *target, trusted, variant_labels);
+  const std::shared_ptr<CatalogueSource> source = inputs->catalogue.source;
+  const RoutedRule rule{[&](const std::string& name) { return source->IsRouted(name); }, chosen.lock.torchdex.backend,
+                        RoutedFileRoots(inputs->catalogue)};
+  core::Expected<std::vector<ChosenWheel>> wheels = WheelsFor(chosen, *target, trusted, rule, variant_labels);
   if (!wheels) return Refuse(err, wheels.error());
   // Exactly the lock: every wheel by URL, its hash required, no dependency followed.
   std::string requirements;

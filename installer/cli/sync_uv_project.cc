@@ -38,8 +38,42 @@ namespace fs = std::filesystem;
 // sync --uv-project: the backends of a project that `export --format uv-project` wrote (its
 // `pytorch-<backend>` indexes, an extra each when several), the decision over them, then
 // `uv sync` with the chosen backend's extra.
+namespace {
+
+// uv treats a project below a workspace root ([tool.uv.workspace] in a pyproject.toml above it)
+// as a member: it locks and syncs the workspace, whose uv.lock and settings (overrides,
+// constraints, sources) are not the project's (the attack of issue 29, item 4: F5). The root's
+// path, or "".
+std::string WorkspaceAbove(const std::string& project_dir) {
+  std::error_code error;
+  fs::path dir = fs::absolute(project_dir, error).lexically_normal();
+  if (error) return {};
+  while (dir.has_parent_path() && dir.parent_path() != dir) {
+    dir = dir.parent_path();
+    const fs::path candidate = dir / "pyproject.toml";
+    if (!fs::is_regular_file(candidate, error)) continue;
+    core::Expected<std::string> text = ReadFileText(candidate.string(), 16u << 20);
+    if (!text) continue;
+    core::Expected<toml::Value> doc = toml::Parse(*text, candidate.string());
+    const toml::Value* tool = doc ? doc->Find("tool") : nullptr;
+    const toml::Value* uv = tool != nullptr ? tool->Find("uv") : nullptr;
+    if (uv != nullptr && uv->Find("workspace") != nullptr) return candidate.string();
+    // One torchdex's strict reader refuses (a float, say) is judged by its text.
+    if (!doc && text->find("workspace") != std::string::npos) return candidate.string();
+  }
+  return {};
+}
+
+}  // namespace
+
 int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::ostream& err) {
   const std::string path = (fs::path(o.lock_dir) / "pyproject.toml").string();
+  if (const std::string root = WorkspaceAbove(o.lock_dir); !root.empty()) {
+    return Refuse(err, core::MakeError(root + ": a uv workspace above " +
+                                           o.lock_dir + ": uv would lock and sync that workspace, with its own "
+                                           "uv.lock and settings, in place of the project; move the project out of it",
+                                       core::ErrorCode::kBadInputFile));
+  }
   core::Expected<std::string> text = ReadFileText(path, 16u << 20);
   if (!text) return Refuse(err, text.error());
   core::Expected<toml::Value> doc = toml::Parse(*text, path);
@@ -134,18 +168,46 @@ int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::o
   }
   // uv's own lock is made first and checked (uv_lock.h), then installed as it is: a routed
   // package it takes from anywhere but a backend index of the project is refused.
+  // Each pytorch-<backend> index must be that backend's (the catalogue's URL for it, or the
+  // override files'): a project's own word that an index is cu124's is not enough.
   std::vector<std::string> index_urls;
+  const std::shared_ptr<CatalogueSource> source = inputs->catalogue.source;
   for (const Backend& b : backends) {
     const toml::Value* url = b.where->Find("url");
-    if (url != nullptr && url->is_string()) index_urls.push_back(url->text);
+    const std::string given = url != nullptr && url->is_string() ? url->text : "";
+    const std::string own = BackendIndexUrl(inputs->catalogue.overrides, source->default_base_url, "", b.name);
+    const std::string upstream = source->default_base_url + b.name + "/";
+    auto same = [](std::string a, std::string b2) {
+      a = core::StripCredentials(a);
+      b2 = core::StripCredentials(b2);
+      while (!a.empty() && a.back() == '/') a.pop_back();
+      while (!b2.empty() && b2.back() == '/') b2.pop_back();
+      return a == b2;
+    };
+    if (!same(given, own) && !same(given, upstream)) {
+      return Refuse(err, core::MakeError(at(*b.where) + ": the index pytorch-" + b.name + " is " +
+                                             core::RedactCredentials(given) + ", not backend " + b.name + "'s (" +
+                                             core::RedactCredentials(own) + ")",
+                                         core::ErrorCode::kBadInputFile));
+    }
+    index_urls.push_back(given);
   }
-  const std::shared_ptr<CatalogueSource> source = inputs->catalogue.source;
+  const std::vector<std::string> roots = RoutedFileRoots(inputs->catalogue);
+  const std::string chosen_backend = decided->backend;
   auto check_lock = [&]() -> core::Status {
     const std::string lock_path = (fs::path(o.lock_dir) / "uv.lock").string();
     core::Expected<std::string> lock_text = ReadFileText(lock_path, 64u << 20);
     if (!lock_text) return lock_text.error();
+    // A universal lock holds every extra's backend: a routed file is judged by the backend its
+    // version's label names, and must lie under the family's index or mirror.
+    auto file_ok = [&](const std::string& where, const std::string& name, const std::string& version,
+                       const std::string& url) -> core::Status {
+      const std::size_t plus = version.find('+');
+      const std::string label = plus == std::string::npos ? chosen_backend : version.substr(plus + 1);
+      return RoutedFileOfBackend(where, name, version, url, label, roots);
+    };
     return CheckUvLockRouting(*lock_text, lock_path, [&](const std::string& n) { return source->IsRouted(n); },
-                              index_urls);
+                              index_urls, file_ok);
   };
   const std::vector<std::string> lock_argv = {*uv, "lock", "--project", o.lock_dir, "--python", target->path};
   argv.push_back("--frozen");

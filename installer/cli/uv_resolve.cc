@@ -11,13 +11,14 @@ namespace {
 
 constexpr std::chrono::minutes kResolverTimeout{30};
 
+}  // namespace
+
 // uv's argv: the routing index its only index, the target as a path or described.
-std::vector<std::string> CompileArgv(const UvResolveRequest& r, const std::string& index_url,
-                                     const std::string& in_path, const std::string& out_path) {
-  std::vector<std::string> argv = {r.uv, "pip", "compile", "--no-config", "--quiet", "--format", "pylock.toml",
+std::vector<std::string> UvCompileArgv(const std::string& uv, const std::string& index_url, const Interpreter& target,
+                                       bool universal, const std::string& in_path, const std::string& out_path) {
+  std::vector<std::string> argv = {uv, "pip", "compile", "--no-config", "--quiet", "--format", "pylock.toml",
                                    "--output-file", out_path, "--index-url", index_url};
-  if (r.universal) argv.push_back("--universal");
-  const Interpreter& target = *r.target;
+  if (universal) argv.push_back("--universal");
   if (target.path.empty()) {
     // A described target: uv's spelling of the platform is "<arch>-unknown-linux-gnu".
     argv.insert(argv.end(), {"--python-version", target.full_version.substr(0, target.full_version.rfind('.')),
@@ -28,6 +29,8 @@ std::vector<std::string> CompileArgv(const UvResolveRequest& r, const std::strin
   argv.push_back(in_path);
   return argv;
 }
+
+namespace {
 
 // Why uv failed: an index the routing index could not read (uv sees only "502 Bad Gateway"),
 // else what uv said.
@@ -79,7 +82,8 @@ core::Expected<UvResolution> ResolveThroughRoutingIndex(const UvResolveRequest& 
   if (!child) return child.error();
   out << LeftOutNote(*child, "uv pip compile");
   const ProcessResult result =
-      deps.runner.Run(CompileArgv(r, (*server)->url(), in_path, out_path), child->env, kResolverTimeout);
+      deps.runner.Run(UvCompileArgv(r.uv, (*server)->url(), *r.target, r.universal, in_path, out_path), child->env,
+                      kResolverTimeout);
   (*server)->Stop();
   if (!result.Succeeded()) return ResolverFailure(r, result, **server);
   core::Expected<std::string> text = lockcli::ReadFileText(out_path, 64u << 20);

@@ -41,6 +41,11 @@ struct UvResolution {
 core::Expected<UvResolution> ResolveThroughRoutingIndex(const UvResolveRequest& request, Deps& deps,
                                                         std::ostream& out);
 
+/// `uv pip compile --no-config --quiet --format pylock.toml --output-file OUT --index-url INDEX`,
+/// for `target` (a path, or described), universal or not, reading IN.
+std::vector<std::string> UvCompileArgv(const std::string& uv, const std::string& index_url, const Interpreter& target,
+                                       bool universal, const std::string& in_path, const std::string& out_path);
+
 /// "torch==2.5.1+cu124 ; marker" for each routed wheel of `plan` but variant wheels.
 std::string PinnedRoutedInput(const InstallPlan& plan);
 

@@ -10,6 +10,7 @@
 #include "core/requirement.h"
 #include "core/url.h"
 #include "index/url.h"
+#include "installer/lock/toml.h"
 
 namespace torchdex::installer {
 namespace {
@@ -114,15 +115,60 @@ core::Expected<std::vector<ReportedPackage>> ParseInstallReport(std::string_view
   return out;
 }
 
-core::Status CheckReportRouting(const std::vector<ReportedPackage>& report, const RoutingIndex& index) {
+core::Expected<std::vector<ReportedPackage>> ParseUvResolution(std::string_view text, const std::string& path) {
+  core::Expected<toml::Value> doc = toml::Parse(text, path);
+  if (!doc) return core::MakeError(doc.error().message, core::ErrorCode::kInstallerFailed);
+  std::vector<ReportedPackage> out;
+  const toml::Value* packages = doc->Find("packages");
+  if (packages == nullptr) return out;
+  if (!packages->is_array()) return core::MakeError(path + ": packages is not an array", core::ErrorCode::kInstallerFailed);
+  auto text_of = [](const toml::Value* table, const char* key) {
+    const toml::Value* v = table != nullptr && table->is_table() ? table->Find(key) : nullptr;
+    return v != nullptr && v->is_string() ? v->text : std::string();
+  };
+  for (const toml::Value& package : packages->items) {
+    ReportedPackage p;
+    p.name = core::NormalizeName(text_of(&package, "name"));
+    p.version = text_of(&package, "version");
+    if (p.name.empty()) {
+      return core::MakeError(path + ":" + std::to_string(package.line) + ": a package without a name",
+                             core::ErrorCode::kInstallerFailed);
+    }
+    const toml::Value* wheels = package.Find("wheels");
+    const toml::Value* file = wheels != nullptr && wheels->is_array() && !wheels->items.empty() ? &wheels->items[0] : nullptr;
+    for (const char* source : {"archive", "sdist", "vcs", "directory"}) {
+      if (file == nullptr && package.Find(source) != nullptr) {
+        file = package.Find(source);
+        p.direct = std::string_view(source) != "sdist";
+      }
+    }
+    p.url = text_of(file, "url");
+    if (p.url.empty()) p.url = text_of(file, "path");
+    p.sha256 = text_of(file != nullptr ? file->Find("hashes") : nullptr, "sha256");
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<std::string> ReportedConstraints(const std::vector<ReportedPackage>& report) {
+  std::vector<std::string> out;
+  for (const ReportedPackage& p : report) {
+    if (!p.direct && !p.version.empty()) out.push_back(p.name + "==" + p.version);
+  }
+  return out;
+}
+
+core::Status CheckReportRouting(const std::vector<ReportedPackage>& report, const RoutingIndex& index,
+                                std::string_view resolver) {
   const RoutingIndexConfig& config = index.config();
   for (const ReportedPackage& p : report) {
     if (!config.routed_projects.count(p.name) || index.ServedRouted(p.name, p.url, p.sha256)) continue;
     return core::MakeError(
-        "pip would install the routed package " + p.name + " " + p.version + " from " +
+        std::string(resolver) + " would install the routed package " + p.name + " " + p.version + " from " +
             core::RedactCredentials(p.url.empty() ? std::string("an unknown place") : p.url) +
             (p.direct ? " (a direct URL)" : "") + ", not a wheel of backend " + config.backend +
-            "; it is asked for by " + ChainTo(report, p.name) +
+            (ChainTo(report, p.name) == p.name ? std::string("; reached by the requirements")
+                                                : "; it is asked for by " + ChainTo(report, p.name)) +
             ". A routed package comes only from its backend: nothing was installed",
         core::ErrorCode::kNotOffered);
   }

@@ -37,10 +37,23 @@ struct ReportedPackage {
 /// field of the wrong type).
 core::Expected<std::vector<ReportedPackage>> ParseInstallReport(std::string_view json, const std::string& path);
 
+/// uv's resolution as `uv pip compile --format pylock.toml` writes it (PEP 751), read for the same
+/// check: each package's name, version and file (its wheel, or the archive, sdist, VCS or
+/// directory it comes from, which counts as direct). uv records no dependency edges there, so a
+/// refusal names no chain.
+core::Expected<std::vector<ReportedPackage>> ParseUvResolution(std::string_view toml_text, const std::string& path);
+
+/// "name==version" for every package of `report` that an index gave (not a direct URL): the
+/// install's constraints, so that it resolves to exactly what was checked (issue 29: a package
+/// that gains a version between the check and the install, one that names torch by URL, is held
+/// at the checked one).
+std::vector<std::string> ReportedConstraints(const std::vector<ReportedPackage>& report);
+
 /// Every routed package of `report` is a file `index` served from its backend: else an error
 /// (exit 4) "torch 99.0.0 from file:///...: not a wheel of backend cu124 (needs-needs-url-torch
 /// 1.0, asked -> needs-url-torch 1.0 -> torch); nothing was installed".
-core::Status CheckReportRouting(const std::vector<ReportedPackage>& report, const RoutingIndex& index);
+core::Status CheckReportRouting(const std::vector<ReportedPackage>& report, const RoutingIndex& index,
+                                std::string_view resolver = "pip");
 
 /// The routed packages of `report` that `plan` does not pin already, as wheels to pin.
 std::vector<PlannedWheel> ReportedRoutedPins(const std::vector<ReportedPackage>& report, const InstallPlan& plan,

@@ -94,20 +94,73 @@ std::string DirectReference(const PlannedWheel& wheel) {
 
 namespace {
 
-// Installer options that add or replace an index or a source of files: after `--` they would
-// put an index beside the routing index, or in its place, where pip and uv look routed names
-// up (pip install --help, uv pip install --help).
-std::string IndexOption(std::string_view arg) {
-  for (std::string_view option : {"--index-url", "--extra-index-url", "--find-links", "--index",
-                                  "--default-index", "--requirement"}) {
-    if (arg == option || (arg.substr(0, option.size()) == option && arg.size() > option.size() &&
-                          arg[option.size()] == '=')) {
-      return std::string(option);
-    }
+// The installer options that may follow `--` (issue 29, F2 of the attack of item 2): only those
+// that change how pip or uv install, never what they resolve or where they take it from. Every
+// other option is refused, whatever it is: an allowlist, because both take options that add a
+// source under many names (-c, --constraints, --overrides, --config-file, --torch-backend, -f,
+// abbreviations such as --extra-index, clusters such as -qf). `value`: the option takes one.
+struct PassedOption {
+  std::string_view name;
+  bool value;
+};
+constexpr PassedOption kPassedOptions[] = {
+    {"--no-deps", false},         {"--upgrade", false},          {"-U", false},
+    {"--force-reinstall", false}, {"--reinstall", false},        {"--ignore-installed", false},
+    {"-I", false},                {"--user", false},             {"--target", true},
+    {"--prefix", true},           {"--no-build-isolation", false}, {"--no-compile", false},
+    {"--compile-bytecode", false}, {"--break-system-packages", false}, {"--no-warn-script-location", false},
+    {"--quiet", false},           {"-q", false},                 {"--verbose", false},
+    {"-v", false},                {"--progress-bar", true},      {"--no-progress", false},
+    {"--timeout", true},          {"--retries", true},           {"--proxy", true},
+    {"--cert", true},             {"--client-cert", true},       {"--no-cache-dir", false},
+    {"--no-cache", false},        {"--only-binary", true},       {"--prefer-binary", false},
+    {"--no-binary", true},        {"--pre", false},              {"--no-index", false},
+    {"--index-strategy", true},   {"--link-mode", true},         {"--resolution", true},
+    {"--prerelease", true},       {"--no-color", false},         {"--color", true},
+    {"--keyring-provider", true}, {"--native-tls", false},       {"--strict", false},
+    {"--no-python-downloads", false}, {"--reinstall-package", true}, {"--upgrade-package", true},
+    {"--exists-action", true},    {"--root-user-action", true},  {"--use-pep517", false},
+    {"--no-use-pep517", false},   {"--require-virtualenv", false}};
+
+const PassedOption* Passed(std::string_view arg) {
+  const std::string_view name = arg.substr(0, arg.find('='));
+  for (const PassedOption& option : kPassedOptions) {
+    if (option.name == name) return &option;
   }
-  // -i URL, -iURL, -f DIR, -r FILE (a requirement file may hold --extra-index-url).
-  if (arg.size() >= 2 && arg[0] == '-' && (arg[1] == 'i' || arg[1] == 'f' || arg[1] == 'r')) {
-    return std::string(arg.substr(0, 2));
+  return nullptr;
+}
+
+constexpr std::string_view kOnlyIndex =
+    "the installer's only index is torchdex's routing index (routed names from the backend, every other name "
+    "from the default index), so options that name an index, a source, a constraint, an override or a "
+    "configuration file are not passed (give the default index with --index-url, requirements before --, "
+    "requirement files with -r; spell a passed option out in full)";
+
+// "" when every argument may be passed on; else the one that may not, and why.
+std::string RefusedPassthrough(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.empty() || arg[0] != '-') {
+      return "\"" + arg + "\" after --: a requirement goes before --, where torchdex plans it (after -- it would "
+             "reach the installer unrouted); " + std::string(kOnlyIndex);
+    }
+    // A cluster of short switches ("-qU"): each must be one of the switches passed on.
+    const bool cluster = arg.size() > 2 && arg[1] != '-' && arg.find('=') == std::string::npos;
+    if (cluster) {
+      for (std::size_t c = 1; c < arg.size(); ++c) {
+        const PassedOption* option = Passed(std::string("-") + arg[c]);
+        if (option == nullptr || option->value) {
+          return "\"" + arg + "\" after --: -" + std::string(1, arg[c]) + " is not an option torchdex passes on: " +
+                 std::string(kOnlyIndex);
+        }
+      }
+      continue;
+    }
+    const PassedOption* option = Passed(arg);
+    if (option == nullptr) {
+      return "\"" + arg + "\" after --: not an option torchdex passes on: " + std::string(kOnlyIndex);
+    }
+    if (option->value && arg.find('=') == std::string::npos) ++i;  // its value
   }
   return {};
 }
@@ -154,15 +207,8 @@ namespace {
 
 core::Expected<std::vector<std::string>> Command(const InstallPlan& plan, const InstallCommandOptions& options,
                                                  bool by_version) {
-  for (const std::string& arg : options.extra_args) {
-    if (const std::string option = IndexOption(arg); !option.empty()) {
-      return core::MakeError(
-          "\"" + arg + "\" after --: " + option +
-              " is not passed to the installer, whose only index is torchdex's routing index "
-              "(routed names from the backend, every other name from the default index); give "
-              "the default index with --index-url and requirement files with -r",
-          core::ErrorCode::kUsage);
-    }
+  if (const std::string refused = RefusedPassthrough(options.extra_args); !refused.empty()) {
+    return core::MakeError(refused, core::ErrorCode::kUsage);
   }
   if (plan.offline) {
     return core::MakeError(

@@ -258,7 +258,8 @@ void RoutingIndex::RecordServed(const std::string& name, const std::vector<Index
 }
 
 bool RoutingIndex::ServedRouted(const std::string& name, const std::string& url, const std::string& sha256) const {
-  if (!config_.routed_projects.count(name) || sha256.empty()) return false;
+  // A page without hashes (nightly) is served without them: the URL decides, with the hash it had.
+  if (!config_.routed_projects.count(name)) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   const auto files = served_.find(name);
   if (files == served_.end()) return false;

@@ -46,11 +46,32 @@ bool Requires(const toml::Value& package, const std::string& name) {
   return false;
 }
 
+// Each wheel of a routed package through `file_ok`; an sdist is refused (the backends publish
+// wheels only, and uv would build whatever it names).
+core::Status CheckFiles(const toml::Value& package, const std::string& path, const std::string& name,
+                        const UvLockFileCheck& file_ok) {
+  const std::string where = path + ":" + std::to_string(package.line);
+  const std::string version = StringAt(package, "version");
+  if (const toml::Value* sdist = package.Find("sdist"); sdist != nullptr) {
+    return core::MakeError(where + ": " + name + " " + version + " has an sdist (" +
+                               core::RedactCredentials(sdist->is_table() ? StringAt(*sdist, "url") : "") +
+                               "): a routed package is installed from its backend's wheels only",
+                           core::ErrorCode::kBadInputFile);
+  }
+  const toml::Value* wheels = package.Find("wheels");
+  if (!file_ok || wheels == nullptr || !wheels->is_array()) return {};
+  for (const toml::Value& wheel : wheels->items) {
+    const std::string url = wheel.is_table() ? StringAt(wheel, "url") : "";
+    if (core::Status ok = file_ok(where, name, version, url); !ok) return ok;
+  }
+  return {};
+}
+
 }  // namespace
 
 core::Status CheckUvLockRouting(std::string_view text, const std::string& path,
                                 const std::function<bool(const std::string&)>& routed,
-                                const std::vector<std::string>& indexes) {
+                                const std::vector<std::string>& indexes, const UvLockFileCheck& file_ok) {
   core::Expected<toml::Value> doc = toml::Parse(text, path);
   if (!doc) return doc.error();
   const toml::Value* packages = doc->Find("package");
@@ -68,6 +89,7 @@ core::Status CheckUvLockRouting(std::string_view text, const std::string& path,
     const toml::Value* registry = source != nullptr && source->is_table() ? source->Find("registry") : nullptr;
     if (registry != nullptr && registry->is_string() &&
         std::find(allowed.begin(), allowed.end(), Comparable(registry->text)) != allowed.end()) {
+      if (core::Status files = CheckFiles(package, path, name, file_ok); !files) return files;
       continue;
     }
     std::string needers;

@@ -21,9 +21,14 @@ namespace torchdex::installer {
 /// `indexes` are the project's backend index URLs (compared without credentials or a trailing
 /// '/'). A routed package from any other registry, or from a URL, path or git source, is an
 /// error "PATH:LINE: torch 99.0.0 comes from ... (required by needs-torch 1.0) ...".
+/// `file_ok` judges each wheel and sdist URL of a routed package (its name, version, URL and
+/// where it is written): a registry of the right name does not make its files the backend's.
+using UvLockFileCheck =
+    std::function<core::Status(const std::string& where, const std::string& name, const std::string& version,
+                               const std::string& url)>;
 core::Status CheckUvLockRouting(std::string_view text, const std::string& path,
                                 const std::function<bool(const std::string&)>& routed,
-                                const std::vector<std::string>& indexes);
+                                const std::vector<std::string>& indexes, const UvLockFileCheck& file_ok = {});
 
 }  // namespace torchdex::installer
 

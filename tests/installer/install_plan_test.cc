@@ -829,19 +829,27 @@ TEST(InstallCommandTest, InstallerOptionsThatAddAnIndexAreRefusedAfterTheDashes)
   const InstallPlan plan = SamplePlan();
   for (const char* arg : {"--index-url", "--index-url=https://pypi.org/simple/", "-i",
                           "-ihttps://pypi.org/simple/", "--extra-index-url", "--find-links=/w",
-                          "-f", "--index", "--default-index=https://x/", "-r", "--requirement"}) {
+                          "-f", "--index", "--default-index=https://x/", "-r", "--requirement",
+                          // issue 29 (the attack of item 2): every other way to give a source
+                          "-c", "--constraint", "--constraints", "--override", "--overrides", "--config-file",
+                          "--torch-backend=cu121", "--extra-index", "--find", "-qf", "-Uc", "--trusted-host",
+                          "--allow-insecure-host", "--no-verify-hashes", "torch @ file:///bait.whl", "numpy"}) {
     auto argv = InstallCommand(plan, {InstallerKind::kPip, "/venv/bin/python", "", {arg}, ""});
     ASSERT_FALSE(argv.ok()) << arg;
     EXPECT_EQ(argv.error().code, core::ErrorCode::kUsage);
     EXPECT_THAT(argv.error().message, HasSubstr(std::string(arg) + "\" after --: "));
     EXPECT_THAT(argv.error().message, HasSubstr("routing index"));
   }
-  for (const char* arg : {"--no-index", "--index-strategy", "--no-cache-dir", "-I", "-q"}) {
+  for (const char* arg : {"--no-index", "--index-strategy=first-index", "--no-cache-dir", "-I", "-q", "-qU",
+                          "--no-deps", "--upgrade"}) {
     EXPECT_TRUE(
         InstallCommand(plan, {InstallerKind::kUv, "/venv/bin/python", "/usr/bin/uv", {arg}, ""})
             .ok())
         << arg;
   }
+  // A passed option's value is its own: `--target -c` names a directory "-c".
+  EXPECT_TRUE(InstallCommand(plan, {InstallerKind::kPip, "/venv/bin/python", "", {"--target", "-c"}, ""}).ok());
+  EXPECT_FALSE(InstallCommand(plan, {InstallerKind::kPip, "/venv/bin/python", "", {"--target", "/t", "-c"}, ""}).ok());
 }
 
 TEST(ExportTest, EachFormatSaysWhatWasChosenAndPinsRoutedPackagesToTheBackend) {

@@ -43,7 +43,7 @@ class LockCliTest : public ::testing::Test {
   static std::string Lock(const std::string& backend, std::string url = "",
                           const std::string& tags = "py3-none-any") {
     const std::string file = "torch-2.5.1+" + backend + "-" + tags + ".whl";
-    if (url.empty()) url = "http://127.0.0.1:9/torch-2.5.1%2B" + backend + "-" + tags + ".whl";
+    if (url.empty()) url = "https://download.pytorch.org/whl/" + backend + "/torch-2.5.1%2B" + backend + "-" + tags + ".whl";
     PyLock lock;
     LockedPackage torch;
     torch.name = "torch";
@@ -190,10 +190,10 @@ TEST_F(LockCliTest, AWheelUrlThatBreaksTheRulesIsRefusedWithItsLine) {
   EXPECT_EQ(run.code, 5) << run.out << run.err;
   EXPECT_THAT(run.err, HasSubstr("the wheel URL holds a space or a control character"));
   // The same lock with a good URL: chosen, and the dry run says what it would run.
-  Write("pylock.cpu.toml", Lock("cpu", "https://h/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+  Write("pylock.cpu.toml", Lock("cpu", "https://download.pytorch.org/whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl"));
   run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host, "--dry-run"});
   EXPECT_EQ(run.code, 0) << run.out << run.err;
-  EXPECT_THAT(run.out, HasSubstr("would install: torch 2.5.1+cpu https://h/torch-2.5.1%2Bcpu-py3-none-any.whl\n"));
+  EXPECT_THAT(run.out, HasSubstr("would install: torch 2.5.1+cpu https://download.pytorch.org/whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl\n"));
   EXPECT_THAT(run.out, HasSubstr("would run: /usr/bin/python3 -m pip install --no-deps --require-hashes"));
   // pip's check for a newer pip (a request to PyPI) is not made; the rest is pip's default.
   EXPECT_THAT(run.out, HasSubstr(" --no-input --disable-pip-version-check -r "));
@@ -205,13 +205,65 @@ TEST_F(LockCliTest, AWheelUrlThatBreaksTheRulesIsRefusedWithItsLine) {
 TEST_F(LockCliTest, AWheelUrlWithAFragmentIsRefusedWithItsLine) {
   const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
   for (const std::string& fragment : std::vector<std::string>{"#sha256=" + std::string(64, 'b'), "#md5=00", "#egg=torch", "#"}) {
-    Write("pylock.cpu.toml", Lock("cpu", "https://h/torch-2.5.1%2Bcpu-py3-none-any.whl" + fragment));
+    Write("pylock.cpu.toml", Lock("cpu", "https://download.pytorch.org/whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl" + fragment));
     CliResult run = RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host,
                                  "--dry-run"});
     EXPECT_EQ(run.code, 5) << fragment << run.out << run.err;
     EXPECT_THAT(run.err, HasSubstr((dir_ / "pylock.cpu.toml").string() + ":9: torch 2.5.1+cpu: the wheel url "
                                    "carries a fragment (" + fragment.substr(0, 80) + ")"));
     EXPECT_THAT(run.out, Not(HasSubstr("would install")));
+  }
+}
+
+// Locks that lie (issue 29, item 11): a routed package must be a wheel of the lock's own backend,
+// on the family's index or its mirror, and exactly one entry of a routed name applies.
+TEST_F(LockCliTest, ALockWhoseRoutedPackagesAreNotItsBackendsIsRefused) {
+  const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
+  auto sync = [&](const PyLock& lock) {
+    Write("pylock.cpu.toml", WritePyLock(lock));
+    return RunTorchdex({"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3", "--root", host, "--dry-run"});
+  };
+  auto base = [&] {
+    PyLock lock = *ParsePyLock(Lock("cpu"), "pylock.cpu.toml");
+    lock.torchdex.requirements = {"torch"};
+    return lock;
+  };
+  {  // the default index's torch, said to be routed
+    PyLock lock = base();
+    lock.packages[0].version = "9.9.9";
+    lock.packages[0].wheels[0] = {"torch-9.9.9-py3-none-any.whl", "https://pypi.org/packages/torch-9.9.9-py3-none-any.whl",
+                                  std::string(64, 'a'), {}, "", 0};
+    CliResult run = sync(lock);
+    EXPECT_EQ(run.code, 5) << run.out << run.err;
+    EXPECT_THAT(run.err, HasSubstr("the routed package torch 9.9.9 comes from https://pypi.org/packages/"
+                                   "torch-9.9.9-py3-none-any.whl, which is not under the family's index"));
+    EXPECT_THAT(run.out, Not(HasSubstr("would install")));
+  }
+  {  // another backend's build
+    PyLock lock = base();
+    lock.packages[0].version = "2.5.1+cu121";
+    lock.packages[0].wheels[0] = {"torch-2.5.1+cu121-py3-none-any.whl",
+                                  "https://download.pytorch.org/whl/cu121/torch-2.5.1%2Bcu121-py3-none-any.whl",
+                                  std::string(64, 'a'), {}, "", 0};
+    CliResult run = sync(lock);
+    EXPECT_EQ(run.code, 5) << run.out << run.err;
+    EXPECT_THAT(run.err, HasSubstr("which is a build of backend cu121, not a wheel of backend cpu"));
+  }
+  {  // two entries that both apply here
+    PyLock lock = base();
+    LockedPackage second = lock.packages[0];
+    second.marker = "python_version >= \"3\"";
+    lock.packages.push_back(second);
+    CliResult run = sync(lock);
+    EXPECT_EQ(run.code, 5) << run.out << run.err;
+    EXPECT_THAT(run.err, HasSubstr("torch is locked twice for "));
+  }
+  {  // the only torch applies to no machine like this one, though the lock asks for torch
+    PyLock lock = base();
+    lock.packages[0].marker = "sys_platform == \"win32\"";
+    CliResult run = sync(lock);
+    EXPECT_EQ(run.code, 5) << run.out << run.err;
+    EXPECT_THAT(run.err, HasSubstr("the lock asks for torch, but none of its entries of torch applies to"));
   }
 }
 
@@ -309,7 +361,7 @@ TEST_F(LockCliTest, EveryWheelNameIsCheckedWhenTheLockIsRead) {
 // the cache's own tests): an entry is written where the environment says, none when it is off.
 TEST_F(LockCliTest, SyncCachesTheInterpretersAnswers) {
   const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
-  Write("pylock.cpu.toml", Lock("cpu", "https://h/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+  Write("pylock.cpu.toml", Lock("cpu", "https://download.pytorch.org/whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl"));
   const std::vector<std::string> args = {"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3",
                                          "--root", host, "--dry-run"};
   const fs::path cache = dir_ / "cache";
@@ -351,7 +403,7 @@ TEST_F(LockCliTest, EachLockIsJudgedOnItsOwnRequirements) {
       p.version = (name == "torch" ? "2.5.1+" : "0.20.1+") + backend;
       p.routed = true;
       p.wheels.push_back({name + "-" + p.version + "-py3-none-any.whl",
-                          "https://h/" + name + "-" + p.version + "-py3-none-any.whl", std::string(64, 'a'), {}, "", 0});
+                          "https://download.pytorch.org/whl/" + backend + "/" + name + "-" + p.version + "-py3-none-any.whl", std::string(64, 'a'), {}, "", 0});
       out.packages.push_back(p);
     }
     out.torchdex.backend = backend;
@@ -387,8 +439,8 @@ TEST_F(LockCliTest, EachLockIsJudgedOnItsOwnRequirements) {
 // the override variables choose among the locks as they choose for select.
 TEST_F(LockCliTest, TheOverrideVariablesChooseTheLock) {
   const std::string host = (testing::kFixtures / "hosts/linux-no-gpu").string();
-  Write("pylock.cpu.toml", Lock("cpu", "https://h/torch-2.5.1%2Bcpu-py3-none-any.whl"));
-  Write("pylock.cu124.toml", Lock("cu124", "https://h/torch-2.5.1%2Bcu124-py3-none-any.whl"));
+  Write("pylock.cpu.toml", Lock("cpu", "https://download.pytorch.org/whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl"));
+  Write("pylock.cu124.toml", Lock("cu124", "https://download.pytorch.org/whl/cu124/torch-2.5.1%2Bcu124-py3-none-any.whl"));
   const std::vector<std::string> args = {"sync", "--lock-dir", dir_.string(), "--python", "/usr/bin/python3",
                                          "--root", host, "--dry-run"};
   CliResult run = RunTorchdex(args);

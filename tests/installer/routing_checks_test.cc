@@ -157,6 +157,24 @@ TEST(UvLockRoutingTest, ARoutedPackageFromAProjectsBackendIndexPasses) {
     EXPECT_THAT(checked.error().message, HasSubstr("uv.lock:13: torch 99.0.0 comes from "));
     EXPECT_THAT(checked.error().message, HasSubstr("(required by needs-torch 1.0), not from a pytorch-<backend> index"));
   }
+  // The registry is the backend's, but a file is not (the attack's F3): each wheel is judged, and
+  // an sdist of a routed package is refused.
+  const std::string wheel_elsewhere = UvLock("9.9.9", "{ registry = \"https://mirror.example/whl/cu124\" }") +
+                                      "wheels = [\n    { url = \"https://pypi.example/torch-9.9.9-py3-none-any.whl\", "
+                                      "hash = \"sha256:aa\" },\n]\n";
+  auto on_mirror = [](const std::string& where, const std::string& name, const std::string& version,
+                      const std::string& url) -> core::Status {
+    if (url.rfind("https://mirror.example/whl/", 0) == 0) return {};
+    return core::MakeError(where + ": " + name + " " + version + " from " + url);
+  };
+  core::Status elsewhere = CheckUvLockRouting(wheel_elsewhere, "uv.lock", routed, indexes, on_mirror);
+  ASSERT_FALSE(elsewhere.ok());
+  EXPECT_EQ(elsewhere.error().message, "uv.lock:13: torch 9.9.9 from https://pypi.example/torch-9.9.9-py3-none-any.whl");
+  const std::string with_sdist = UvLock("2.5.1+cu124", "{ registry = \"https://mirror.example/whl/cu124\" }") +
+                                 "sdist = { url = \"https://mirror.example/whl/cu124/torch-2.5.1.tar.gz\" }\n";
+  core::Status sdist = CheckUvLockRouting(with_sdist, "uv.lock", routed, indexes, on_mirror);
+  ASSERT_FALSE(sdist.ok());
+  EXPECT_THAT(sdist.error().message, HasSubstr("uv.lock:13: torch 2.5.1+cu124 has an sdist"));
   core::Status garbage = CheckUvLockRouting("[[package]\n", "uv.lock", routed, indexes);
   ASSERT_FALSE(garbage.ok());
   EXPECT_THAT(garbage.error().message, HasSubstr("uv.lock:1:"));

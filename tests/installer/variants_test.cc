@@ -130,6 +130,21 @@ TEST(VariantsJson, BadFilesAreLocatedErrors) {
   EXPECT_EQ(ParseError("[]"), "x-1.0-variants.json: at the top: expected an object");
 }
 
+// Issue 29, item 8: 200,000 features in one namespace (3.5 MB, under the 4 MiB cap) took about
+// 70 s to parse; an object past 256 keys or a list past 1,024 values is refused where it is.
+TEST(VariantsJson, HugeObjectsAndListsAreRefusedWhereTheyAre) {
+  const std::string base = std::string(R"({"$schema": ")") + kV011 + R"(", "default-priorities": )";
+  std::string features;
+  for (int i = 0; i < 200000; ++i) features.append(i ? ", " : "").append("\"f").append(std::to_string(i)).append("\": [\"1\"]");
+  EXPECT_EQ(ParseError(base + R"({"namespace": ["cpu"]}, "variants": {"fast": {"cpu": {)" + features + "}}}}"),
+            "x-1.0-variants.json: at /variants/fast/cpu: more than 256 keys in one object (a variants.json has a "
+            "few labels, namespaces and features)");
+  std::string values;
+  for (int i = 0; i < 1025; ++i) values.append(i ? ", " : "").append("\"v").append(std::to_string(i)).append("\"");
+  EXPECT_EQ(ParseError(base + R"({"namespace": ["cpu"]}, "variants": {"fast": {"cpu": {"level": [)" + values + "]}}}}"),
+            "x-1.0-variants.json: at /variants/fast/cpu/level: more than 1024 values in one list");
+}
+
 TEST(VariantsJson, LabelsOfWheelsMustBeInTheFile) {
   const VariantsJson file = Fixture("torch-2.11.0-variants.json");
   EXPECT_TRUE(catalogue::CheckWheelLabels(file, {"cuda12.8", "null"}, "f"));

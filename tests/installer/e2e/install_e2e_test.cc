@@ -713,6 +713,19 @@ TEST_F(InstallE2eTest, ARoutedNameADependencyGivesByUrlIsRefusedWithItsChain) {
   const Output uv = Torchdex(uv_python, "uv", "cu124", {"needs-needs-url-torch"}, true, RunEnvironment("url-uv"));
   EXPECT_NE(uv.exit_code, 0) << uv.out << uv.err;
   EXPECT_TRUE(Installed(uv_python).empty());
+  // ... but not when the package that gives it is itself asked by URL (the attack's F1): uv's
+  // resolution is checked as pip's is, for both installers.
+  const std::string by_url =
+      "needs-url-torch @ " + nginx_->Url("/simple/needs_url_torch-1.0-py3-none-any.whl");
+  for (const char* installer : {"uv", "pip"}) {
+    const std::string python_url = NewVenv(std::string("venv-url-req-") + installer, "base-venv-pip26");
+    const Output run = Torchdex(python_url, installer, "cu124", {by_url}, true, RunEnvironment("url-req"));
+    EXPECT_EQ(run.exit_code, 4) << installer << run.out << run.err;
+    // uv's pylock.toml gives a local file as a path relative to itself.
+    EXPECT_THAT(run.err, HasSubstr(std::string(installer) + " would install the routed package torch 99.0.0 from "));
+    EXPECT_THAT(run.err, HasSubstr("bait/torch-99.0.0-py3-none-any.whl (a direct URL), not a wheel of backend cu124"));
+    EXPECT_TRUE(Installed(python_url).empty()) << installer;
+  }
 }
 
 // A routed name reached only through the default index's packages is pinned, after pip's
@@ -724,6 +737,10 @@ TEST_F(InstallE2eTest, PipsResolutionOfATransitiveTorchIsPinnedToTheBackendsWhee
   EXPECT_THAT(run.out, HasSubstr("pinned: torch 2.6.0+cu124 from backend cu124 (reached through needs-torch 1.0 "
                                  "(asked) -> torch)\n"));
   EXPECT_THAT(run.out, HasSubstr("'torch @ " + nginx_->Url("/whl/cu124/torch-2.6.0%2Bcu124-py3-none-any.whl#sha256=")));
+  // Every package is held at the version that was checked (the attack's F6: a version published
+  // between the check and the install cannot come in).
+  EXPECT_THAT(run.out, HasSubstr(" -c /"));
+  EXPECT_THAT(run.out, HasSubstr("/constraints.txt\n"));
   EXPECT_EQ(Installed(python).at("torch"), "2.6.0+cu124");
 }
 

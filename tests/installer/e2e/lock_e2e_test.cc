@@ -297,7 +297,7 @@ TEST_F(LockE2eTest, SyncInstallsTheCu124LockOnAnA100AndTheCpuLockWithoutAGpu) {
   ASSERT_EQ(lock_run_->exit_code, 0) << lock_run_->err;
   const size_t log_start = nginx_->AccessLog().size();
   const std::string a100 = NewVenv("venv-sync-a100");
-  Output gpu = Torchdex({"sync", "--lock-dir", dir.string(), "--python", a100, "--root",
+  Output gpu = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--lock-dir", dir.string(), "--python", a100, "--root",
                          Host("container-with-devices-a100-driver535"), "--explain"});
   ASSERT_EQ(gpu.exit_code, 0) << gpu.out << gpu.err;
   EXPECT_THAT(gpu.out, HasSubstr("lock: " + (dir / "pylock.cu124.toml").string() + " (backend cu124"));
@@ -308,7 +308,7 @@ TEST_F(LockE2eTest, SyncInstallsTheCu124LockOnAnA100AndTheCpuLockWithoutAGpu) {
                                                                  {"filelock", "3.16.1"},
                                                                  {"needs-torch", "1.0"}}));
   const std::string none = NewVenv("venv-sync-no-gpu");
-  Output cpu = Torchdex({"sync", "--lock-dir", dir.string(), "--python", none, "--installer", "uv", "--root",
+  Output cpu = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--lock-dir", dir.string(), "--python", none, "--installer", "uv", "--root",
                          Host("linux-no-gpu"), "--explain"});
   ASSERT_EQ(cpu.exit_code, 0) << cpu.out << cpu.err;
   EXPECT_THAT(cpu.out, HasSubstr("lock: " + (dir / "pylock.cpu.toml").string() + " (backend cpu"));
@@ -369,7 +369,7 @@ TEST_F(LockE2eTest, NoLockFitsAndTheReasonIsGivenPerLock) {
   const fs::path dir = CopyOfLocks("locks-cuda-only");
   fs::remove(dir / "pylock.cpu.toml");
   const std::string python = NewVenv("venv-no-fit");
-  Output run = Torchdex({"sync", "--lock-dir", dir.string(), "--python", python, "--root", Host("linux-no-gpu")});
+  Output run = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--lock-dir", dir.string(), "--python", python, "--root", Host("linux-no-gpu")});
   EXPECT_EQ(run.exit_code, 4) << run.out << run.err;
   EXPECT_THAT(run.err, HasSubstr("no lock file in " + dir.string() + " fits"));
   EXPECT_THAT(run.err, HasSubstr((dir / "pylock.cu124.toml").string() + " (cu124): no NVIDIA GPU found"));
@@ -379,7 +379,7 @@ TEST_F(LockE2eTest, NoLockFitsAndTheReasonIsGivenPerLock) {
 TEST_F(LockE2eTest, BadLocksAreLocatedErrorsAndInstallNothing) {
   const std::string python = NewVenv("venv-bad");
   auto sync = [&](const fs::path& dir) {
-    return Torchdex({"sync", "--lock-dir", dir.string(), "--python", python, "--root",
+    return Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--lock-dir", dir.string(), "--python", python, "--root",
                      Host("container-with-devices-a100-driver535")});
   };
   {  // two locks for one backend
@@ -476,7 +476,7 @@ TEST_F(LockE2eTest, AUvProjectPerBackendLocksWithUvAndSyncsTheBackendThatFits) {
   const std::string log = nginx_->AccessLog().substr(log_start);
   EXPECT_THAT(log, Not(HasSubstr("GET /simple/torch"))) << log;
 
-  Output synced = Torchdex({"sync", "--uv-project", "--lock-dir", project.string(), "--python", python, "--root",
+  Output synced = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--uv-project", "--lock-dir", project.string(), "--python", python, "--root",
                             Host("container-with-devices-a100-driver535")});
   ASSERT_EQ(synced.exit_code, 0) << synced.out << synced.err;
   // The suite's environment sets UV_NO_CONFIG, which would make uv ignore the project's indexes.
@@ -568,7 +568,7 @@ TEST_F(LockE2eTest, ALockOfAPackageThatRequiresTorchHoldsTheBackendsTorch) {
   const std::string log = nginx_->AccessLog().substr(log_start);
   EXPECT_THAT(log, Not(HasSubstr("GET /simple/torch"))) << log;
   const std::string python = NewVenv("venv-lightning-like-sync");
-  Output synced = Torchdex({"sync", "--lock-dir", dir.string(), "--python", python, "--root",
+  Output synced = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--lock-dir", dir.string(), "--python", python, "--root",
                             Host("container-with-devices-a100-driver535")});
   ASSERT_EQ(synced.exit_code, 0) << synced.out << synced.err;
   EXPECT_EQ(Installed(python).at("torch"), "2.6.0+cu124");
@@ -591,7 +591,7 @@ TEST_F(LockE2eTest, AWheelUrlWithItsOwnHashIsRefusedAndTheBaitIsNeverFetched) {
   const std::string python = NewVenv("venv-fragment");
   for (const char* installer : {"pip", "uv"}) {
     const size_t log_start = nginx_->AccessLog().size();
-    Output run = Torchdex({"sync", "--lock-dir", dir.string(), "--python", python, "--installer", installer,
+    Output run = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--lock-dir", dir.string(), "--python", python, "--installer", installer,
                            "--root", Host("container-with-devices-a100-driver535")});
     EXPECT_EQ(run.exit_code, 5) << installer << run.out << run.err;
     EXPECT_THAT(run.err, HasSubstr(file.string() + ":"));
@@ -621,7 +621,7 @@ TEST_F(LockE2eTest, SyncUvProjectRefusesAUvLockThatTakesARoutedNameFromElsewhere
   EXPECT_THAT(pyproject, HasSubstr("triton = { index = \"pytorch-cu124\" }\n"));
   Environment env = *env_;
   env["UV_NO_SOURCES"] = "1";
-  Output synced = Torchdex({"sync", "--uv-project", "--lock-dir", project.string(), "--python", python, "--root",
+  Output synced = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--uv-project", "--lock-dir", project.string(), "--python", python, "--root",
                             Host("container-with-devices-a100-driver535")},
                            &env);
   ASSERT_EQ(synced.exit_code, 0) << synced.out << synced.err << pyproject;
@@ -635,7 +635,7 @@ TEST_F(LockE2eTest, SyncUvProjectRefusesAUvLockThatTakesARoutedNameFromElsewhere
   text = Replace(text, "torch = { index = \"pytorch-cu124\" }\n", "");
   WriteText(bare / "pyproject.toml", text);
   const std::string other = NewVenv("venv-uv-project-bare");
-  Output refused = Torchdex({"sync", "--uv-project", "--lock-dir", bare.string(), "--python", other, "--root",
+  Output refused = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--uv-project", "--lock-dir", bare.string(), "--python", other, "--root",
                              Host("container-with-devices-a100-driver535")});
   EXPECT_EQ(refused.exit_code, 5) << refused.out << refused.err << text;
   EXPECT_THAT(refused.err, HasSubstr((bare / "uv.lock").string() + ":"));
@@ -645,7 +645,7 @@ TEST_F(LockE2eTest, SyncUvProjectRefusesAUvLockThatTakesARoutedNameFromElsewhere
   EXPECT_TRUE(Installed(other).empty());
   // A uv.toml beside the project, or a system one, is refused before uv runs.
   WriteText(bare / "uv.toml", "index-url = \"" + nginx_->Url("/simple/") + "\"\n");
-  Output beside = Torchdex({"sync", "--uv-project", "--lock-dir", bare.string(), "--python", other, "--root",
+  Output beside = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--uv-project", "--lock-dir", bare.string(), "--python", other, "--root",
                             Host("container-with-devices-a100-driver535")});
   EXPECT_EQ(beside.exit_code, 5) << beside.out << beside.err;
   EXPECT_THAT(beside.err, HasSubstr((bare / "uv.toml").string() + ": uv reads it in place of the project's [tool.uv]"));
@@ -654,11 +654,35 @@ TEST_F(LockE2eTest, SyncUvProjectRefusesAUvLockThatTakesARoutedNameFromElsewhere
   WriteText(*root_ / "xdg-system/uv/uv.toml", "index-url = \"" + nginx_->Url("/simple/") + "\"\n");
   Environment system = *env_;
   system["XDG_CONFIG_DIRS"] = (*root_ / "xdg-system").string();
-  Output by_system = Torchdex({"sync", "--uv-project", "--lock-dir", project.string(), "--python", other, "--root",
+  Output by_system = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--uv-project", "--lock-dir", project.string(), "--python", other, "--root",
                                Host("container-with-devices-a100-driver535")},
                               &system);
   EXPECT_EQ(by_system.exit_code, 5) << by_system.out << by_system.err;
   EXPECT_THAT(by_system.err, HasSubstr((*root_ / "xdg-system/uv/uv.toml").string() + ": a system uv.toml"));
+  EXPECT_TRUE(Installed(other).empty());
+
+  // The project's word that an index is cu124's is checked against the catalogue and the
+  // override files (the attack's F4), and a project inside a uv workspace is refused: uv would
+  // lock and sync the workspace (F5).
+  const fs::path lying = *root_ / "uv-project-lying-index";
+  fs::create_directories(lying);
+  WriteText(lying / "pyproject.toml", Replace(pyproject, "url = \"" + nginx_->Url("/whl/cu124/") + "\"",
+                                              "url = \"" + nginx_->Url("/simple/") + "\""));
+  Output lied = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--uv-project", "--lock-dir",
+                          lying.string(), "--python", other, "--root", Host("container-with-devices-a100-driver535")});
+  EXPECT_EQ(lied.exit_code, 5) << lied.out << lied.err;
+  EXPECT_THAT(lied.err, HasSubstr("the index pytorch-cu124 is " + nginx_->Url("/simple/") + ", not backend cu124's (" +
+                                  nginx_->Url("/whl/cu124/") + ")"));
+  const fs::path workspace = *root_ / "uv-workspace";
+  fs::create_directories(workspace / "proj");
+  WriteText(workspace / "pyproject.toml", "[project]\nname = \"ws\"\nversion = \"0\"\n[tool.uv.workspace]\n"
+                                          "members = [\"proj\"]\n");
+  WriteText(workspace / "proj/pyproject.toml", pyproject);
+  Output member = Torchdex({"sync", "--catalogue", (*root_ / "mirror.json").string(), "--uv-project", "--lock-dir",
+                            (workspace / "proj").string(), "--python", other, "--root",
+                            Host("container-with-devices-a100-driver535")});
+  EXPECT_EQ(member.exit_code, 5) << member.out << member.err;
+  EXPECT_THAT(member.err, HasSubstr((workspace / "pyproject.toml").string() + ": a uv workspace above "));
   EXPECT_TRUE(Installed(other).empty());
 }
 
@@ -880,16 +904,17 @@ TEST_F(VariantLockE2eTest, SeveralLockedVariantsAreResolvedOnEachMachine) {
   Output none = Sync(several, "linux-no-gpu");
   EXPECT_EQ(none.exit_code, kExitNoBackend) << none.out << none.err;
   EXPECT_THAT(none.err, HasSubstr("none of the locked variants (cuda12.8, xpu) does fit this machine ("));
-  // A package whose marker excludes the machine is not resolved (nor fetched): sync goes on.
+  // The torch the lock asks for, with a marker that excludes the machine: refused, since the
+  // lock would install no torch here (issue 29, item 11), and its variants are not resolved.
   const fs::path elsewhere = *root_ / "variant-locks-elsewhere";
   fs::create_directories(elsewhere);
   WriteText(elsewhere / "pylock.variant.toml",
             Replace(text, "name = \"torch\"\nversion = \"2.10.0\"\n",
                     "name = \"torch\"\nversion = \"2.10.0\"\nmarker = \"sys_platform == 'win32'\"\n"));
   Output skipped = Sync(elsewhere, "linux-no-gpu");
-  EXPECT_EQ(skipped.exit_code, 0) << skipped.out << skipped.err;
-  EXPECT_THAT(skipped.out, Not(HasSubstr("would install: torch ")));
-  EXPECT_THAT(skipped.out, HasSubstr("would install: filelock 3.16.1 "));
+  EXPECT_EQ(skipped.exit_code, kExitBadInputFile) << skipped.out << skipped.err;
+  EXPECT_THAT(skipped.err, HasSubstr("the lock asks for torch==2.10.0, but none of its entries of torch applies to "));
+  EXPECT_THAT(skipped.out, Not(HasSubstr("would install")));
   // Another package's wheel among the variant package's: refused on every machine.
   const fs::path evil = *root_ / "variant-locks-evil";
   fs::create_directories(evil);
