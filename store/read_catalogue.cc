@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "catalogue/variants.h"
+#include "core/name.h"
 #include "core/url.h"
 #include "store/store.h"
 
@@ -39,6 +40,9 @@ core::Expected<Catalogue> ReadCatalogue(Store& store, std::string_view family,
   auto projects = store.Projects(channel);
   if (!projects) return projects.error();
   for (const ProjectRecord& p : *projects) {
+    // A listing's entry that is not a project name ("a b", "-%2f-%2fetc") was skipped by the
+    // crawl, which said so: it is no project of the catalogue either (issue 29, item 17).
+    if (!core::IsValidName(p.name)) continue;
     CatalogueProject& entry = cat.projects[p.name];
     entry.cls = p.cls;
     entry.reason = p.reason;

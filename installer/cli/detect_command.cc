@@ -41,7 +41,8 @@ void AddDetectOptions(po::options_description& description, Options& options) {
                             "print a JSON object instead of words")(
       "root", po::value<std::string>(&options.detect.root)->value_name("DIR"),
       "read every file under DIR instead of / (a host captured as a folder), and look for "
-      "tools and libraries only under DIR")(
+      "tools and libraries only under DIR")("root-providers", po::bool_switch(&options.detect.root_providers),
+      "run the torchdex-provider-* executables on the PATH of the --root host (they are files of the capture; not run by default)")(
       "probe-timeout",
       po::value<double>(&options.detect.probe_timeout_seconds)->value_name("SECONDS"),
       "time limit for each child process (NVML, libcuda, nvidia-smi, rocm_agent_enumerator); "
@@ -96,7 +97,9 @@ int RunDetect(const Options& options, Deps& deps, std::ostream& out, std::ostrea
     std::vector<ExternalProvider> named;
     for (const auto& [ns, exe] : overrides->providers) named.push_back({ns, exe.value, exe.origin});
     const std::vector<ExternalProvider> external =
-        WithNamedProviders(FindExternalProviders(files, deps.env, &warnings), named);
+        WithNamedProviders(ExternalProvidersFor(files, deps.env, !options.detect.root.empty() && options.detect.root != "/",
+                                                options.detect.root_providers, &warnings),
+                           named);
     VariantDetection variants = DetectVariantProperties(
         *facts, external, deps.env, deps.runner,
         std::chrono::milliseconds(

@@ -86,7 +86,7 @@ void AddChoiceOptions(po::options_description& description, InstallCliOptions& o
       "the default index for everything not routed (default: the installer's own setting)")(
       "explain", po::bool_switch(&c.explain), "say why the backend was chosen")(
       "root", po::value<std::string>(&c.root)->value_name("DIR"),
-      "detect the host captured under DIR")(
+      "detect the host captured under DIR")("root-providers", po::bool_switch(&c.root_providers), "run the torchdex-provider-* executables on the PATH of the --root host (they are files of the capture; not run by default)")(
       "catalogue", po::value<std::vector<std::string>>(&c.catalogues)->value_name("FILE"),
       "an override file (mirror, backend URLs, routed names, trusted hosts); repeatable");
 }

@@ -455,6 +455,7 @@ void AddLockOptions(po::options_description& d, Options& options) {
       "write the lock files into DIR (default: the current directory)")(
       "explain", po::bool_switch(&c.explain), "say why each backend was chosen")(
       "root", po::value<std::string>(&c.root)->value_name("DIR"), "detect the host captured under DIR")(
+      "root-providers", po::bool_switch(&c.root_providers), "run the torchdex-provider-* executables on the PATH of the --root host (they are files of the capture; not run by default)")(
       "catalogue", po::value<std::vector<std::string>>(&c.catalogues)->value_name("FILE"),
       "an override file (mirror, backend URLs, routed names, trusted hosts); repeatable");
 }

@@ -25,6 +25,7 @@ struct DetectCommandOptions {
   double probe_timeout_seconds = 5.0;
   bool variants = false;  // --variants: PEP 825 properties instead of the facts
   double provider_timeout_seconds = 5.0;
+  bool root_providers = false;  // --root-providers: run the providers on the --root host's PATH
 };
 
 // What steers the choice of a backend: the same for `select`, `install` and `export`.
@@ -37,6 +38,7 @@ struct ChoiceOptions {
   std::string python_version;  // select: a described target instead of an interpreter
   std::string platform;        // select: the target platform
   std::string root;            // "" or "/" means this machine
+  bool root_providers = false; // --root-providers: run the providers on the --root host's PATH
   std::vector<std::string> catalogues;
   std::string family = "pytorch";  // the index family (data/indexes.json): --family
   double probe_timeout_seconds = 5.0;
@@ -83,6 +85,7 @@ struct SyncCliOptions {
   std::string python;  // "" = $VIRTUAL_ENV, python3
   std::string installer = "pip";
   std::string root;    // detect the host captured under DIR
+  bool root_providers = false;  // --root-providers
   std::vector<std::string> catalogues;
   double probe_timeout_seconds = 5.0;
   bool dry_run = false;

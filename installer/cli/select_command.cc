@@ -62,6 +62,7 @@ void AddSelectionOptions(po::options_description& d, ChoiceOptions& o) {
      "win_amd64, macosx_11_0_arm64; default: this machine (or the --root host)")
     ("root", po::value<std::string>(&o.root)->value_name("DIR"),
      "detect the host captured under DIR instead of this one")
+    ("root-providers", po::bool_switch(&o.root_providers), "run the torchdex-provider-* executables on the PATH of the --root host (they are files of the capture; not run by default)")
     ("catalogue", po::value<std::vector<std::string>>(&o.catalogues)->value_name("FILE"),
      "an override catalogue file; repeatable, later files win")
     ("probe-timeout", po::value<double>(&o.probe_timeout_seconds)->value_name("SECONDS"),

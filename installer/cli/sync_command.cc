@@ -285,6 +285,9 @@ void AddSyncOptions(po::options_description& d, Options& options) {
       "run `uv lock`, check uv.lock, then `uv sync --frozen --extra <backend>` in --lock-dir for the backend "
       "chosen over the project's extras")(
       "root", po::value<std::string>(&o.root)->value_name("DIR"), "detect the host captured under DIR")(
+      "root-providers", po::bool_switch(&o.root_providers),
+      "run the torchdex-provider-* executables on the PATH of the --root host (they are files of the capture; not "
+      "run by default)")(
       "catalogue", po::value<std::vector<std::string>>(&o.catalogues)->value_name("FILE"),
       "an override file; repeatable");
 }
@@ -356,6 +359,7 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   // decide (by name: each lock offers its own versions).
   ChoiceOptions choice;
   choice.root = o.root;
+  choice.root_providers = o.root_providers;
   choice.catalogues = o.catalogues;
   choice.channel = channel;
   choice.probe_timeout_seconds = o.probe_timeout_seconds;

@@ -28,7 +28,9 @@ core::Expected<VariantDetection> DetectVariantsForChoice(const ChoiceOptions& ch
     named.push_back({ns, exe.value, exe.origin});
   }
   const std::vector<ExternalProvider> external =
-      WithNamedProviders(FindExternalProviders(files, deps.env, &warnings), named);
+      WithNamedProviders(ExternalProvidersFor(files, deps.env, !choice.root.empty() && choice.root != "/",
+                                              choice.root_providers, &warnings),
+                         named);
   VariantDetection variants =
       DetectVariantProperties(facts, external, deps.env, deps.runner, kDefaultProviderTimeout);
   warnings.insert(warnings.end(), variants.warnings.begin(), variants.warnings.end());

@@ -231,6 +231,19 @@ std::vector<ExternalProvider> FindExternalProviders(const FileReader& files, con
   return out;
 }
 
+std::vector<ExternalProvider> ExternalProvidersFor(const FileReader& files, const Environment& env, bool captured,
+                                                   bool root_providers, std::vector<std::string>* warnings) {
+  std::vector<ExternalProvider> found = FindExternalProviders(files, env, warnings);
+  if (!captured || root_providers) return found;
+  if (warnings) {
+    for (const ExternalProvider& p : found) {
+      warnings->push_back("provider " + p.path + ": on the PATH of the host captured under --root, not run (a "
+                          "captured file is not a program of this machine; --root-providers runs them)");
+    }
+  }
+  return {};
+}
+
 std::vector<ExternalProvider> WithNamedProviders(std::vector<ExternalProvider> found,
                                                  const std::vector<ExternalProvider>& named) {
   for (const ExternalProvider& n : named) {

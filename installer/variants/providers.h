@@ -64,6 +64,13 @@ struct ExternalProvider {
   std::string found_in;    // "PATH" or the override file
 };
 
+/// For one run: under a captured host (`captured`: --root DIR other than /), the
+/// providers found on its PATH are files of that capture, not this machine's programs, so they
+/// run only when `root_providers` (--root-providers) says so; else each is a warning, not run
+/// (issue 29, item 18). On this machine, FindExternalProviders.
+std::vector<ExternalProvider> ExternalProvidersFor(const FileReader& files, const Environment& env, bool captured,
+                                                   bool root_providers, std::vector<std::string>* warnings);
+
 /// `torchdex-provider-<namespace>` executables in the directories of PATH (under the reader's
 /// root), the first of each name only, sorted by namespace.
 std::vector<ExternalProvider> FindExternalProviders(const FileReader& files, const Environment& env,

@@ -24,6 +24,7 @@
 #include "catalogue/catalogue.h"
 #include "store/read_catalogue.h"
 #include "store/store.h"
+#include "core/name.h"
 #include "core/version.h"
 #include "crawler/cli.h"
 #include "crawler/crawl.h"
@@ -547,6 +548,25 @@ class CrawlFaultTest : public ::testing::Test {
   testing::FaultServer server_;
   TempDir dir_;
 };
+
+// Issue 29, item 17: a backend listing's entries that are not project names are skipped with a
+// warning, and the export does not list them as projects either.
+TEST_F(CrawlFaultTest, NamesTheCrawlSkippedAreNotExported) {
+  server_.Script("/whl/cu124/", {testing::FaultResponse::Ok(
+                                    "<html><body><a href=\"torch/\">torch</a><br/>"
+                                    "<a href=\"a%20b/\">a b</a><br/><a href=\"-%2f-%2fetc/\">x</a><br/>"
+                                    "</body></html>")});
+  const CliResult r = Crawl({"--json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("which is not a project name; skipped"), std::string::npos) << r.out;
+  const nlohmann::json exported = nlohmann::json::parse(Exported());
+  ASSERT_TRUE(exported.contains("projects")) << exported.dump().substr(0, 400);
+  EXPECT_TRUE(exported["projects"].contains("torch"));
+  for (const auto& [name, project] : exported["projects"].items()) {
+    EXPECT_TRUE(torchdex::core::IsValidName(name)) << name;
+  }
+  EXPECT_EQ(exported["projects"].size(), 1u) << exported["projects"].dump();
+}
 
 // Bytes 1..255 from a fixed seed: garbage without the NUL that would give it away at once.
 std::string RandomBytes(std::size_t n) {

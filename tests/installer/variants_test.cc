@@ -433,6 +433,22 @@ TEST(ExternalProviders, OutputIsChecked) {
       "");
 }
 
+// Issue 29, item 18: a provider on the PATH of a host captured under --root is a file of the
+// capture; `detect --variants --root DIR` runs it only with --root-providers, and says so.
+TEST(ExternalProviders, ProvidersOfACapturedHostRunOnlyWhenAskedTo) {
+  TempRoot root;
+  root.Write("/usr/bin/torchdex-provider-acme", ReadFile(kProviders / "torchdex-provider-acme"));
+  std::filesystem::permissions(root.path() / "usr/bin/torchdex-provider-acme", std::filesystem::perms::owner_all);
+  const Environment env = {{"PATH", "/usr/bin"}, {"HOME", root.path().string()}};
+  CliResult plain = RunTorchdex({"detect", "--variants", "--json", "--root", root.path().string()}, env);
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("\"acme\""), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("on the PATH of the host captured under --root, not run"), std::string::npos) << plain.out;
+  CliResult opted = RunTorchdex({"detect", "--variants", "--json", "--root", root.path().string(), "--root-providers"}, env);
+  ASSERT_EQ(opted.code, 0) << opted.err;
+  EXPECT_NE(opted.out.find("\"namespace\": \"acme\""), std::string::npos) << opted.out;
+}
+
 TEST(ExternalProviders, FoundOnPathUnderTheRoot) {
   TempRoot root;
   root.Write("/usr/local/bin/torchdex-provider-acme",
