@@ -1,5 +1,8 @@
 #include "core/utf8.h"
 
+#include <cstdint>
+#include <cstdio>
+
 namespace torchdex::core {
 namespace {
 
@@ -85,6 +88,69 @@ std::string CharacterAt(std::string_view text, std::size_t pos) {
   static constexpr char kHex[] = "0123456789abcdef";
   const auto b = static_cast<unsigned char>(text[pos]);
   return std::string("\\x") + kHex[b >> 4] + kHex[b & 0xF];
+}
+
+namespace {
+
+bool Unsafe(std::uint32_t cp) {
+  return (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E ||
+         cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+std::uint32_t Decode(std::string_view s) {
+  const auto b = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])); };
+  switch (s.size()) {
+    case 1: return b(0);
+    case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    default: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+  }
+}
+
+// Whether the bytes from `pos` to the end are the start of a sequence more bytes could finish.
+bool Unfinished(std::string_view text, std::size_t pos) {
+  const auto lead = static_cast<unsigned char>(text[pos]);
+  const std::size_t need = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 && lead < 0xE0 ? 2 : 0;
+  if (need == 0 || text.size() - pos >= need) return false;
+  for (std::size_t i = pos + 1; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string ForTerminal(std::string_view text, std::size_t* consumed) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  char buffer[16];
+  while (i < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x7F) {  // the common case
+      out.push_back(static_cast<char>(byte));
+      ++i;
+      continue;
+    }
+    const std::size_t n = Utf8SequenceLength(text, i);
+    if (n == 0) {
+      if (consumed != nullptr && Unfinished(text, i)) break;
+      std::snprintf(buffer, sizeof(buffer), "\\x%02x", byte);
+      out += buffer;
+      ++i;
+      continue;
+    }
+    const std::uint32_t cp = Decode(text.substr(i, n));
+    if (Unsafe(cp)) {
+      std::snprintf(buffer, sizeof(buffer), "\\u%04x", static_cast<unsigned>(cp));
+      out += buffer;
+    } else {
+      out.append(text.substr(i, n));
+    }
+    i += n;
+  }
+  if (consumed != nullptr) *consumed = i;
+  return out;
 }
 
 }  // namespace torchdex::core

@@ -27,6 +27,16 @@ std::string ToValidUtf8(std::string_view text);
 /// never half of it), else the byte as "\xNN".
 std::string CharacterAt(std::string_view text, std::size_t pos);
 
+/// `text` safe to show on a terminal (issue 29, item 12): every byte and character that moves
+/// the cursor, changes colours, reorders text or is no character at all is written out as an
+/// escape: C0 controls but '\n' and '\t', DEL and the C1 controls (U+0080..U+009F, U+009B is
+/// a CSI) as "\u001b", the bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E,
+/// U+2066..U+2069) as "\u202e", and an ill-formed byte as "\xff". Everything else is kept, so
+/// text that is already safe is unchanged. `*consumed` (when given) is how much of `text` was
+/// handled: a trailing sequence that may still be completed by more bytes is left for the next
+/// call.
+std::string ForTerminal(std::string_view text, std::size_t* consumed = nullptr);
+
 }  // namespace torchdex::core
 
 #endif  // TORCHDEX_CORE_UTF8_H_

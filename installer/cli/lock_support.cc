@@ -4,15 +4,19 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
+#include "catalogue/variants.h"
 #include "core/name.h"
 #include "core/requirement.h"
 #include "core/tags.h"
 #include "core/url.h"
 #include "core/wheel.h"
+#include "index/url.h"
 #include "installer/cli/exit_codes.h"
 
 namespace torchdex::installer::lockcli {
@@ -155,21 +159,79 @@ std::vector<std::string> RoutedFileRoots(const UserCatalogue& catalogue) {
   return roots;
 }
 
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The decoded segments of a URL's path; nullopt when one is "." or ".." (literal or encoded: pip
+// and uv resolve them, so "/whl/cu124/../../simple/x" would leave the root that a prefix says it
+// is under), or holds an encoded '/' or a '\' (the attack's G1).
+std::optional<std::vector<std::string>> Segments(std::string_view path) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    const std::string raw(path.substr(start, slash - start));
+    const std::string lowered = Lower(raw);
+    if (lowered.find("%2f") != std::string::npos || lowered.find("%5c") != std::string::npos ||
+        raw.find('\\') != std::string::npos) {
+      return std::nullopt;
+    }
+    const std::string decoded = core::PercentDecode(raw);
+    if (decoded == "." || decoded == "..") return std::nullopt;
+    if (!decoded.empty()) out.push_back(decoded);
+    start = slash + 1;
+  }
+  return out;
+}
+
+// Whether `url` lies under `root`: the same origin (scheme, host and port, letters' case aside,
+// credentials aside) and the root's path segments a prefix of its own.
+bool Under(const std::string& url, const std::string& root) {
+  const std::string plain = core::StripCredentials(url), base = core::StripCredentials(root);
+  if (Lower(index::UrlOrigin(plain)) != Lower(index::UrlOrigin(base)) || index::UrlOrigin(plain).empty()) return false;
+  const auto mine = Segments(index::UrlPath(plain));
+  const auto theirs = Segments(index::UrlPath(base));
+  if (!mine || !theirs || theirs->size() > mine->size()) return false;
+  return std::equal(theirs->begin(), theirs->end(), mine->begin());
+}
+
+}  // namespace
+
 core::Status RoutedFileOfBackend(const std::string& where, const std::string& name, const std::string& version,
                                  const std::string& url, const std::string& backend,
                                  const std::vector<std::string>& roots) {
-  const std::string plain = core::PercentDecode(core::StripCredentials(url));
   const std::string file = core::UrlFileName(url);
-  const bool under = std::any_of(roots.begin(), roots.end(), [&](const std::string& root) {
-    return plain.rfind(core::PercentDecode(root), 0) == 0;
-  });
+  core::Expected<core::WheelFilename> wheel = core::ParseWheelFilename(file);
+  if (!wheel) {  // a variant wheel (PEP 825) names its label after the platform tag
+    if (const std::optional<catalogue::VariantWheelName> variant = catalogue::SplitVariantLabel(file)) {
+      wheel = core::ParseWheelFilename(variant->plain_filename);
+    }
+  }
+  const std::string file_version = wheel ? wheel->version.ToString() : "";
+  const std::optional<std::vector<std::string>> segments = Segments(index::UrlPath(url));
   std::string why;
-  if (!under) {
+  if (index::HasAmbiguousAuthority(url)) {
+    why = "has a '\\' in its authority, which parsers read as different hosts";
+  } else if (!segments) {
+    why = "has a dot segment or an encoded '/' in its path";
+  } else if (std::none_of(roots.begin(), roots.end(), [&](const std::string& root) { return Under(url, root); })) {
     why = "is not under the family's index, its mirror or its hosts (" + Join(roots, ", ") + ")";
-  } else if (file.size() < 4 || file.compare(file.size() - 4, 4, ".whl") != 0) {
+  } else if (!wheel) {
     why = "is not a wheel";
-  } else if (const std::string label = BackendLabel(version); !label.empty() && label != backend) {
+  } else if (file_version != version) {
+    why = "is the file of version " + file_version;  // the name, not the lock's word, says what it is
+  } else if (const std::string label = BackendLabel(file_version); !label.empty() && label != backend) {
     why = "is a build of backend " + label;
+  } else if (std::any_of(segments->begin(), segments->end(), [&](const std::string& part) {
+               return part != backend && !BackendLabel("0+" + part).empty();
+             })) {
+    why = "lies in another backend's directory";
   } else {
     return {};
   }

@@ -6,6 +6,7 @@
 #include "core/spelling.h"
 #include "core/url.h"
 #include "installer/cli/commands.h"
+#include "installer/platform/terminal_stream.h"
 
 #ifndef TORCHDEX_VERSION
 #define TORCHDEX_VERSION "unknown"
@@ -208,7 +209,10 @@ int Run(const Options& options, Deps& deps, std::ostream& out, std::ostream& err
   return code;
 }
 
-int Main(const std::vector<std::string>& args, Deps& deps, std::ostream& out, std::ostream& err) {
+int Main(const std::vector<std::string>& args, Deps& deps, std::ostream& raw_out, std::ostream& raw_err) {
+  // Every byte printed passes core::ForTerminal (platform/terminal_stream.h).
+  TerminalSafeStream out(raw_out);
+  TerminalSafeStream err(raw_err);
   core::Expected<Options> options = ParseCommandLine(args);
   if (!options) {
     err << "torchdex: " << options.error().message << "\n";

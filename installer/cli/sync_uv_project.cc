@@ -16,6 +16,7 @@
 #include "core/spelling.h"
 #include "core/tags.h"
 #include "core/url.h"
+#include "index/url.h"
 #include "core/version.h"
 #include "core/wheel.h"
 #include "installer/cli/commands.h"
@@ -184,7 +185,8 @@ int SyncUvProject(const SyncCliOptions& o, Deps& deps, std::ostream& out, std::o
       while (!b2.empty() && b2.back() == '/') b2.pop_back();
       return a == b2;
     };
-    if (!same(given, own) && !same(given, upstream)) {
+    // A '\\' in the authority reads as another host to uv than to a prefix (the attack's G2).
+    if (index::HasAmbiguousAuthority(given) || (!same(given, own) && !same(given, upstream))) {
       return Refuse(err, core::MakeError(at(*b.where) + ": the index pytorch-" + b.name + " is " +
                                              core::RedactCredentials(given) + ", not backend " + b.name + "'s (" +
                                              core::RedactCredentials(own) + ")",

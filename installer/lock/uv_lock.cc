@@ -4,6 +4,7 @@
 
 #include "core/name.h"
 #include "core/url.h"
+#include "index/url.h"
 #include "installer/lock/toml.h"
 
 namespace torchdex::installer {
@@ -87,7 +88,7 @@ core::Status CheckUvLockRouting(std::string_view text, const std::string& path,
     if (name.empty() || !routed(name)) continue;
     const toml::Value* source = package.Find("source");
     const toml::Value* registry = source != nullptr && source->is_table() ? source->Find("registry") : nullptr;
-    if (registry != nullptr && registry->is_string() &&
+    if (registry != nullptr && registry->is_string() && !index::HasAmbiguousAuthority(registry->text) &&
         std::find(allowed.begin(), allowed.end(), Comparable(registry->text)) != allowed.end()) {
       if (core::Status files = CheckFiles(package, path, name, file_ok); !files) return files;
       continue;

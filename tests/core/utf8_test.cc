@@ -36,6 +36,22 @@ TEST(Utf8Test, ReplacesEachMaximalSubpartWithOneReplacementCharacter) {
   }
 }
 
+// Issue 29, item 12: nothing printed may drive a terminal.
+TEST(Utf8Test, ForTerminalEscapesControlsBidiMarksAndBadBytesOnly) {
+  EXPECT_EQ(ForTerminal("torch 2.5.1+cu124: d\xC3\xA9tect\xC3\xA9 \xE2\x82\xAC\n\ttab"),
+            "torch 2.5.1+cu124: d\xC3\xA9tect\xC3\xA9 \xE2\x82\xAC\n\ttab");
+  EXPECT_EQ(ForTerminal("\x1b[31mred\r\x07\x7f"), "\\u001b[31mred\\u000d\\u0007\\u007f");
+  EXPECT_EQ(ForTerminal("a\xC2\x9B" "31mb"), "a\\u009b31mb");                  // C1 CSI
+  EXPECT_EQ(ForTerminal("x\xE2\x80\xAEgpj.exe"), "x\\u202egpj.exe");           // right-to-left override
+  EXPECT_EQ(ForTerminal("\xE2\x81\xA6i\xE2\x81\xA9"), "\\u2066i\\u2069");  // isolates
+  EXPECT_EQ(ForTerminal("bad \xFF byte"), "bad \\xff byte");
+  // A character cut at the end waits for the rest when asked to.
+  std::size_t consumed = 0;
+  EXPECT_EQ(ForTerminal("ok \xE2\x82", &consumed), "ok ");
+  EXPECT_EQ(consumed, 3u);
+  EXPECT_EQ(ForTerminal("ok \xE2\x82"), "ok \\xe2\\x82");
+}
+
 TEST(Utf8Test, CharacterAtNeverCutsACharacter) {
   EXPECT_EQ(CharacterAt("1.0\xE2\x82\xAC", 3), "\xE2\x82\xAC");
   EXPECT_EQ(CharacterAt("1.0\xFF", 3), "\\xff");

@@ -5,7 +5,10 @@
 #include <fstream>
 
 #include <gmock/gmock.h>
+#include <tuple>
 #include <gtest/gtest.h>
+#include "installer/cli/lock_support.h"
+#include "core/url.h"
 
 #include "installer/lock/pylock.h"
 #include "tests/installer/test_support.h"
@@ -249,6 +252,44 @@ TEST_F(LockCliTest, ALockWhoseRoutedPackagesAreNotItsBackendsIsRefused) {
     EXPECT_EQ(run.code, 5) << run.out << run.err;
     EXPECT_THAT(run.err, HasSubstr("which is a build of backend cu121, not a wheel of backend cpu"));
   }
+  // Past a prefix check (the second attack's G1-G3): dot segments, literal or encoded; a '\\' in
+  // the authority; a name that says another version than the lock; another backend's directory.
+  for (const auto& [url, version, why] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"https://download.pytorch.org/whl/cpu/../../simple/torch-9.9.9-py3-none-any.whl", "9.9.9",
+            "has a dot segment or an encoded '/' in its path"},
+           {"https://download.pytorch.org/whl/cpu/%2e%2e/%2E%2E/x/torch-9.9.9-py3-none-any.whl", "9.9.9",
+            "has a dot segment or an encoded '/' in its path"},
+           {"https://download.pytorch.org/whl/cpu%2f..%2fx/torch-9.9.9-py3-none-any.whl", "9.9.9",
+            "has a dot segment or an encoded '/' in its path"},
+           {"https://download.pytorch.org.evil.example/whl/cpu/torch-9.9.9-py3-none-any.whl", "9.9.9",
+            "is not under the family's index"},
+           {"https://download.pytorch.org/whl/cu121/torch-2.5.1-py3-none-any.whl", "2.5.1",
+            "lies in another backend's directory"}}) {
+    PyLock lock = base();
+    lock.packages[0].version = version;
+    lock.packages[0].wheels[0] = {core::UrlFileName(url), url, std::string(64, 'a'), {}, "", 0};
+    CliResult run = sync(lock);
+    EXPECT_EQ(run.code, 5) << url << run.out << run.err;
+    EXPECT_THAT(run.err, HasSubstr(why)) << url;
+    EXPECT_THAT(run.out, Not(HasSubstr("would install"))) << url;
+  }
+  // Where the lock writer would clean the URL: the rule itself, on a mirror's root.
+  const std::vector<std::string> roots = {"https://mirror.example/whl/"};
+  for (const std::string& url : {std::string("https://evil.example\\@mirror.example/whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl"),
+                                 std::string("https://mirror.example/whlx/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl"),
+                                 std::string("https://mirror.example/torch-2.5.1%2Bcpu-py3-none-any.whl")}) {
+    EXPECT_FALSE(lockcli::RoutedFileOfBackend("w", "torch", "2.5.1+cpu", url, "cpu", roots).ok()) << url;
+  }
+  // A file whose name says another version than the lock (sync's name check says so first; the
+  // rule holds on its own for the readers that call it without that check).
+  const core::Status other_version = lockcli::RoutedFileOfBackend(
+      "w", "torch", "2.5.1", "https://mirror.example/whl/cu121/torch-2.5.1%2Bcu121-py3-none-any.whl", "cpu", roots);
+  ASSERT_FALSE(other_version.ok());
+  EXPECT_THAT(other_version.error().message, HasSubstr("is the file of version 2.5.1+cu121"));
+  EXPECT_TRUE(lockcli::RoutedFileOfBackend("w", "torch", "2.5.1+cpu",
+                                           "https://u:p@MIRROR.example/whl/cpu/torch-2.5.1%2Bcpu-py3-none-any.whl", "cpu",
+                                           roots)
+                  .ok());
   {  // two entries that both apply here
     PyLock lock = base();
     LockedPackage second = lock.packages[0];

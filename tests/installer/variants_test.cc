@@ -449,6 +449,19 @@ TEST(ExternalProviders, ProvidersOfACapturedHostRunOnlyWhenAskedTo) {
   EXPECT_NE(opted.out.find("\"namespace\": \"acme\""), std::string::npos) << opted.out;
 }
 
+// Issue 29, item 12: a provider's path with an escape sequence and a newline is printed as text.
+TEST(ExternalProviders, APathThatWouldDriveTheTerminalIsPrintedEscaped) {
+  TempRoot root;
+  root.Write("/usr/bin/torchdex-provider-\x1b[2J\xC2\x9b", "#!/bin/sh\n");
+  const Environment env = {{"PATH", "/usr/bin"}, {"HOME", root.path().string()}};
+  CliResult r = RunTorchdex({"detect", "--variants", "--root", root.path().string(), "--root-providers"}, env);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string all = r.out + r.err;
+  EXPECT_EQ(all.find('\x1b'), std::string::npos) << all;
+  EXPECT_EQ(all.find("\xC2\x9b"), std::string::npos) << all;
+  EXPECT_NE(all.find("torchdex-provider-\\u001b[2J\\u009b"), std::string::npos) << all;
+}
+
 TEST(ExternalProviders, FoundOnPathUnderTheRoot) {
   TempRoot root;
   root.Write("/usr/local/bin/torchdex-provider-acme",
