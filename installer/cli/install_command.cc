@@ -42,7 +42,9 @@ const char* const kInstallDetails =
     "index is a routing index torchdex serves on 127.0.0.1 for the run: routed names, asked or\n"
     "reached through any dependency, from the backend; every other name from the default\n"
     "index (--index-url, else the installer's own). A routed name is never looked up on the\n"
-    "default index. With pip, its resolution is checked first (pip install --dry-run --report):\n"
+    "default index. The routing index's URL (under a token new each run) is given in\n"
+    "PIP_INDEX_URL or UV_DEFAULT_INDEX and the indexes' credentials in a netrc of the run,\n"
+    "never on the installer's argv, which other local users can read. With pip, its resolution is checked first (pip install --dry-run --report):\n"
     "a routed package from anywhere but the backend (a dependency's `torch @ URL`) is refused\n"
     "with the packages that ask for it, and the routed packages reached are pinned by URL and\n"
     "hash. No PIP_*/UV_* variable or configuration file that names an index or a source\n"
@@ -238,7 +240,8 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
 
 // The plan as one JSON object (install --dry-run --json, export --json): what was decided, every
 // routed wheel with its URL and hash, what goes to the default index, and the command.
-std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) {
+std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv,
+                       const InstallCommandOptions* options = nullptr) {
   using nlohmann::json;
   json doc;
   doc["backend"] = p.plan.backend;
@@ -279,6 +282,11 @@ std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv) 
     for (const std::string& a : *argv) command.push_back(core::RedactCredentials(a));
   }
   doc["command"] = command;
+  // The routing index is given in the environment, never on the argv (issue 29, item 9).
+  doc["command_environment"] = nullptr;
+  if (argv != nullptr && options != nullptr) {
+    doc["command_environment"] = {{std::string(IndexVariable(options->installer)), options->routing_index_url}};
+  }
   // Every string of it, the warnings and explanation included, shows URLs without secrets.
   return core::RedactCredentials(doc.dump(2, ' ', false, json::error_handler_t::replace)) + "\n";
 }
@@ -416,7 +424,7 @@ core::Expected<std::vector<ReportedPackage>> ResolveOnly(const InstallPlan& plan
     std::string input = PinnedRoutedInput(plan);
     for (const std::string& other : plan.other) input += other + "\n";
     if (core::Status ok = catalogue::WriteFileAtomically(work + "/requirements.in", input); !ok) return ok.error();
-    argv = UvCompileArgv(command.uv, server.url(), target, false, work + "/requirements.in", out_path);
+    argv = UvCompileArgv(command.uv, target, false, work + "/requirements.in", out_path);
     for (const std::string& host : plan.trusted_hosts) argv.insert(argv.end() - 1, {"--allow-insecure-host", host});
   } else {
     core::Expected<std::vector<std::string>> report = ResolutionReportCommand(plan, command, out_path);
@@ -433,7 +441,8 @@ core::Expected<std::vector<ReportedPackage>> ResolveOnly(const InstallPlan& plan
                                  "upgrade pip (" + command.python + " -m pip install -U pip) or use --installer uv",
                              core::ErrorCode::kInstallerFailed);
     }
-    return core::MakeError(std::string(uv ? "uv" : "pip") + "'s resolution (" + QuoteCommand(argv) + ") " +
+    return core::MakeError(std::string(uv ? "uv" : "pip") + "'s resolution (" +
+                               DisplayCommand(argv, command, server.DisplayUrl()) + ") " +
                                (result.status == ProcessResult::Status::kExited
                                     ? "exited with " + std::to_string(result.exit_code)
                                     : result.Describe(kInstallTimeout)) +
@@ -495,7 +504,7 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   if (o.json) {
     command.routing_index_url = kRoutingIndexPlaceholderUrl;  // the command as it would run
     core::Expected<std::vector<std::string>> argv = InstallCommand(prepared->plan, command);
-    out << PlanToJson(*prepared, argv ? &*argv : nullptr);
+    out << PlanToJson(*prepared, argv ? &*argv : nullptr, &command);
     return kExitOk;
   }
   if (o.dry_run) {
@@ -532,6 +541,7 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
     }
     server = std::move(started).value();
     command.routing_index_url = server->url();
+    command.credentials = &server->index().config().credentials;
   }
   core::Expected<std::vector<std::string>> argv = InstallCommand(prepared->plan, command);
   if (!argv) {
@@ -539,7 +549,8 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
     return ExitStatus(argv.error().code);
   }
   if (o.dry_run) {
-    out << "would run: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
+    out << "would run: " << core::RedactCredentials(DisplayCommand(*argv, command, kRoutingIndexPlaceholderUrl))
+        << "\n";
     return kExitOk;
   }
   core::Expected<InstallerEnvironment> child = EnvironmentForInstaller(
@@ -553,6 +564,15 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
   if (work.path().empty()) {
     err << "torchdex install: cannot make a temporary directory\n";
     return kExitFailure;
+  }
+  if (core::Status given = server->Give(command.installer, deps.env, work.path(), child->env); !given) {
+    err << "torchdex install: " << core::RedactCredentials(given.error().message) << "\n";
+    return ExitStatus(given.error().code);
+  }
+  for (const std::string& host : server->index().config().credentials.Unfit()) {
+    err << "torchdex: warning: the credentials for " << host
+        << " do not fit a netrc entry (another user for the same host, or a space or quote in them): they stay "
+           "in the URLs pip or uv is given, which other local users can read while it runs\n";
   }
   core::Expected<CheckedResolution> checked =
       CheckResolution(prepared->plan, command, prepared->target, *server, child->env, work.path(), deps);
@@ -574,7 +594,7 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
     err << "torchdex install: " << core::RedactCredentials(argv.error().message) << "\n";
     return ExitStatus(argv.error().code);
   }
-  out << "running: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
+  out << "running: " << core::RedactCredentials(DisplayCommand(*argv, command, server->DisplayUrl())) << "\n";
   out.flush();
   const int code = ExecuteInstall(*argv, deps.runner, child->env, out, err);
   server->Stop();

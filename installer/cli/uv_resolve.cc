@@ -14,10 +14,10 @@ constexpr std::chrono::minutes kResolverTimeout{30};
 }  // namespace
 
 // uv's argv: the routing index its only index, the target as a path or described.
-std::vector<std::string> UvCompileArgv(const std::string& uv, const std::string& index_url, const Interpreter& target,
-                                       bool universal, const std::string& in_path, const std::string& out_path) {
-  std::vector<std::string> argv = {uv, "pip", "compile", "--no-config", "--quiet", "--format", "pylock.toml",
-                                   "--output-file", out_path, "--index-url", index_url};
+std::vector<std::string> UvCompileArgv(const std::string& uv, const Interpreter& target, bool universal,
+                                       const std::string& in_path, const std::string& out_path) {
+  std::vector<std::string> argv = {uv,           "pip",        "compile", "--no-config", "--quiet", "--format",
+                                   "pylock.toml", "--output-file", out_path};
   if (universal) argv.push_back("--universal");
   if (target.path.empty()) {
     // A described target: uv's spelling of the platform is "<arch>-unknown-linux-gnu".
@@ -81,9 +81,9 @@ core::Expected<UvResolution> ResolveThroughRoutingIndex(const UvResolveRequest& 
   core::Expected<InstallerEnvironment> child = EnvironmentForInstaller(deps.env, InstallerRun::kUvPip);
   if (!child) return child.error();
   out << LeftOutNote(*child, "uv pip compile");
+  if (core::Status ok = (*server)->Give(InstallerKind::kUv, deps.env, work.path(), child->env); !ok) return ok.error();
   const ProcessResult result =
-      deps.runner.Run(UvCompileArgv(r.uv, (*server)->url(), *r.target, r.universal, in_path, out_path), child->env,
-                      kResolverTimeout);
+      deps.runner.Run(UvCompileArgv(r.uv, *r.target, r.universal, in_path, out_path), child->env, kResolverTimeout);
   (*server)->Stop();
   if (!result.Succeeded()) return ResolverFailure(r, result, **server);
   core::Expected<std::string> text = lockcli::ReadFileText(out_path, 64u << 20);

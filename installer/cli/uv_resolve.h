@@ -41,9 +41,10 @@ struct UvResolution {
 core::Expected<UvResolution> ResolveThroughRoutingIndex(const UvResolveRequest& request, Deps& deps,
                                                         std::ostream& out);
 
-/// `uv pip compile --no-config --quiet --format pylock.toml --output-file OUT --index-url INDEX`,
-/// for `target` (a path, or described), universal or not, reading IN.
-std::vector<std::string> UvCompileArgv(const std::string& uv, const std::string& index_url, const Interpreter& target,
+/// `uv pip compile --no-config --quiet --format pylock.toml --output-file OUT`, for `target` (a
+/// path, or described), universal or not, reading IN; its index is the routing index, given in
+/// its environment (RoutingIndexServer::Give).
+std::vector<std::string> UvCompileArgv(const std::string& uv, const Interpreter& target,
                                        bool universal, const std::string& in_path, const std::string& out_path);
 
 /// "torch==2.5.1+cu124 ; marker" for each routed wheel of `plan` but variant wheels.

@@ -223,16 +223,15 @@ core::Expected<std::vector<std::string>> Command(const InstallPlan& plan, const 
     if (options.uv.empty()) return core::MakeError("--installer uv: no uv path (FindUv)");
     argv = {options.uv, "pip", "install", "--python", options.python};
   }
-  for (const PlannedWheel& wheel : plan.routed) {
+  for (PlannedWheel wheel : plan.routed) {
     if (wheel.url.empty()) return core::MakeError(wheel.name + ": the plan has no wheel URL");
+    if (options.credentials != nullptr) wheel.url = options.credentials->Strip(wheel.url);
     argv.push_back(by_version ? VersionPin(wheel) : DirectReference(wheel));
   }
   argv.insert(argv.end(), plan.other.begin(), plan.other.end());
-  const std::string& index_url =
-      options.routing_index_url.empty() ? plan.default_index_url : options.routing_index_url;
-  if (!index_url.empty()) {
-    argv.push_back("--index-url");
-    argv.push_back(index_url);
+  if (options.routing_index_url.empty() && !plan.default_index_url.empty()) {
+    argv.push_back("--index-url");  // no routing index: the export's and the tests' command
+    argv.push_back(plan.default_index_url);
   }
   for (const std::string& host : plan.trusted_hosts) {
     argv.push_back(options.installer == InstallerKind::kPip ? "--trusted-host"
@@ -244,6 +243,17 @@ core::Expected<std::vector<std::string>> Command(const InstallPlan& plan, const 
 }
 
 }  // namespace
+
+std::string_view IndexVariable(InstallerKind installer) {
+  return installer == InstallerKind::kPip ? "PIP_INDEX_URL" : "UV_DEFAULT_INDEX";
+}
+
+std::string DisplayCommand(const std::vector<std::string>& argv, const InstallCommandOptions& options,
+                           std::string_view shown_index_url) {
+  if (options.routing_index_url.empty()) return QuoteCommand(argv);
+  return std::string(IndexVariable(options.installer)) + "=" + QuoteCommand({std::string(shown_index_url)}) + " " +
+         QuoteCommand(argv);
+}
 
 std::string QuoteCommand(const std::vector<std::string>& argv) {
   std::string text;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "installer/install/child_credentials.h"
 #include "installer/platform/environment.h"
 #include "installer/platform/process_runner.h"
 #include "installer/install/plan.h"
@@ -31,10 +32,23 @@ struct InstallCommandOptions {
   std::string uv;                       // uv's absolute path (FindUv) when installer is kUv
   std::vector<std::string> extra_args;  // after `--` on torchdex's command line, passed through
   /// The routing index (routing_index.h) serving this run: when set, the installer's only
-  /// index (`--index-url`), in place of the plan's default index, which the routing index
-  /// forwards every name that is not routed to.
+  /// index, in place of the plan's default index, which the routing index forwards every name
+  /// that is not routed to. It is not on the argv: the child gets it in IndexVariable()
+  /// (RoutingIndexServer::Give), and the argv's routed URLs lose the credentials `credentials`
+  /// gives the child's netrc.
   std::string routing_index_url = {};  // `= {}`: brace-initialised options may leave it out
+  const ChildCredentials* credentials = nullptr;
 };
+
+/// The variable that names the installer's index without an argv: PIP_INDEX_URL for pip,
+/// UV_DEFAULT_INDEX for uv.
+std::string_view IndexVariable(InstallerKind installer);
+
+/// The argv as torchdex prints it: the routing index's variable first when `options` has one
+/// ("PIP_INDEX_URL=http://127.0.0.1:<port>/<token>/simple/ python -m pip ..."), shown with
+/// `shown_index_url`.
+std::string DisplayCommand(const std::vector<std::string>& argv, const InstallCommandOptions& options,
+                           std::string_view shown_index_url);
 
 /// uv on PATH, as an absolute path; else an error saying what needed it and what to do instead.
 core::Expected<std::string> FindUv(

@@ -1,6 +1,8 @@
 #include "installer/install/routing_index.h"
 
+#include <iomanip>
 #include <map>
+#include <random>
 #include <sstream>
 
 #include "core/name.h"
@@ -103,8 +105,33 @@ std::string RenderPage(const std::string& name, const std::vector<IndexLink>& li
   return page.str();
 }
 
-HttpResponse Page(const std::string& name, const std::vector<IndexLink>& links) {
+// The page as pip or uv reads it: each link without the credentials the child's netrc gives
+// (child_credentials.h), so no page carries a password.
+HttpResponse Page(const std::string& name, std::vector<IndexLink> links, const ChildCredentials& credentials) {
+  for (IndexLink& link : links) link.url = credentials.Strip(link.url);
   return HttpResponse{200, "text/html; charset=utf-8", RenderPage(name, links)};
+}
+
+// 128 bits for the routing index's path; an error when the system gives no randomness.
+core::Expected<std::string> RandomToken() {
+  try {
+    std::random_device device;
+    std::ostringstream token;
+    for (int i = 0; i < 4; ++i) token << std::hex << std::setw(8) << std::setfill('0') << device();
+    return token.str();
+  } catch (const std::exception& e) {
+    return core::MakeError(std::string("the routing index: no random token: ") + e.what(),
+                           core::ErrorCode::kInstallerFailed);
+  }
+}
+
+// Whether `target` starts with "/<token>/", compared in time that does not depend on where a
+// guess first differs.
+bool HasToken(std::string_view target, const std::string& token) {
+  if (target.size() < token.size() + 2 || target[0] != '/' || target[token.size() + 1] != '/') return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < token.size(); ++i) diff |= static_cast<unsigned char>(target[i + 1] ^ token[i]);
+  return diff == 0;
 }
 
 // The project name a request asks for, normalised; "" when the target is not /simple/<name>/.
@@ -138,6 +165,10 @@ RoutingIndexConfig RoutingConfigFor(const InstallPlan& plan,
   config.pinned = plan.routed;
   config.trusted_hosts = plan.trusted_hosts;
   config.mirror = std::move(mirror);
+  for (const std::string* url : {&config.backend_index_url, &config.default_index_url, &config.mirror.mirror_url}) {
+    config.credentials.Add(*url);
+  }
+  for (const PlannedWheel& wheel : config.pinned) config.credentials.Add(wheel.url);
   return config;
 }
 
@@ -191,7 +222,7 @@ HttpResponse RoutingIndex::Routed(const std::string& name, RoutedAnswer& answer)
     RecordServed(name, links);
     answer.source = RoutedAnswer::Source::kPinned;
     answer.files = static_cast<int>(links.size());
-    return Page(name, links);
+    return Page(name, std::move(links), config_.credentials);
   }
   const std::string url = config_.backend_index_url + name + "/";
   const index::FetchResult result = fetch_(url);
@@ -248,13 +279,13 @@ HttpResponse RoutingIndex::Relay(const std::string& name, const std::string& pag
   if (backend) RecordServed(name, links);
   answer.source = source;
   answer.files = static_cast<int>(links.size());
-  return Page(name, links);
+  return Page(name, std::move(links), config_.credentials);
 }
 
 void RoutingIndex::RecordServed(const std::string& name, const std::vector<IndexLink>& links) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::map<std::string, std::string>& files = served_[name];
-  for (const IndexLink& link : links) files[core::PercentDecode(link.url)] = link.sha256;
+  for (const IndexLink& link : links) files[core::PercentDecode(core::StripCredentials(link.url))] = link.sha256;
 }
 
 bool RoutingIndex::ServedRouted(const std::string& name, const std::string& url, const std::string& sha256) const {
@@ -263,7 +294,8 @@ bool RoutingIndex::ServedRouted(const std::string& name, const std::string& url,
   std::lock_guard<std::mutex> lock(mutex_);
   const auto files = served_.find(name);
   if (files == served_.end()) return false;
-  const auto file = files->second.find(core::PercentDecode(url));
+  // Credentials aside: the page pip or uv read had none where the netrc gave them.
+  const auto file = files->second.find(core::PercentDecode(core::StripCredentials(url)));
   return file != files->second.end() && file->second == sha256;
 }
 
@@ -373,8 +405,16 @@ core::Expected<std::unique_ptr<RoutingIndexServer>> RoutingIndexServer::Start(
   server->index_ = std::make_unique<RoutingIndex>(
       std::move(config), [fetchers](const std::string& url) { return fetchers->Fetch(url); });
   RoutingIndex* index = server->index_.get();
+  core::Expected<std::string> token = RandomToken();
+  if (!token) return token.error();
+  server->token_ = *token;
   core::Expected<std::unique_ptr<LoopbackServer>> listening =
-      LoopbackServer::Start([index](const HttpRequest& request) { return index->Answer(request); });
+      LoopbackServer::Start([index, token = *token](const HttpRequest& request) {
+        if (!HasToken(request.target, token)) {
+          return HttpResponse{404, "text/plain; charset=utf-8", "torchdex routing index: not this run's path\n"};
+        }
+        return index->Answer(HttpRequest{request.method, request.target.substr(token.size() + 1)});
+      });
   if (!listening) {
     return core::MakeError("the routing index: " + listening.error().message,
                            core::ErrorCode::kInstallerFailed);
@@ -388,7 +428,17 @@ RoutingIndexServer::~RoutingIndexServer() {
 }
 
 std::string RoutingIndexServer::url() const {
-  return "http://127.0.0.1:" + std::to_string(server_->port()) + "/simple/";
+  return "http://127.0.0.1:" + std::to_string(server_->port()) + "/" + token_ + "/simple/";
+}
+
+std::string RoutingIndexServer::DisplayUrl() const {
+  return "http://127.0.0.1:" + std::to_string(server_->port()) + "/<token>/simple/";
+}
+
+core::Status RoutingIndexServer::Give(InstallerKind installer, const Environment& env,
+                                      const std::string& private_dir, Environment& child_env) const {
+  child_env[std::string(IndexVariable(installer))] = url();
+  return GiveNetrc(index_->config().credentials, env, private_dir, child_env);
 }
 
 }  // namespace torchdex::installer

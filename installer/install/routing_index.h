@@ -28,7 +28,10 @@
 
 #include "core/expected.h"
 #include "index/fetcher.h"
+#include "installer/install/child_credentials.h"
+#include "installer/install/pip_command.h"
 #include "installer/install/plan.h"
+#include "installer/platform/environment.h"
 #include "installer/platform/loopback_server.h"
 
 namespace torchdex::installer {
@@ -36,8 +39,9 @@ namespace torchdex::installer {
 /// pip's and uv's default index, where every other name goes when nothing else is configured.
 inline constexpr std::string_view kPypiSimpleUrl = "https://pypi.org/simple/";
 
-/// What `install --dry-run` shows for the routing index's URL (the port is chosen at run time).
-inline constexpr std::string_view kRoutingIndexPlaceholderUrl = "http://127.0.0.1:<port>/simple/";
+/// What `install --dry-run` shows for the routing index's URL: the port and the token are
+/// chosen at run time.
+inline constexpr std::string_view kRoutingIndexPlaceholderUrl = "http://127.0.0.1:<port>/<token>/simple/";
 
 struct IndexLink;  // one link of a page the routing index writes (routing_index.cc)
 
@@ -49,11 +53,14 @@ struct RoutingIndexConfig {
   std::vector<PlannedWheel> pinned;       // the plan's routed wheels: answered with exactly these
   std::vector<std::string> trusted_hosts;
   MirrorRule mirror;  // the backend's pages keep the plan's mirror rule: nothing leaves a mirror
+  /// The credentials of the indexes above, the mirror and the pinned wheels: the pages link
+  /// without them (child_credentials.h), and the child reads them from this run's netrc.
+  ChildCredentials credentials = {};
 };
 
 /// The configuration for a plan: its backend, default index (`default_index_url` when the
-/// plan has none), trusted hosts and routed wheels, the decision's routed names, and the
-/// plan's mirror rule (MirrorOf its request).
+/// plan has none), trusted hosts and routed wheels, the decision's routed names, the plan's
+/// mirror rule (MirrorOf its request), and the credentials of all these URLs.
 RoutingIndexConfig RoutingConfigFor(const InstallPlan& plan,
                                     const std::vector<std::string>& routed_names,
                                     std::string default_index_url, MirrorRule mirror = {});
@@ -114,8 +121,11 @@ class RoutingIndex {
   std::map<std::string, std::map<std::string, std::string>> served_;  // name -> decoded URL -> sha256
 };
 
-/// The routing index served on 127.0.0.1 for one run: Start, hand url() to the installer,
-/// Stop when it has exited (the destructor stops too).
+/// The routing index served on 127.0.0.1 for one run: Start, give it to the installer (Give),
+/// Stop when it has exited (the destructor stops too). Its pages are served under a path of
+/// 128 random bits, new each run: a request for any other path is answered 404 without
+/// reading anything, so a local process that cannot read the child's environment cannot read
+/// the pages either (issue 29, item 9).
 class RoutingIndexServer {
  public:
   /// `shared`, when not null, is the fetcher to read pages with (one page at a time, as the
@@ -126,8 +136,16 @@ class RoutingIndexServer {
                                                                    index::FetchOptions options);
   ~RoutingIndexServer();
 
-  /// "http://127.0.0.1:PORT/simple/".
+  /// "http://127.0.0.1:PORT/TOKEN/simple/": a secret while the run lasts, given to the child
+  /// in its environment, never on an argv or in torchdex's output.
   std::string url() const;
+  /// url() as torchdex prints it: the token shown as "<token>".
+  std::string DisplayUrl() const;
+  /// Gives the index to the installer's child: url() in `child_env`'s PIP_INDEX_URL (pip) or
+  /// UV_DEFAULT_INDEX (uv), never on its argv (world-readable), and the credentials' netrc,
+  /// written into `private_dir` (GiveNetrc).
+  core::Status Give(InstallerKind installer, const Environment& env, const std::string& private_dir,
+                    Environment& child_env) const;
   int port() const { return server_->port(); }
   /// Closes the port and waits for answers in progress. Idempotent.
   void Stop() { server_->Stop(); }
@@ -140,6 +158,7 @@ class RoutingIndexServer {
   std::unique_ptr<Fetchers> fetchers_;
   std::unique_ptr<RoutingIndex> index_;
   std::unique_ptr<LoopbackServer> server_;
+  std::string token_;
 };
 
 /// The bounds of the routing index's own reads: pages up to 64 MiB (PyPI's largest simple

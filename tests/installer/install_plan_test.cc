@@ -797,13 +797,38 @@ TEST(InstallerDefaultIndexTest, PipsConfigurationInPipsOrderAndTheRoutingIndexRe
   options.routing_index_url = "http://127.0.0.1:4242/simple/";
   auto argv = InstallCommand(plan, options);
   ASSERT_TRUE(argv.ok());
-  EXPECT_EQ(*argv, (std::vector<std::string>{"/venv/bin/python", "-m", "pip", "install",
-                                             "--index-url", "http://127.0.0.1:4242/simple/"}));
+  // The routing index is given in the environment, not on the world-readable argv.
+  EXPECT_EQ(*argv, (std::vector<std::string>{"/venv/bin/python", "-m", "pip", "install"}));
+  EXPECT_EQ(DisplayCommand(*argv, options, "http://127.0.0.1:4242/<token>/simple/"),
+            "PIP_INDEX_URL='http://127.0.0.1:4242/<token>/simple/' /venv/bin/python -m pip install");
   options.installer = InstallerKind::kUv;
   options.uv = "/usr/bin/uv";
   auto uv = InstallCommand(plan, options);
   ASSERT_TRUE(uv.ok());
-  EXPECT_EQ(uv->back(), "http://127.0.0.1:4242/simple/");
+  EXPECT_EQ(uv->back(), "/venv/bin/python");
+  EXPECT_EQ(IndexVariable(InstallerKind::kUv), "UV_DEFAULT_INDEX");
+  // Without a routing index (export's command), the plan's default index is on it.
+  options.routing_index_url.clear();
+  EXPECT_EQ(InstallCommand(plan, options)->back(), "https://mirror.example/simple/");
+
+  // The credentials this run's netrc gives are not on the argv either.
+  PlannedWheel torch;
+  torch.name = "torch";
+  torch.version = "2.5.1+cu124";
+  torch.url = "https://user:s3cret@mirror.example/whl/torch-2.5.1%2Bcu124-py3-none-any.whl";
+  torch.sha256 = std::string(64, 'a');
+  torch.hash = "sha256=" + torch.sha256;
+  plan.routed = {torch};
+  ChildCredentials credentials;
+  credentials.Add(torch.url);
+  options.routing_index_url = "http://127.0.0.1:4242/t/simple/";
+  options.credentials = &credentials;
+  auto private_argv = InstallCommand(plan, options);
+  ASSERT_TRUE(private_argv.ok());
+  EXPECT_EQ(private_argv->back(),
+            "torch @ https://mirror.example/whl/torch-2.5.1%2Bcu124-py3-none-any.whl#sha256=" + torch.sha256);
+  options.credentials = nullptr;
+  EXPECT_THAT(InstallCommand(plan, options)->back(), HasSubstr("s3cret"));
 
   // Asked of the installer: pip through `pip config list`, uv through its variables.
   CannedRunner runner;

@@ -301,10 +301,42 @@ TEST(RoutingIndexConfigTest, ThePlansDefaultIndexWinsAndPinnedNamesAreRouted) {
   EXPECT_EQ(RoutingConfigFor(plan, {}, std::string(kPypiSimpleUrl)).default_index_url,
             "https://mirror.example/simple/");
   EXPECT_THAT(DescribeRoutingIndex(config, kRoutingIndexPlaceholderUrl),
-              HasSubstr("routing index: http://127.0.0.1:<port>/simple/ (the installer's only "
+              HasSubstr("routing index: http://127.0.0.1:<port>/<token>/simple/ (the installer's only "
                         "index, this run only)\n  routed names, from backend cpu "
                         "(https://download.pytorch.org/whl/cpu/) only: torch, triton\n"
                         "  every other name, from the default index: https://pypi.org/simple/\n"));
+}
+
+TEST_F(RoutingIndexTest, PagesCarryNoCredentialsTheChildsNetrcGives) {
+  // A private mirror of the backend and a private default index (issue 29, item 9): the pages
+  // link without user:password, and the child's netrc holds them.
+  PageFetcher fetcher;
+  const std::string backend = "https://user:s3cret@mirror.example/whl/cu124/";
+  fetcher.Serve(backend + "torch/", Html(Anchor("torch-2.6.0%2Bcu124-py3-none-any.whl#sha256=" + std::string(64, 'a'),
+                                                "torch-2.6.0+cu124-py3-none-any.whl")));
+  fetcher.Serve("https://ci:t%40ken@pypi.example/simple/needs-torch/",
+                Html(Anchor("needs_torch-1.0-py3-none-any.whl", "needs_torch-1.0-py3-none-any.whl") +
+                     Anchor("https://other:pw@elsewhere.example/needs_torch-1.0.tar.gz", "needs_torch-1.0.tar.gz")));
+  InstallPlan plan;
+  plan.backend = "cu124";
+  plan.backend_index_url = backend;
+  RoutingIndexConfig config = RoutingConfigFor(plan, {"torch"}, "https://ci:t%40ken@pypi.example/simple/");
+  RoutingIndex index(config, [&](const std::string& url) { return fetcher.Get(url); });
+  const HttpResponse torch = index.Answer({"GET", "/simple/torch/"});
+  ASSERT_EQ(torch.status, 200) << torch.body;
+  EXPECT_THAT(torch.body, HasSubstr("href=\"https://mirror.example/whl/cu124/torch/torch-2.6.0%2Bcu124"));
+  EXPECT_THAT(torch.body, Not(HasSubstr("s3cret")));
+  const HttpResponse needs = index.Answer({"GET", "/simple/needs-torch/"});
+  EXPECT_THAT(needs.body, HasSubstr("href=\"https://pypi.example/simple/needs-torch/needs_torch-1.0-py3-none-any.whl"));
+  EXPECT_THAT(needs.body, Not(HasSubstr("t%40ken")));
+  // A host this run has no credentials for keeps what its page said.
+  EXPECT_THAT(needs.body, HasSubstr("https://other:pw@elsewhere.example/"));
+  // What was served is recognised with or without the credentials.
+  const std::string file = "mirror.example/whl/cu124/torch/torch-2.6.0%2Bcu124-py3-none-any.whl";
+  EXPECT_TRUE(index.ServedRouted("torch", "https://" + file, std::string(64, 'a')));
+  EXPECT_TRUE(index.ServedRouted("torch", "https://user:s3cret@" + file, std::string(64, 'a')));
+  EXPECT_EQ(config.credentials.Netrc(""),
+            "machine mirror.example login user password s3cret\nmachine pypi.example login ci password t@ken\n");
 }
 
 TEST(RoutingIndexServerTest, ServesThroughTheFetcherItIsGivenAndStopsWithItsPort) {
@@ -317,14 +349,38 @@ TEST(RoutingIndexServerTest, ServesThroughTheFetcherItIsGivenAndStopsWithItsPort
   auto server = RoutingIndexServer::Start(config, &fetcher, RoutingFetchOptions());
   ASSERT_TRUE(server.ok()) << server.error().message;
   const std::string url = (*server)->url();
-  EXPECT_EQ(url, "http://127.0.0.1:" + std::to_string((*server)->port()) + "/simple/");
+  const std::string origin = "http://127.0.0.1:" + std::to_string((*server)->port());
+  // Under a path of 32 hex digits, new each run (issue 29, item 9).
+  ASSERT_EQ(url.size(), origin.size() + 1 + 32 + 8) << url;
+  EXPECT_EQ(url.substr(0, origin.size() + 1), origin + "/");
+  EXPECT_EQ(url.substr(url.size() - 8), "/simple/");
+  const std::string token = url.substr(origin.size() + 1, 32);
+  EXPECT_EQ(token.find_first_not_of("0123456789abcdef"), std::string::npos) << token;
+  EXPECT_EQ((*server)->DisplayUrl(), origin + "/<token>/simple/");
   EXPECT_THAT(Fetch(url + "torch/"),
               HasSubstr("href=\"https://download.pytorch.org/whl/cu124/torch/"
                         "torch-2.6.0%2Bcu124-py3-none-any.whl\""));
   const int port = (*server)->port();
-  const std::string missing = Raw(port, "GET /simple/triton/ HTTP/1.1\r\nHost: x\r\n\r\n");
+  const std::string missing =
+      Raw(port, "GET /" + token + "/simple/triton/ HTTP/1.1\r\nHost: x\r\n\r\n");
   EXPECT_THAT(missing, HasSubstr("HTTP/1.1 404 Not Found\r\n"));
   EXPECT_THAT(missing, HasSubstr("never looked up on the default index"));
+  // Without the token, or with a wrong one, nothing is read: a local process that cannot read
+  // the child's environment gets no page.
+  const std::size_t asked = fetcher.Requested().size();
+  std::string wrong = token;
+  wrong[31] = wrong[31] == '0' ? '1' : '0';
+  for (const std::string& target : {std::string("/simple/torch/"), "/" + wrong + "/simple/torch/", "/" + token + "simple/torch/",
+                                    "/" + token.substr(0, 31) + "/simple/torch/", "/" + token}) {
+    const std::string refused = Raw(port, "GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_THAT(refused, HasSubstr("HTTP/1.1 404 Not Found\r\n")) << target;
+    EXPECT_THAT(refused, HasSubstr("not this run's path")) << target;
+  }
+  EXPECT_EQ(fetcher.Requested().size(), asked);
+  // A second server has another token.
+  auto other = RoutingIndexServer::Start(config, &fetcher, RoutingFetchOptions());
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE((*other)->url().substr((*other)->url().size() - 40), url.substr(url.size() - 40));
   server->reset();
   EXPECT_EQ(Connect(port), -1);
 

@@ -74,7 +74,7 @@ std::string ReadFile(const fs::path& path) {
   return text.str();
 }
 
-std::string Config(const fs::path& dir, const fs::path& root, int port) {
+std::string Config(const fs::path& dir, const fs::path& root, int port, bool basic_auth) {
   const std::string d = dir.string();
   std::ostringstream c;
   c << "daemon off;\n"
@@ -109,9 +109,10 @@ std::string Config(const fs::path& dir, const fs::path& root, int port) {
     << "    server_name localhost;\n"
     << "    root " << root.string() << ";\n"
     << "    index index.html;\n"
+    << (basic_auth ? "    auth_basic \"torchdex\";\n    auth_basic_user_file " + d + "/htpasswd;\n" : std::string())
        // Like the CloudFront function of download.pytorch.org: /whl/x and /whl/x/ both answer
        // 200 with whl/x/index.html, never a redirect.
-       "    location / { try_files $uri $uri/index.html $uri/ =404; }\n"
+    << "    location / { try_files $uri $uri/index.html $uri/ =404; }\n"
        "  }\n"
        "}\n";
   return c.str();
@@ -119,7 +120,7 @@ std::string Config(const fs::path& dir, const fs::path& root, int port) {
 
 }  // namespace
 
-core::Expected<std::unique_ptr<Nginx>> Nginx::Start(const fs::path& document_root) {
+core::Expected<std::unique_ptr<Nginx>> Nginx::Start(const fs::path& document_root, const std::string& basic_auth) {
   const std::string binary = FindNginx();
   if (binary.empty()) {
     return core::MakeError(
@@ -140,6 +141,12 @@ core::Expected<std::unique_ptr<Nginx>> Nginx::Start(const fs::path& document_roo
   nginx->directory_ = pattern;
   const fs::path config = nginx->directory_ / "nginx.conf";
   const fs::path error_log = nginx->directory_ / "error.log";
+  if (!basic_auth.empty()) {
+    const std::size_t colon = basic_auth.find(':');
+    std::ofstream out(nginx->directory_ / "htpasswd");  // nginx reads "{PLAIN}" passwords as they are
+    out << basic_auth.substr(0, colon) << ":{PLAIN}" << basic_auth.substr(colon + 1) << "\n";
+    if (!out) return core::MakeError("cannot write htpasswd");
+  }
 
   std::string last_failure;
   for (int attempt = 0; attempt < 5; ++attempt) {
@@ -147,7 +154,7 @@ core::Expected<std::unique_ptr<Nginx>> Nginx::Start(const fs::path& document_roo
     if (nginx->port_ == 0) return core::MakeError("no free port on 127.0.0.1");
     {
       std::ofstream out(config, std::ios::trunc);
-      out << Config(nginx->directory_, root, nginx->port_);
+      out << Config(nginx->directory_, root, nginx->port_, !basic_auth.empty());
       if (!out) return core::MakeError("cannot write " + config.string());
     }
     const std::string prefix = nginx->directory_.string() + "/";

@@ -21,8 +21,10 @@ class Nginx {
  public:
   /// Starts nginx serving `document_root` and waits until its port answers. Fails (with what
   /// nginx said) when nginx is not installed or does not start; never skips. The binary is
-  /// $TORCHDEX_NGINX, else /usr/sbin/nginx, else `nginx` on PATH.
-  static core::Expected<std::unique_ptr<Nginx>> Start(const std::filesystem::path& document_root);
+  /// $TORCHDEX_NGINX, else /usr/sbin/nginx, else `nginx` on PATH. With `basic_auth`
+  /// ("user:password"), every request needs those credentials (HTTP basic authentication).
+  static core::Expected<std::unique_ptr<Nginx>> Start(const std::filesystem::path& document_root,
+                                                      const std::string& basic_auth = "");
 
   ~Nginx();  // stops nginx and removes its temporary directory
   Nginx(const Nginx&) = delete;

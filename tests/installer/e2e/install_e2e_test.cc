@@ -68,9 +68,17 @@ bool PortClosed(int port) {
   return refused;
 }
 
-// The routing index's port, from "running: ... --index-url http://127.0.0.1:PORT/simple/".
+int RoutingPortAfter(const std::string& out, const std::string& marker);
+
+// The routing index's port, from "running: PIP_INDEX_URL=http://127.0.0.1:PORT/<token>/simple/ ..."
+// (UV_DEFAULT_INDEX= for uv).
 int RoutingPort(const std::string& out) {
-  const std::string marker = "--index-url http://127.0.0.1:";
+  const std::string marker = "_INDEX_URL='http://127.0.0.1:", uv_marker = "_DEFAULT_INDEX='http://127.0.0.1:";
+  if (out.find(marker) == std::string::npos) return RoutingPortAfter(out, uv_marker);
+  return RoutingPortAfter(out, marker);
+}
+
+int RoutingPortAfter(const std::string& out, const std::string& marker) {
   const size_t at = out.find(marker);
   return at == std::string::npos ? 0 : std::stoi(out.substr(at + marker.size()));
 }
@@ -568,21 +576,24 @@ TEST_F(InstallE2eTest, TheInstallAndExportCommandsRunThePlan) {
       << dry_err.str();
   EXPECT_THAT(dry_out.str(), HasSubstr("backend cu124 named by --torch-backend; torch 2.5.1+cu124"));
   EXPECT_THAT(dry_out.str(), HasSubstr("  torch 2.5.1+cu124\n"));
-  EXPECT_THAT(dry_out.str(), HasSubstr("would run: " + python + " -m pip install 'torch @ " +
+  EXPECT_THAT(dry_out.str(), HasSubstr("would run: PIP_INDEX_URL='http://127.0.0.1:<port>/<token>/simple/' " + python +
+                                       " -m pip install 'torch @ " +
                                        nginx_->Url("/whl/cu124/torch-2.5.1%2Bcu124")));
   // The routing index is said, and its URL shown, not started.
-  EXPECT_THAT(dry_out.str(), HasSubstr("routing index: http://127.0.0.1:<port>/simple/ (the "
+  EXPECT_THAT(dry_out.str(), HasSubstr("routing index: http://127.0.0.1:<port>/<token>/simple/ (the "
                                        "installer's only index, this run only)\n"));
   EXPECT_THAT(dry_out.str(), HasSubstr("  every other name, from the default index: " +
                                        nginx_->Url("/simple/") + "\n"));
-  EXPECT_THAT(dry_out.str(), HasSubstr("typing-extensions --index-url 'http://127.0.0.1:<port>/simple/'\n"));
+  EXPECT_THAT(dry_out.str(), HasSubstr(" typing-extensions\n"));  // the index is not on the argv
   std::ostringstream json_out, json_err;
   ASSERT_EQ(Main(with({"install", "--dry-run", "--json"}, {"torch==2.5.1"}), deps, json_out,
                  json_err),
             0)
       << json_err.str();
   const nlohmann::json plan_json = nlohmann::json::parse(json_out.str());
-  EXPECT_EQ(plan_json["command"].back(), "http://127.0.0.1:<port>/simple/") << json_out.str();
+  EXPECT_EQ(plan_json["command_environment"]["PIP_INDEX_URL"], "http://127.0.0.1:<port>/<token>/simple/")
+      << json_out.str();
+  EXPECT_EQ(json_out.str().find("--index-url"), std::string::npos) << json_out.str();
   EXPECT_TRUE(Installed(python).empty());  // a dry run changes nothing
 
   // --torch-backend=auto over a captured host: an RTX 3090 on driver 550 with torch==2.5.1
@@ -644,6 +655,46 @@ TEST_F(InstallE2eTest, PipGetsRoutedNamesReachedThroughDependenciesFromTheBacken
 
 TEST_F(InstallE2eTest, UvGetsRoutedNamesReachedThroughDependenciesFromTheBackend) {
   TransitiveRunOf("uv");
+}
+
+// A mirror and a default index behind basic authentication (issue 29, item 9): pip and uv get
+// the credentials from this run's netrc, never on their argv (world-readable) nor on the routing
+// index's pages, and the routing index answers only under its per-run token.
+void PrivateIndexRunOf(const std::string& installer, const std::string& python, const fs::path& index_root) {
+  auto private_nginx = testing::Nginx::Start(index_root, "ci:s3cret-pw");
+  ASSERT_TRUE(private_nginx.ok()) << private_nginx.error().message;
+  const testing::Nginx& nginx = **private_nginx;
+  const std::string credentialed = "http://ci:s3cret-pw@127.0.0.1:" + std::to_string(nginx.port());
+  const fs::path overrides = index_root.parent_path() / ("private-mirror-" + installer + ".json");
+  std::ofstream(overrides) << "{\"format\": 1, \"mirror\": \"" << credentialed << "/whl/\"}\n";
+  Environment env = e2e::ChildEnvironment(index_root.parent_path());
+  env["PATH"] = std::string(kToolsBin) + ":" + env["PATH"];
+  env["UV_CACHE_DIR"] = (index_root.parent_path() / ("uv-cache-private-" + installer)).string();
+  env["UV_PYTHON_DOWNLOADS"] = "never";
+  const std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  const Output run = e2e::RunTorchdex({"install", "--python", python, "--installer", installer, "--torch-backend",
+                                       "cu124", "--catalogue", overrides.string(), "--index-url",
+                                       credentialed + "/simple/", "needs-torch"},
+                                      env, *runner);
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::size_t running = run.out.find("running: ");
+  ASSERT_NE(running, std::string::npos) << run.out;
+  const std::string argv_line = run.out.substr(running, run.out.find('\n', running) - running);
+  // Before: 'torch @ http://ci:****@127.0.0.1:...' (the argv carried them, redacted only here).
+  EXPECT_EQ(argv_line.find("ci:"), std::string::npos) << argv_line;
+  EXPECT_THAT(argv_line, HasSubstr("'torch @ http://127.0.0.1:" + std::to_string(nginx.port()) + "/whl/cu124/"));
+  EXPECT_EQ(run.out.find("s3cret"), std::string::npos) << run.out;
+  EXPECT_EQ(run.err.find("s3cret"), std::string::npos) << run.err;
+  // The wheel was downloaded with them (pip sends a netrc's credentials at once, uv after the
+  // 401 that asks for them; without them nginx answers only 401 and the install fails).
+  EXPECT_THAT(nginx.AccessLog(), HasSubstr(" 200 \"GET /whl/cu124/torch-2.6.0%2Bcu124-py3-none-any.whl"));
+}
+
+TEST_F(InstallE2eTest, PipAndUvReadAPrivateIndexsCredentialsFromTheRunsNetrcNotTheirArgv) {
+  for (const std::string installer : {"pip", "uv"}) {
+    SCOPED_TRACE(installer);
+    PrivateIndexRunOf(installer, NewVenv("venv-private-" + installer, "base-venv-pip26"), *root_ / "index");
+  }
 }
 
 TEST_F(InstallE2eTest, PipGetsTorchAskedAndReachedFromTheBackendWithItsOwnDefaultIndex) {
