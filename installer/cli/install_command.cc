@@ -426,6 +426,8 @@ core::Expected<std::vector<ReportedPackage>> ResolveOnly(const InstallPlan& plan
     if (core::Status ok = catalogue::WriteFileAtomically(work + "/requirements.in", input); !ok) return ok.error();
     argv = UvCompileArgv(command.uv, target, false, work + "/requirements.in", out_path);
     for (const std::string& host : plan.trusted_hosts) argv.insert(argv.end() - 1, {"--allow-insecure-host", host});
+    const std::vector<std::string> resolving = ResolutionArgs(command.extra_args);  // as the install resolves
+    argv.insert(argv.end() - 1, resolving.begin(), resolving.end());
   } else {
     core::Expected<std::vector<std::string>> report = ResolutionReportCommand(plan, command, out_path);
     if (!report) return report.error();

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -130,6 +132,18 @@ const PassedOption* Passed(std::string_view arg) {
   return nullptr;
 }
 
+// Those of them that change what uv resolves and that `uv pip compile` takes too: the check of
+// uv's resolution before an install (install_command.cc) must resolve as the install will.
+constexpr std::string_view kResolutionOptions[] = {
+    "--no-deps",       "--upgrade",    "-U",           "--upgrade-package",    "--only-binary",
+    "--no-binary",     "--pre",        "--prerelease", "--resolution",         "--index-strategy",
+    "--no-build-isolation", "--keyring-provider", "--native-tls"};
+
+bool Resolves(std::string_view arg) {
+  const std::string_view name = arg.substr(0, arg.find('='));
+  return std::find(std::begin(kResolutionOptions), std::end(kResolutionOptions), name) != std::end(kResolutionOptions);
+}
+
 constexpr std::string_view kOnlyIndex =
     "the installer's only index is torchdex's routing index (routed names from the backend, every other name "
     "from the default index), so options that name an index, a source, a constraint, an override or a "
@@ -166,6 +180,27 @@ std::string RefusedPassthrough(const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
+std::vector<std::string> ResolutionArgs(const std::vector<std::string>& extra_args) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < extra_args.size(); ++i) {
+    const std::string& arg = extra_args[i];
+    const bool cluster = arg.size() > 2 && arg[0] == '-' && arg[1] != '-' && arg.find('=') == std::string::npos;
+    if (cluster) {
+      if (arg.find('U') != std::string::npos) out.push_back("-U");
+      continue;
+    }
+    const PassedOption* option = Passed(arg);
+    const bool with_value = option != nullptr && option->value && arg.find('=') == std::string::npos &&
+                            i + 1 < extra_args.size();
+    if (option != nullptr && Resolves(arg)) {
+      out.push_back(arg);
+      if (with_value) out.push_back(extra_args[i + 1]);
+    }
+    if (with_value) ++i;
+  }
+  return out;
+}
 
 namespace {
 

@@ -70,6 +70,11 @@ std::string PipConfigIndexUrl(std::string_view config_list);
 /// page gave no hash.
 std::string DirectReference(const PlannedWheel& wheel);
 
+/// Of the arguments passed after `--` (already checked), those that change what uv resolves and
+/// that `uv pip compile` takes too (--prerelease, --resolution, --only-binary, -U, ...), with
+/// their values: given to uv's check of the resolution, so that it resolves as the install does.
+std::vector<std::string> ResolutionArgs(const std::vector<std::string>& extra_args);
+
 /// The argv to run. An offline plan (no URLs) cannot be installed: that is an error.
 core::Expected<std::vector<std::string>> InstallCommand(const InstallPlan& plan,
                                                         const InstallCommandOptions& options);

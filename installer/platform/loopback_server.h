@@ -1,7 +1,8 @@
 // A small HTTP/1.1 server on 127.0.0.1, inside the torchdex process, for what torchdex serves
 // to its own children (the routing index of `install`, docs/install.md). It binds the loopback
-// address only (never a wildcard), on an ephemeral port; a fixed pool of threads answers; every
-// request, and the number of connections waiting, is bounded; every response ends with
+// address only (never a wildcard), on an ephemeral port; one thread reads every request head, a
+// fixed pool of threads answers complete ones; every request, and the number of connections
+// read and waiting, is bounded; every response ends with
 // `Connection: close`, so a client's idle keep-alive connection never holds a thread. The
 // handler is called on those threads, at the same time for different connections.
 // POSIX sockets: loopback_server_posix.cc.
@@ -31,7 +32,10 @@ struct HttpResponse {
 
 struct LoopbackServerLimits {
   int threads = 16;               // connections answered at once
-  std::size_t max_waiting = 256;  // accepted, not yet answered; then the backlog holds them
+  std::size_t max_waiting = 256;  // heads read, not yet answered; then the backlog holds them
+  /// Heads being read at once, by one thread that polls them all: an idle connection holds no
+  /// worker, and one past this closes the connection accepted longest ago (issue 29, item 16).
+  std::size_t max_pending = 512;
   std::size_t max_request_bytes = 16 << 10;       // request line and headers; more: 431
   std::chrono::milliseconds read_timeout{10000};  // for the whole request head
   std::chrono::milliseconds write_timeout{60000};

@@ -1,5 +1,5 @@
-// LoopbackServer over POSIX sockets: one thread accepts, a fixed pool answers, a pipe wakes the
-// accepting thread to stop. Reads and writes are bounded by poll() deadlines; writes use
+// LoopbackServer over POSIX sockets: one thread accepts and reads every request head with one
+// poll(), a fixed pool answers complete heads, a pipe wakes the accepting thread to stop. Reads and writes are bounded by poll() deadlines; writes use
 // MSG_NOSIGNAL, so a client that hangs up never raises SIGPIPE in torchdex.
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -139,7 +139,6 @@ class PosixLoopbackServer final : public LoopbackServer {
       stopped_ = true;
     }
     work_.notify_all();
-    space_.notify_all();
     if (wake_[1] >= 0) {
       const char byte = 0;
       [[maybe_unused]] const ssize_t ignored = ::write(wake_[1], &byte, 1);
@@ -149,7 +148,7 @@ class PosixLoopbackServer final : public LoopbackServer {
     listen_fd_ = -1;
     for (std::thread& worker : workers_) worker.join();
     workers_.clear();
-    for (int fd : waiting_) ::close(fd);
+    for (const Ready& ready : waiting_) ::close(ready.fd);
     waiting_.clear();
     for (int& fd : wake_) {
       if (fd >= 0) ::close(fd);
@@ -165,83 +164,138 @@ class PosixLoopbackServer final : public LoopbackServer {
     return core::MakeError("cannot serve on 127.0.0.1: " + why);
   }
 
+  // A connection whose request head is still arriving: read by the accepting thread, so a
+  // client that sends nothing holds no worker (issue 29, item 16).
+  struct Pending {
+    int fd = -1;
+    std::string head;
+    Clock::time_point deadline;
+  };
+  // A connection for a worker: its complete head, or the status to refuse it with.
+  struct Ready {
+    int fd = -1;
+    std::string head;
+    int refusal = 0;  // 408 or 431; 0 to answer `head`
+  };
+
+  // Accepts, and reads every connection's head with one poll(): a head complete, too long or
+  // too slow goes to the workers. At most `max_pending` heads are read at once; a connection
+  // past that closes the one accepted longest ago, so idle connections cannot keep a new one out.
   void AcceptLoop() {
+    std::deque<Pending> pending;
+    std::vector<pollfd> fds;
     while (true) {
       {
-        std::unique_lock<std::mutex> lock(mutex_);
-        space_.wait(lock, [this] { return stopped_ || waiting_.size() < limits_.max_waiting; });
-        if (stopped_) return;
-      }
-      pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
-      const int ready = ::poll(fds, 2, -1);
-      if (ready < 0) {
-        if (errno == EINTR) continue;
-        return;
-      }
-      if (fds[1].revents != 0) return;
-      if ((fds[0].revents & POLLIN) == 0) continue;
-      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-      if (fd < 0) {
-        // Out of descriptors: give the answers in progress a moment to free some.
-        if (errno == EMFILE || errno == ENFILE) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-        continue;
-      }
-      {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (stopped_) {
-          ::close(fd);
-          return;
-        }
-        waiting_.push_back(fd);
+        if (stopped_) break;
       }
-      work_.notify_one();
+      fds.assign({{listen_fd_, static_cast<short>(ReadyFull() ? 0 : POLLIN), 0}, {wake_[0], POLLIN, 0}});
+      Clock::time_point soonest = Clock::time_point::max();
+      for (const Pending& p : pending) {
+        fds.push_back({p.fd, POLLIN, 0});
+        soonest = std::min(soonest, p.deadline);
+      }
+      const int timeout = soonest == Clock::time_point::max() ? 1000 : std::max(1, MillisLeft(soonest));
+      const int ready = ::poll(fds.data(), fds.size(), timeout);
+      if (ready < 0 && errno != EINTR) break;
+      if (ready > 0 && fds[1].revents != 0) break;
+      ReadHeads(pending, fds);
+      if (ready > 0 && (fds[0].revents & POLLIN) != 0) Accept(pending);
     }
+    for (const Pending& p : pending) ::close(p.fd);
+  }
+
+  bool ReadyFull() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return waiting_.size() >= limits_.max_waiting;
+  }
+
+  void Accept(std::deque<Pending>& pending) {
+    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) {
+      // Out of descriptors: give the answers in progress a moment to free some.
+      if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      return;
+    }
+    if (pending.size() >= std::max<std::size_t>(1, limits_.max_pending)) {
+      ::close(pending.front().fd);
+      pending.pop_front();
+    }
+    pending.push_back({fd, {}, Clock::now() + limits_.read_timeout});
+  }
+
+  // Reads what arrived on each pending connection (fds[2 + i] is pending[i]) and hands on each
+  // that is finished: a complete head, one too long, one past its deadline, or a closed one.
+  void ReadHeads(std::deque<Pending>& pending, const std::vector<pollfd>& fds) {
+    const Clock::time_point now = Clock::now();
+    std::deque<Pending> still;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      Pending& p = pending[i];
+      int refusal = 0;
+      bool gone = false;
+      if ((fds[2 + i].revents & (POLLIN | POLLHUP | POLLERR)) != 0) gone = !Receive(p);
+      const bool complete = p.head.find("\r\n\r\n") != std::string::npos;
+      if (!complete && p.head.size() > limits_.max_request_bytes) refusal = 431;
+      if (!complete && !gone && refusal == 0 && now >= p.deadline) refusal = 408;
+      if (gone && !complete) {
+        ::close(p.fd);
+      } else if (complete || refusal != 0) {
+        Hand({p.fd, std::move(p.head), refusal});
+      } else {
+        still.push_back(std::move(p));
+      }
+    }
+    pending.swap(still);
+  }
+
+  // Appends what can be read now; false when the client closed or failed.
+  bool Receive(Pending& p) {
+    char buffer[4096];
+    while (p.head.size() <= limits_.max_request_bytes) {
+      const ssize_t n = ::recv(p.fd, buffer, sizeof buffer, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+      if (n <= 0) return false;
+      p.head.append(buffer, static_cast<std::size_t>(n));
+      if (p.head.find("\r\n\r\n") != std::string::npos) return true;
+    }
+    return true;
+  }
+
+  void Hand(Ready ready) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      waiting_.push_back(std::move(ready));
+    }
+    work_.notify_one();
   }
 
   void WorkLoop() {
     while (true) {
-      int fd = -1;
+      Ready ready;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         work_.wait(lock, [this] { return stopped_ || !waiting_.empty(); });
         if (stopped_) return;
-        fd = waiting_.front();
+        ready = std::move(waiting_.front());
         waiting_.pop_front();
       }
-      space_.notify_one();
-      Serve(fd);
-      ::shutdown(fd, SHUT_RDWR);
-      ::close(fd);
+      Serve(ready);
+      ::shutdown(ready.fd, SHUT_RDWR);
+      ::close(ready.fd);
     }
   }
 
-  void Serve(int fd) {
-    // The request head: up to the blank line, bounded in size and time.
-    const Clock::time_point deadline = Clock::now() + limits_.read_timeout;
-    std::string head;
-    char buffer[4096];
-    std::size_t end = std::string::npos;
-    while (end == std::string::npos) {
-      if (head.size() > limits_.max_request_bytes) {
-        Reply(fd, Plain(431, "request head over " + std::to_string(limits_.max_request_bytes) +
-                                 " bytes"));
-        return;
-      }
-      if (!WaitFor(fd, POLLIN, deadline, wake_[0])) {
-        Reply(fd, Plain(408, "no complete request in time"));
-        return;
-      }
-      const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (n <= 0) return;  // the client went away
-      head.append(buffer, static_cast<std::size_t>(n));
-      end = head.find("\r\n\r\n");
+  void Serve(const Ready& ready) {
+    const int fd = ready.fd;
+    const std::string& head = ready.head;
+    if (ready.refusal == 408) {
+      Reply(fd, Plain(408, "no complete request in time"));
+      return;
     }
-    if (end > limits_.max_request_bytes) {
-      Reply(fd, Plain(431,
-                      "request head over " + std::to_string(limits_.max_request_bytes) + " bytes"));
+    const std::size_t end = head.find("\r\n\r\n");
+    if (ready.refusal == 431 || end > limits_.max_request_bytes) {
+      Reply(fd, Plain(431, "request head over " + std::to_string(limits_.max_request_bytes) + " bytes"));
       return;
     }
     // "METHOD SP TARGET SP HTTP/1.x" (RFC 9112 §3).
@@ -283,9 +337,8 @@ class PosixLoopbackServer final : public LoopbackServer {
   int port_ = 0;
   int wake_[2] = {-1, -1};
   std::mutex mutex_;
-  std::condition_variable work_;   // a connection is waiting, or stop
-  std::condition_variable space_;  // the waiting queue has room, or stop
-  std::deque<int> waiting_;
+  std::condition_variable work_;  // a connection is waiting, or stop
+  std::deque<Ready> waiting_;     // heads read, for the workers
   bool stopped_ = false;
   std::thread accepting_;
   std::vector<std::thread> workers_;

@@ -877,6 +877,18 @@ TEST(InstallCommandTest, InstallerOptionsThatAddAnIndexAreRefusedAfterTheDashes)
   EXPECT_FALSE(InstallCommand(plan, {InstallerKind::kPip, "/venv/bin/python", "", {"--target", "/t", "-c"}, ""}).ok());
 }
 
+TEST(InstallCommandTest, UvsCheckOfTheResolutionGetsThePassedOptionsThatChangeIt) {
+  // The attack's G5: `-- --prerelease allow` reached `uv pip install` but not the `uv pip compile`
+  // that checks its resolution first, which then resolved something else.
+  EXPECT_EQ(ResolutionArgs({"--prerelease", "allow", "--no-cache", "--resolution=lowest", "-qU", "--target", "/t",
+                            "--only-binary", ":all:", "--reinstall", "--upgrade-package", "torch"}),
+            (std::vector<std::string>{"--prerelease", "allow", "--resolution=lowest", "-U", "--only-binary", ":all:",
+                                      "--upgrade-package", "torch"}));
+  EXPECT_TRUE(ResolutionArgs({"--quiet", "--link-mode", "copy", "--compile-bytecode", "-q"}).empty());
+  // A value that looks like a resolution option is a value: `--target --pre` names a directory.
+  EXPECT_TRUE(ResolutionArgs({"--target", "--pre"}).empty());
+}
+
 TEST(ExportTest, EachFormatSaysWhatWasChosenAndPinsRoutedPackagesToTheBackend) {
   const InstallPlan plan = SamplePlan();
   ExportContext context{{"detected: NVIDIA driver 550.144.03\nsecond line", "chosen: cu124"}};
