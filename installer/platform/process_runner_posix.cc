@@ -99,8 +99,18 @@ void WriteAll(int fd, const std::string& data) {
   }
 }
 
-// Reads both pipes until EOF or the deadline, then reaps the child (killing it first when the
-// deadline passed).
+// Whether the child has exited (and is reaped into `status`); false while it runs.
+bool Reaped(pid_t pid, int* status) {
+  pid_t done;
+  while ((done = ::waitpid(pid, status, WNOHANG)) < 0 && errno == EINTR) {
+  }
+  return done == pid;
+}
+
+// Reads both pipes until EOF, the child's exit or the deadline. When the child has exited, what
+// its pipes hold is read and the answer taken then: a process it left behind holding a pipe (a
+// provider's daemon, issue 29, item 15) is killed with the rest of its group, not waited for.
+// A child that closed its output and kept running gets only the time that is left.
 ProcessResult Collect(pid_t pid, int out_fd, int err_fd, std::chrono::milliseconds timeout) {
   const InterruptScope catching;
   ProcessResult result;
@@ -108,22 +118,20 @@ ProcessResult Collect(pid_t pid, int out_fd, int err_fd, std::chrono::millisecon
   struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   int open_count = (out_fd >= 0) + (err_fd >= 0);
   if (err_fd < 0) fds[1].fd = -1;
-  bool timed_out = false;
+  int status = 0;
+  bool reaped = false;
   char buffer[4096];
-  while (open_count > 0 && g_interrupt == 0) {
+  while (g_interrupt == 0) {
+    if (!reaped) reaped = Reaped(pid, &status);
     const int64_t left = deadline - NowMillis();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    // In slices: a signal taken by another thread interrupts no poll of this one.
-    const int ready = ::poll(fds, 2, static_cast<int>(std::min<int64_t>(left, 100)));
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    if (ready == 0) continue;  // the loop checks the deadline
-    for (int i = 0; i < 2; ++i) {
+    if (open_count == 0 && reaped) break;
+    if (left <= 0) break;
+    // In slices: a signal taken by another thread interrupts no poll of this one. Once the child
+    // has exited, only what is already in the pipes is read (a poll that does not wait).
+    const int ready = ::poll(fds, 2, reaped ? 0 : static_cast<int>(std::min<int64_t>(left, open_count ? 100 : 1)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0 || (ready == 0 && reaped)) break;
+    for (int i = 0; i < 2 && ready > 0; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
       if (n < 0 && errno == EINTR) continue;
@@ -140,39 +148,15 @@ ProcessResult Collect(pid_t pid, int out_fd, int err_fd, std::chrono::millisecon
   for (auto& entry : fds) {
     if (entry.fd >= 0) ::close(entry.fd);
   }
-
-  int status = 0;
-  if (g_interrupt != 0) {
+  if (reaped) {
+    ::kill(-pid, SIGKILL);  // what it left in its group (the group outlives its leader)
+  } else {
     KillGroup(pid, &status);
-    return Interrupted();
-  }
-  if (timed_out) {
-    KillGroup(pid, &status);
+    if (g_interrupt != 0) return Interrupted();
     result.status = ProcessResult::Status::kTimedOut;
     return result;
   }
-  // The pipes are closed; the child normally exits at once, but one that closed its output and
-  // kept running still gets only the time that is left.
-  while (true) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) {
-      result.status = ProcessResult::Status::kFailedToStart;
-      result.failure = std::strerror(errno);
-      return result;
-    }
-    if (g_interrupt != 0) {
-      KillGroup(pid, &status);
-      return Interrupted();
-    }
-    if (NowMillis() >= deadline) {
-      KillGroup(pid, &status);
-      result.status = ProcessResult::Status::kTimedOut;
-      return result;
-    }
-    struct timespec pause = {0, 1000000};  // 1 ms between checks, only in this rare case
-    ::nanosleep(&pause, nullptr);
-  }
+  if (g_interrupt != 0) return Interrupted();
   if (WIFSIGNALED(status)) {
     result.status = ProcessResult::Status::kSignaled;
     result.signal = WTERMSIG(status);

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 
 #include "tests/installer/test_support.h"
@@ -229,6 +230,28 @@ TEST(ProcessRunner, ReportsExitCodesStderrAndExecFailures) {
   EXPECT_EQ(result.errors, "oops\n");
   result = runner->Run({"/nonexistent/tool"}, {}, 5000ms);
   EXPECT_EQ(result.exit_code, 127);
+}
+
+// Issue 29, item 15: a provider that prints its answer and exits 0, leaving a child that holds
+// its output, had its answer thrown away at the timeout. The answer is taken at exit, and what it
+// left in its process group is killed.
+TEST(ProcessRunner, TheAnswerIsTakenAtExitAndWhatTheChildLeftHoldingItsOutputIsKilled) {
+  std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  const ProcessResult result =
+      runner->Run({"/bin/sh", "-c", "echo '{\"ok\": 1}'; sleep 60 & echo $! >&2; exit 0"}, {}, 10000ms);
+  ASSERT_EQ(result.status, ProcessResult::Status::kExited) << result.Describe(10000ms);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.output, "{\"ok\": 1}\n");
+  const int left_behind = std::atoi(result.errors.c_str());
+  ASSERT_GT(left_behind, 0) << result.errors;
+  // Killed: gone, or a zombie until init reaps it (a bound, so a failure does not hang).
+  auto alive = [&] {
+    std::ifstream stat("/proc/" + std::to_string(left_behind) + "/stat");
+    std::string pid, name, state;
+    return stat >> pid >> name >> state && state != "Z";
+  };
+  for (int i = 0; i < 500 && alive(); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(alive()) << "sleep " << left_behind << " outlived the run";
 }
 
 TEST(ProcessRunner, RunInChildReturnsTheAnswerAndSurvivesACrash) {

@@ -291,6 +291,14 @@ TEST(ExternalProviders, AVendorAddsANamespace) {
   EXPECT_EQ(Best(*file, d.properties), "fast");
 }
 
+TEST(ExternalProviders, TheAnswerIsTakenWhenTheProviderExitsNotWhenItsChildLetsGoOfItsOutput) {
+  // Before: the provider's `sleep 30 &` held the pipe, and at the 2 s timeout the answer was lost.
+  VariantDetection d = RunProviders({{"daemon", "torchdex-provider-daemon"}});
+  ASSERT_EQ(d.properties.size(), 1u) << (d.warnings.empty() ? "" : d.warnings.front());
+  EXPECT_EQ(Values(d.properties, "daemon", "mode"), (std::vector<std::string>{"on"}));
+  EXPECT_TRUE(d.warnings.empty());
+}
+
 TEST(ExternalProviders, AVendorReplacesABuiltInOne) {
   VariantDetection d = RunProviders({{"nvidia", "nvidia-replacement"}},
                                     DetectUnder(kFixtures / "hosts" / "linux-a100-driver550", {}));
