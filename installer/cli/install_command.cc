@@ -475,6 +475,76 @@ core::Expected<CheckedResolution> CheckResolution(const InstallPlan& plan, const
   return checked;
 }
 
+// The run itself: the routing index started for it, the installer's resolution checked through
+// it, then the install, held at what was checked. The index is given to the child in its
+// environment and the indexes' credentials in a netrc of the run (issue 29, item 9).
+int InstallThroughRoutingIndex(const Prepared& prepared, const RoutingIndexConfig& routing,
+                               InstallCommandOptions command, Deps& deps, std::ostream& out, std::ostream& err) {
+  // What the command line cannot run (an option after -- that is refused, an offline plan) is
+  // said before anything starts.
+  command.routing_index_url = kRoutingIndexPlaceholderUrl;
+  if (core::Expected<std::vector<std::string>> runnable = InstallCommand(prepared.plan, command); !runnable) {
+    err << "torchdex install: " << core::RedactCredentials(runnable.error().message) << "\n";
+    return ExitStatus(runnable.error().code);
+  }
+  core::Expected<std::unique_ptr<RoutingIndexServer>> started =
+      RoutingIndexServer::Start(routing, deps.fetcher, RoutingFetchOptions());
+  if (!started) {
+    err << "torchdex install: " << core::RedactCredentials(started.error().message) << "\n";
+    return ExitStatus(started.error().code);
+  }
+  const std::unique_ptr<RoutingIndexServer> server = std::move(started).value();
+  command.routing_index_url = server->url();
+  command.credentials = &server->index().config().credentials;
+  core::Expected<InstallerEnvironment> child = EnvironmentForInstaller(
+      deps.env, command.installer == InstallerKind::kUv ? InstallerRun::kUvPip : InstallerRun::kPip);
+  if (!child) {
+    err << "torchdex install: " << core::RedactCredentials(child.error().message) << "\n";
+    return ExitStatus(child.error().code);
+  }
+  out << LeftOutNote(*child, command.installer == InstallerKind::kUv ? "uv" : "pip");
+  lockcli::TemporaryDirectory work;
+  if (work.path().empty()) {
+    err << "torchdex install: cannot make a temporary directory\n";
+    return kExitFailure;
+  }
+  if (core::Status given = server->Give(command.installer, deps.env, work.path(), child->env); !given) {
+    err << "torchdex install: " << core::RedactCredentials(given.error().message) << "\n";
+    return ExitStatus(given.error().code);
+  }
+  for (const std::string& host : server->index().config().credentials.Unfit()) {
+    err << "torchdex: warning: the credentials for " << host
+        << " do not fit a netrc entry (another user for the same host, or a space or quote in them): they stay "
+           "in the URLs pip or uv is given, which other local users can read while it runs\n";
+  }
+  core::Expected<CheckedResolution> checked =
+      CheckResolution(prepared.plan, command, prepared.target, *server, child->env, work.path(), deps);
+  if (!checked) {
+    server->Stop();
+    out << core::RedactCredentials(server->index().Summary());
+    err << "torchdex install: " << core::RedactCredentials(checked.error().message) << "\n";
+    return ExitStatus(checked.error().code);
+  }
+  InstallPlan pinned = prepared.plan;
+  for (PlannedWheel& w : checked->pins) {
+    out << "pinned: " << w.name << " " << w.version << " from backend " << prepared.plan.backend << " ("
+        << w.required_by.front() << ")\n";
+    pinned.routed.push_back(std::move(w));
+  }
+  core::Expected<std::vector<std::string>> argv = InstallCommand(pinned, command);
+  if (argv && !checked->constraints_path.empty()) argv->insert(argv->end(), {"-c", checked->constraints_path});
+  if (!argv) {
+    err << "torchdex install: " << core::RedactCredentials(argv.error().message) << "\n";
+    return ExitStatus(argv.error().code);
+  }
+  out << "running: " << core::RedactCredentials(DisplayCommand(*argv, command, server->DisplayUrl())) << "\n";
+  out.flush();
+  const int code = ExecuteInstall(*argv, deps.runner, child->env, out, err);
+  server->Stop();
+  out << core::RedactCredentials(server->index().Summary());
+  return code;
+}
+
 int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
   const InstallCliOptions& o = options.install;
   core::Expected<Prepared> prepared = Prepare(options, deps);
@@ -530,78 +600,19 @@ int RunInstall(const Options& options, Deps& deps, std::ostream& out, std::ostre
       prepared->plan, decision.routed_names, default_index,
       MirrorRule{decision.mirror_url, decision.upstream_base, decision.upstream_hosts,
                  prepared->plan.trusted_hosts});
-  std::unique_ptr<RoutingIndexServer> server;
   if (o.dry_run) {
     command.routing_index_url = kRoutingIndexPlaceholderUrl;
     out << core::RedactCredentials(DescribeRoutingIndex(routing, command.routing_index_url));
-  } else {
-    core::Expected<std::unique_ptr<RoutingIndexServer>> started =
-        RoutingIndexServer::Start(routing, deps.fetcher, RoutingFetchOptions());
-    if (!started) {
-      err << "torchdex install: " << core::RedactCredentials(started.error().message) << "\n";
-      return ExitStatus(started.error().code);
+    core::Expected<std::vector<std::string>> argv = InstallCommand(prepared->plan, command);
+    if (!argv) {
+      err << "torchdex install: " << core::RedactCredentials(argv.error().message) << "\n";
+      return ExitStatus(argv.error().code);
     }
-    server = std::move(started).value();
-    command.routing_index_url = server->url();
-    command.credentials = &server->index().config().credentials;
-  }
-  core::Expected<std::vector<std::string>> argv = InstallCommand(prepared->plan, command);
-  if (!argv) {
-    err << "torchdex install: " << core::RedactCredentials(argv.error().message) << "\n";
-    return ExitStatus(argv.error().code);
-  }
-  if (o.dry_run) {
     out << "would run: " << core::RedactCredentials(DisplayCommand(*argv, command, kRoutingIndexPlaceholderUrl))
         << "\n";
     return kExitOk;
   }
-  core::Expected<InstallerEnvironment> child = EnvironmentForInstaller(
-      deps.env, command.installer == InstallerKind::kUv ? InstallerRun::kUvPip : InstallerRun::kPip);
-  if (!child) {
-    err << "torchdex install: " << core::RedactCredentials(child.error().message) << "\n";
-    return ExitStatus(child.error().code);
-  }
-  out << LeftOutNote(*child, command.installer == InstallerKind::kUv ? "uv" : "pip");
-  lockcli::TemporaryDirectory work;
-  if (work.path().empty()) {
-    err << "torchdex install: cannot make a temporary directory\n";
-    return kExitFailure;
-  }
-  if (core::Status given = server->Give(command.installer, deps.env, work.path(), child->env); !given) {
-    err << "torchdex install: " << core::RedactCredentials(given.error().message) << "\n";
-    return ExitStatus(given.error().code);
-  }
-  for (const std::string& host : server->index().config().credentials.Unfit()) {
-    err << "torchdex: warning: the credentials for " << host
-        << " do not fit a netrc entry (another user for the same host, or a space or quote in them): they stay "
-           "in the URLs pip or uv is given, which other local users can read while it runs\n";
-  }
-  core::Expected<CheckedResolution> checked =
-      CheckResolution(prepared->plan, command, prepared->target, *server, child->env, work.path(), deps);
-  if (!checked) {
-    server->Stop();
-    out << core::RedactCredentials(server->index().Summary());
-    err << "torchdex install: " << core::RedactCredentials(checked.error().message) << "\n";
-    return ExitStatus(checked.error().code);
-  }
-  InstallPlan pinned = prepared->plan;
-  for (PlannedWheel& w : checked->pins) {
-    out << "pinned: " << w.name << " " << w.version << " from backend " << prepared->plan.backend << " ("
-        << w.required_by.front() << ")\n";
-    pinned.routed.push_back(std::move(w));
-  }
-  argv = InstallCommand(pinned, command);
-  if (argv && !checked->constraints_path.empty()) argv->insert(argv->end(), {"-c", checked->constraints_path});
-  if (!argv) {
-    err << "torchdex install: " << core::RedactCredentials(argv.error().message) << "\n";
-    return ExitStatus(argv.error().code);
-  }
-  out << "running: " << core::RedactCredentials(DisplayCommand(*argv, command, server->DisplayUrl())) << "\n";
-  out.flush();
-  const int code = ExecuteInstall(*argv, deps.runner, child->env, out, err);
-  server->Stop();
-  out << core::RedactCredentials(server->index().Summary());
-  return code;
+  return InstallThroughRoutingIndex(*prepared, routing, command, deps, out, err);
 }
 
 // The routed packages that the plan's other requirements reach (lightning -> torch), which
