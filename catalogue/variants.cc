@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/utf8.h"
+
 namespace torchdex::catalogue {
 
 namespace {
@@ -35,22 +37,8 @@ std::string Escape(const std::string& key) {  // RFC 6901
   return out;
 }
 
-// A value in a message: printable ASCII as is, the rest as \xHH, at most 60 characters.
-std::string Visible(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, 60)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", u);
-      out += hex;
-    } else {
-      out.push_back(c);
-    }
-  }
-  if (text.size() > 60) out += "...";
-  return out;
-}
+// A value in a message: one line, at most 60 bytes (core::OneLine).
+std::string Visible(std::string_view text) { return core::OneLine(text, 60); }
 
 class Reader {
  public:

@@ -1,5 +1,6 @@
 #include "core/utf8.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -150,6 +151,23 @@ std::string ForTerminal(std::string_view text, std::size_t* consumed) {
     i += n;
   }
   if (consumed != nullptr) *consumed = i;
+  return out;
+}
+
+std::string OneLine(std::string_view text, std::size_t at_most) {
+  std::size_t cut = std::min(at_most, text.size());
+  while (cut > 0 && cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  const std::string_view kept = text.substr(0, cut);
+  std::string out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= kept.size(); ++i) {
+    const char c = i < kept.size() ? kept[i] : '\0';
+    if (i < kept.size() && c != '\n' && c != '\r' && c != '\t') continue;
+    out += ForTerminal(kept.substr(start, i - start));
+    if (i < kept.size()) out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+    start = i + 1;
+  }
+  if (cut < text.size()) out += "...";
   return out;
 }
 

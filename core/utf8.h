@@ -37,6 +37,12 @@ std::string CharacterAt(std::string_view text, std::size_t pos);
 /// call.
 std::string ForTerminal(std::string_view text, std::size_t* consumed = nullptr);
 
+/// A value inside a one-line message (an error naming what was read): ForTerminal's escapes,
+/// and '\n', '\r', '\t' written as "\n", "\r", "\t", so the message stays one line; at most
+/// `at_most` bytes of `text`, cut where a character ends, then "...". The one escaper of values
+/// in messages (issue 29, item 12).
+std::string OneLine(std::string_view text, std::size_t at_most = std::string_view::npos);
+
 }  // namespace torchdex::core
 
 #endif  // TORCHDEX_CORE_UTF8_H_

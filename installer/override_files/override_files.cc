@@ -9,6 +9,7 @@
 
 #include "core/name.h"
 #include "core/spelling.h"
+#include "core/utf8.h"
 
 namespace torchdex::installer {
 namespace {
@@ -95,21 +96,7 @@ class Checker {
   }
 
   // A value in a message: control characters shown as \n, \xHH, so a message stays one line.
-  static std::string Visible(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-      const auto u = static_cast<unsigned char>(c);
-      if (c == '\n') out += "\\n";
-      else if (c == '\r') out += "\\r";
-      else if (c == '\t') out += "\\t";
-      else if (u < 0x20 || u == 0x7f) {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "\\x%02x", u);
-        out += hex;
-      } else out.push_back(c);
-    }
-    return out;
-  }
+  static std::string Visible(const std::string& text) { return core::OneLine(text); }
 
   std::optional<core::Error> Project(const std::string& name, const std::string& pointer,
                                      std::string* out) const {

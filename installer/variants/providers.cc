@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/utf8.h"
+
 namespace torchdex::installer {
 
 namespace {
@@ -28,21 +30,7 @@ bool IsName(std::string_view s) {
   });
 }
 
-std::string Visible(std::string_view text, std::size_t at_most = 80) {
-  std::string out;
-  for (char c : text.substr(0, at_most)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", u);
-      out += hex;
-    } else {
-      out.push_back(c);
-    }
-  }
-  if (text.size() > at_most) out += "...";
-  return out;
-}
+std::string Visible(std::string_view text, std::size_t at_most = 80) { return core::OneLine(text, at_most); }
 
 void AddUnique(std::vector<std::string>& list, const std::string& value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);

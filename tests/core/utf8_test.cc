@@ -62,5 +62,15 @@ TEST(Utf8Test, CharacterAtNeverCutsACharacter) {
   EXPECT_EQ(Utf8SequenceLength("\xF0\x9F\x94", 0), 0u);
 }
 
+TEST(Utf8Test, OneLineKeepsAMessageOnOneLineAndCutsOnlyBetweenCharacters) {
+  // The one escaper of values in messages (variants.json, override files, providers).
+  EXPECT_EQ(OneLine("https://x/\n--extra-index-url\tevil\r"), "https://x/\\n--extra-index-url\\tevil\\r");
+  EXPECT_EQ(OneLine("\x1b[2Jcafé \xe2\x80\xae\xff"), "\\u001b[2Jcafé \\u202e\\xff");
+  EXPECT_EQ(OneLine("abcdef", 3), "abc...");
+  EXPECT_EQ(OneLine("ab\xe2\x82\xac", 3), "ab...");  // "€" whole or not at all
+  EXPECT_EQ(OneLine("ab\xe2\x82\xac", 5), "ab\xe2\x82\xac");
+  EXPECT_EQ(OneLine(""), "");
+}
+
 }  // namespace
 }  // namespace torchdex::core
