@@ -4,10 +4,9 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "catalogue/variants.h"
@@ -18,6 +17,7 @@
 #include "core/wheel.h"
 #include "index/url.h"
 #include "installer/cli/exit_codes.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer::lockcli {
 
@@ -161,12 +161,6 @@ std::vector<std::string> RoutedFileRoots(const UserCatalogue& catalogue) {
 
 namespace {
 
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The decoded segments of a URL's path; nullopt when one is "." or ".." (literal or encoded: pip
 // and uv resolve them, so "/whl/cu124/../../simple/x" would leave the root that a prefix says it
 // is under), or holds an encoded '/' or a '\' (the attack's G1).
@@ -177,7 +171,7 @@ std::optional<std::vector<std::string>> Segments(std::string_view path) {
     std::size_t slash = path.find('/', start);
     if (slash == std::string_view::npos) slash = path.size();
     const std::string raw(path.substr(start, slash - start));
-    const std::string lowered = Lower(raw);
+    const std::string lowered = ToLower(raw);
     if (lowered.find("%2f") != std::string::npos || lowered.find("%5c") != std::string::npos ||
         raw.find('\\') != std::string::npos) {
       return std::nullopt;
@@ -194,7 +188,9 @@ std::optional<std::vector<std::string>> Segments(std::string_view path) {
 // credentials aside) and the root's path segments a prefix of its own.
 bool Under(const std::string& url, const std::string& root) {
   const std::string plain = core::StripCredentials(url), base = core::StripCredentials(root);
-  if (Lower(index::UrlOrigin(plain)) != Lower(index::UrlOrigin(base)) || index::UrlOrigin(plain).empty()) return false;
+  if (ToLower(index::UrlOrigin(plain)) != ToLower(index::UrlOrigin(base)) || index::UrlOrigin(plain).empty()) {
+    return false;
+  }
   const auto mine = Segments(index::UrlPath(plain));
   const auto theirs = Segments(index::UrlPath(base));
   if (!mine || !theirs || theirs->size() > mine->size()) return false;

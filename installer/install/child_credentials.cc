@@ -1,7 +1,6 @@
 #include "installer/install/child_credentials.h"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -9,6 +8,7 @@
 
 #include "core/url.h"
 #include "index/url.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer {
 namespace {
@@ -33,10 +33,9 @@ std::optional<Authority> AuthorityOf(std::string_view url) {
     out.userinfo = std::string(authority.substr(0, at));
     authority.remove_prefix(at + 1);
   }
+  if (authority.empty()) return std::nullopt;
   const std::size_t port = authority.front() == '[' ? authority.find(']') + 1 : authority.find(':');
-  out.host = std::string(authority.substr(0, std::min(port, authority.size())));
-  std::transform(out.host.begin(), out.host.end(), out.host.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  out.host = ToLower(authority.substr(0, std::min(port, authority.size())));
   return out;
 }
 
@@ -67,7 +66,8 @@ std::string ReadUserNetrc(const Environment& env) {
 
 void ChildCredentials::Add(std::string_view url) {
   const std::optional<Authority> authority = AuthorityOf(url);
-  if (!authority || authority->userinfo.empty() || authority->host.empty()) return;
+  // A host netrc cannot name as one token gets no entry either (a line of its own is the risk).
+  if (!authority || authority->userinfo.empty() || !FitsNetrc(authority->host)) return;
   const std::size_t colon = authority->userinfo.find(':');
   Login login{core::PercentDecode(authority->userinfo.substr(0, colon)),
               colon == std::string::npos ? "" : core::PercentDecode(authority->userinfo.substr(colon + 1))};

@@ -52,6 +52,10 @@ TEST(ChildCredentialsTest, WhatNetrcCannotHoldStaysInTheUrlAndIsNamed) {
   // A URL whose host parsers read differently gives nothing (index::HasAmbiguousAuthority).
   ChildCredentials ambiguous;
   ambiguous.Add("http://u:p@0.0.0.0:1\\@127.0.0.1:1/");
+  // Nor does a host that is not one netrc token (a line of its own could follow), or none.
+  ambiguous.Add("https://u:p@evil host machine x/");
+  ambiguous.Add("https://u:p@/x");
+  ambiguous.Add("https://");
   EXPECT_TRUE(ambiguous.empty());
 }
 
