@@ -490,25 +490,47 @@ struct TableModel {
   std::string EmitBackendsReference() const;  // docs/reference/backends.md
 };
 
-TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<const InputFile*>& catalogue_inputs,
-                           std::vector<catalogue::Catalogue> channels) {
-  TableModel m;
-  m.inputs = inputs;
-  m.catalogues = std::move(channels);
-  const std::vector<catalogue::Catalogue>& catalogues = m.catalogues;
-  [[maybe_unused]] const catalogue::Catalogue& catalogue = catalogues[0];
-  // Backends: the union of the channels', sorted by name; the first channel's facts.
-  std::vector<BackendOut> backends;
-  std::map<std::string, size_t> backend_index;
-  const CudaDrivers drivers = ReadCudaDrivers(inputs[1]);
-  std::map<std::string, std::pair<const catalogue::CatalogueBackend*, size_t>> union_backends;
-  for (size_t c = 0; c < catalogues.size(); ++c) {
-    for (const auto& [name, backend] : catalogues[c].backends) {
-      union_backends.emplace(name, std::pair(&backend, c));
-    }
+// Builds the model from the inputs, one step per part of the table; Fail()s at the first
+// inconsistency, naming the file and JSON pointer.
+class ModelBuilder {
+ public:
+  ModelBuilder(std::span<const InputFile> inputs, const std::vector<const InputFile*>& catalogue_inputs,
+               std::vector<catalogue::Catalogue> channels)
+      : catalogue_inputs_(catalogue_inputs) {
+    m_.inputs = inputs;
+    m_.catalogues = std::move(channels);
   }
-  for (const auto& [name, first] : union_backends) {
-    const catalogue::CatalogueBackend& backend = *first.first;
+
+  TableModel Build() {
+    ReadBackends();
+    ReadProjects();
+    InternTags();
+    ReadArchs();
+    return std::move(m_);
+  }
+
+ private:
+  // Backends: the union of the channels', sorted by name; the first channel's facts.
+  void ReadBackends() {
+    const std::vector<catalogue::Catalogue>& catalogues = m_.catalogues;
+    m_.drivers = ReadCudaDrivers(m_.inputs[1]);
+    std::map<std::string, std::pair<const catalogue::CatalogueBackend*, size_t>> union_backends;
+    for (size_t c = 0; c < catalogues.size(); ++c) {
+      for (const auto& [name, backend] : catalogues[c].backends) {
+        union_backends.emplace(name, std::pair(&backend, c));
+      }
+    }
+    for (const auto& [name, first] : union_backends) {
+      backend_index_[name] = m_.backends.size();
+      m_.backends.push_back(ReadBackend(name, *first.first, first.second));
+    }
+    if (m_.backends.size() > 0xffff) Fail("/backends", "too many backends for the table");
+  }
+
+  // One backend, as the first channel `first` that has it describes it.
+  BackendOut ReadBackend(const std::string& name, const catalogue::CatalogueBackend& backend, size_t first) const {
+    const std::vector<catalogue::Catalogue>& catalogues = m_.catalogues;
+    const CudaDrivers& drivers = m_.drivers;
     BackendOut out;
     out.name = name;
     for (size_t c = 0; c < catalogues.size(); ++c) {
@@ -516,9 +538,9 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
       if (it == catalogues[c].backends.end()) continue;
       out.states[c] = it->second.state;
       if (it->second.kind != backend.kind) {
-        FailIn(catalogue_inputs[c]->path, Pointer({"backends", name, "kind"}),
+        FailIn(catalogue_inputs_[c]->path, Pointer({"backends", name, "kind"}),
                "\"" + it->second.kind + "\" here, \"" + backend.kind + "\" in the " +
-                   kChannels[first.second] + " catalogue");
+                   kChannels[first] + " catalogue");
       }
     }
     // A PEP 825 variant index (kind "variant"): no accelerator kind of its own; the table
@@ -526,7 +548,7 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
     const std::optional<BackendKind> kind =
         backend.kind == "variant" ? std::optional<BackendKind>(BackendKind::kOther) : core::ParseBackendKind(backend.kind);
     if (!kind) {
-      FailIn(catalogue_inputs[first.second]->path, Pointer({"backends", name, "kind"}),
+      FailIn(catalogue_inputs_[first]->path, Pointer({"backends", name, "kind"}),
              "unknown backend kind \"" + backend.kind + "\"");
     }
     out.kind = *kind;
@@ -552,132 +574,144 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
         out.windows_floor = out.windows_toolkit;
       }
     }
-    backend_index[name] = backends.size();
-    backends.push_back(std::move(out));
+    return out;
   }
-  if (backends.size() > 0xffff) Fail("/backends", "too many backends for the table");
 
   // Projects, their builds, versions and interned wheel tags.
-  std::vector<ProjectOut> projects;
-  std::map<std::string, std::string> normalized_seen;
-  std::map<std::array<std::string, 3>, size_t> tag_ids;  // filled below, sorted
-  std::map<std::string, std::vector<std::array<std::string, 3>>> wheel_tags;  // spelled -> tags
-  std::map<std::string, ProjectOut> project_map;
-  std::vector<VariantOut> variant_rows;  // in catalogue order: channel, project, backend, version
-  for (size_t c = 0; c < catalogues.size(); ++c) {
-    try {
-      for (const auto& [name, project] : catalogues[c].projects) {
-        const std::string pointer = Pointer({"projects", name});
-        if (core::NormalizeName(name) != name) {
-          Fail(pointer, "project name \"" + name + "\" is not in PEP 503 normal form (\"" +
-                            core::NormalizeName(name) + "\")");
-        }
-        const auto cls = std::find(std::begin(kClasses), std::end(kClasses), project.cls);
-        if (cls == std::end(kClasses))
-          Fail(Child(pointer, "class"), "unknown class \"" + project.cls + "\"");
-        if (project.reason.empty())
-          Fail(Child(pointer, "reason"), "every project needs a reason");
-        const size_t cls_index = static_cast<size_t>(cls - std::begin(kClasses));
-        // The class of the first channel that has the project (stable before test and
-        // nightly), unless a later one routes it: a package routed anywhere never comes from
-        // the default index.
-        auto [entry, added] = project_map.try_emplace(name);
-        ProjectOut& out = entry->second;
-        if (added || (out.cls >= 2 && cls_index < 2)) {
-          out.name = name;
-          out.cls = cls_index;
-          out.reason = project.reason;
-        }
-        for (const std::string& listed : project.listed_in) {
-          if (!backend_index.contains(listed)) {
-            Fail(Child(pointer, "listed_in"), "unknown backend \"" + listed + "\"");
-          }
-        }
-        if (!project.builds.empty() && cls_index >= 2) {
-          Fail(Child(pointer, "builds"), "only routed and companion projects carry builds");
-        }
-        for (const auto& [backend, versions] : project.builds) {
-          const std::string build_pointer = Child(Child(pointer, "builds"), backend);
-          auto found = backend_index.find(backend);
-          if (found == backend_index.end())
-            Fail(build_pointer, "unknown backend \"" + backend + "\"");
-          BuildOut build;
-          build.backend = found->second;
-          build.channel = c;
-          build.tags = &versions;
-          for (const auto& [version, tags] : versions) {
-            const std::string version_pointer = Child(build_pointer, version);
-            core::Expected<core::Version> parsed_version = core::Version::Parse(version);
-            if (!parsed_version) Fail(version_pointer, "not a PEP 440 version");
-            if (tags.empty()) Fail(version_pointer, "a version without wheels");
-            if (version.size() > 255) Fail(version_pointer, "a version of over 255 characters");
-            for (size_t i = 0; i < tags.size(); ++i) {
-              if (!wheel_tags.contains(tags[i])) {
-                wheel_tags[tags[i]] = ExpandTags(tags[i], Child(version_pointer, i));
-              }
-            }
-            build.versions.push_back({*parsed_version, version, 0});
-          }
-          std::sort(build.versions.begin(), build.versions.end(),
-                    [](const VersionOut& a, const VersionOut& b) {
-                      return std::tie(a.parsed, a.text) < std::tie(b.parsed, b.text);
-                    });
-          for (size_t k = 1; k < build.versions.size(); ++k) {
-            if (build.versions[k].parsed == build.versions[k - 1].parsed) {
-              Fail(Child(build_pointer, build.versions[k].text),
-                   "the same version as \"" + build.versions[k - 1].text + "\"");
-            }
-          }
-          if (std::find(project.from_flat_page.begin(), project.from_flat_page.end(), backend) !=
-              project.from_flat_page.end()) {
-            build.source = "kFlatPage";
-          }
-          out.builds.push_back(std::move(build));
-        }
-        for (const auto& [backend, versions] : project.variants) {
-          const std::string variants_pointer = Child(Child(pointer, "variants"), backend);
-          auto found = backend_index.find(backend);
-          if (found == backend_index.end()) Fail(variants_pointer, "unknown backend \"" + backend + "\"");
-          if (catalogues[c].backends.at(backend).kind != "variant") {
-            Fail(variants_pointer, "backend \"" + backend + "\" is not a variant index (kind \"variant\")");
-          }
-          for (const auto& [version, file] : versions) {
-            variant_rows.push_back({name, c, found->second, version, file});
-          }
-        }
-        for (size_t i = 0; i < project.from_flat_page.size(); ++i) {
-          if (!project.builds.contains(project.from_flat_page[i])) {
-            Fail(Child(Child(pointer, "from_flat_page"), i),
-                 "no builds of \"" + project.from_flat_page[i] + "\"");
-          }
-        }
-        // Listed by a backend whose page of the project was missing: "not crawled", no versions.
-        for (size_t i = 0; i < project.unfetched.size(); ++i) {
-          const std::string& backend = project.unfetched[i];
-          auto found = backend_index.find(backend);
-          if (found == backend_index.end()) {
-            Fail(Child(Child(pointer, "unfetched"), i), "unknown backend \"" + backend + "\"");
-          }
-          if (project.builds.contains(backend)) continue;
-          BuildOut build;
-          build.backend = found->second;
-          build.channel = c;
-          build.source = "kNotCrawled";
-          out.builds.push_back(std::move(build));
-        }
+  void ReadProjects() {
+    for (size_t c = 0; c < m_.catalogues.size(); ++c) {
+      try {
+        for (const auto& [name, project] : m_.catalogues[c].projects) ReadProject(c, name, project);
+      } catch (LocatedError& error) {
+        if (error.file.empty()) error.file = std::string(catalogue_inputs_[c]->path);
+        throw;
       }
-    } catch (LocatedError& error) {
-      if (error.file.empty()) error.file = std::string(catalogue_inputs[c]->path);
-      throw;
+    }
+    for (auto& [name, out] : project_map_) {
+      std::sort(out.builds.begin(), out.builds.end(), [](const BuildOut& a, const BuildOut& b) {
+        return std::pair(a.channel, a.backend) < std::pair(b.channel, b.backend);
+      });
+      m_.projects.push_back(std::move(out));
     }
   }
-  for (auto& [name, out] : project_map) {
-    std::sort(out.builds.begin(), out.builds.end(), [](const BuildOut& a, const BuildOut& b) {
-      return std::pair(a.channel, a.backend) < std::pair(b.channel, b.backend);
-    });
-    projects.push_back(std::move(out));
+
+  void ReadProject(size_t c, const std::string& name, const catalogue::CatalogueProject& project) {
+    const std::map<std::string, size_t>& backend_index = backend_index_;
+    const std::vector<catalogue::Catalogue>& catalogues = m_.catalogues;
+    std::map<std::string, ProjectOut>& project_map = project_map_;
+    std::vector<VariantOut>& variant_rows = m_.variants;
+    const std::string pointer = Pointer({"projects", name});
+    if (core::NormalizeName(name) != name) {
+      Fail(pointer, "project name \"" + name + "\" is not in PEP 503 normal form (\"" +
+                        core::NormalizeName(name) + "\")");
+    }
+    const auto cls = std::find(std::begin(kClasses), std::end(kClasses), project.cls);
+    if (cls == std::end(kClasses))
+      Fail(Child(pointer, "class"), "unknown class \"" + project.cls + "\"");
+    if (project.reason.empty())
+      Fail(Child(pointer, "reason"), "every project needs a reason");
+    const size_t cls_index = static_cast<size_t>(cls - std::begin(kClasses));
+    // The class of the first channel that has the project (stable before test and
+    // nightly), unless a later one routes it: a package routed anywhere never comes from
+    // the default index.
+    auto [entry, added] = project_map.try_emplace(name);
+    ProjectOut& out = entry->second;
+    if (added || (out.cls >= 2 && cls_index < 2)) {
+      out.name = name;
+      out.cls = cls_index;
+      out.reason = project.reason;
+    }
+    for (const std::string& listed : project.listed_in) {
+      if (!backend_index.contains(listed)) {
+        Fail(Child(pointer, "listed_in"), "unknown backend \"" + listed + "\"");
+      }
+    }
+    if (!project.builds.empty() && cls_index >= 2) {
+      Fail(Child(pointer, "builds"), "only routed and companion projects carry builds");
+    }
+    for (const auto& [backend, versions] : project.builds) {
+      out.builds.push_back(ReadBuild(c, pointer, project, backend, versions));
+    }
+    for (const auto& [backend, versions] : project.variants) {
+      const std::string variants_pointer = Child(Child(pointer, "variants"), backend);
+      auto found = backend_index.find(backend);
+      if (found == backend_index.end()) Fail(variants_pointer, "unknown backend \"" + backend + "\"");
+      if (catalogues[c].backends.at(backend).kind != "variant") {
+        Fail(variants_pointer, "backend \"" + backend + "\" is not a variant index (kind \"variant\")");
+      }
+      for (const auto& [version, file] : versions) {
+        variant_rows.push_back({name, c, found->second, version, file});
+      }
+    }
+    for (size_t i = 0; i < project.from_flat_page.size(); ++i) {
+      if (!project.builds.contains(project.from_flat_page[i])) {
+        Fail(Child(Child(pointer, "from_flat_page"), i),
+             "no builds of \"" + project.from_flat_page[i] + "\"");
+      }
+    }
+    // Listed by a backend whose page of the project was missing: "not crawled", no versions.
+    for (size_t i = 0; i < project.unfetched.size(); ++i) {
+      const std::string& backend = project.unfetched[i];
+      auto found = backend_index.find(backend);
+      if (found == backend_index.end()) {
+        Fail(Child(Child(pointer, "unfetched"), i), "unknown backend \"" + backend + "\"");
+      }
+      if (project.builds.contains(backend)) continue;
+      BuildOut build;
+      build.backend = found->second;
+      build.channel = c;
+      build.source = "kNotCrawled";
+      out.builds.push_back(std::move(build));
+    }
   }
 
+  BuildOut ReadBuild(size_t c, const std::string& pointer, const catalogue::CatalogueProject& project,
+                     const std::string& backend, const catalogue::VersionTags& versions) {
+    const std::map<std::string, size_t>& backend_index = backend_index_;
+    std::map<std::string, std::vector<std::array<std::string, 3>>>& wheel_tags = m_.wheel_tags;
+    const std::string build_pointer = Child(Child(pointer, "builds"), backend);
+    auto found = backend_index.find(backend);
+    if (found == backend_index.end())
+      Fail(build_pointer, "unknown backend \"" + backend + "\"");
+    BuildOut build;
+    build.backend = found->second;
+    build.channel = c;
+    build.tags = &versions;
+    for (const auto& [version, tags] : versions) {
+      const std::string version_pointer = Child(build_pointer, version);
+      core::Expected<core::Version> parsed_version = core::Version::Parse(version);
+      if (!parsed_version) Fail(version_pointer, "not a PEP 440 version");
+      if (tags.empty()) Fail(version_pointer, "a version without wheels");
+      if (version.size() > 255) Fail(version_pointer, "a version of over 255 characters");
+      for (size_t i = 0; i < tags.size(); ++i) {
+        if (!wheel_tags.contains(tags[i])) {
+          wheel_tags[tags[i]] = ExpandTags(tags[i], Child(version_pointer, i));
+        }
+      }
+      build.versions.push_back({*parsed_version, version, 0});
+    }
+    std::sort(build.versions.begin(), build.versions.end(),
+              [](const VersionOut& a, const VersionOut& b) {
+                return std::tie(a.parsed, a.text) < std::tie(b.parsed, b.text);
+              });
+    for (size_t k = 1; k < build.versions.size(); ++k) {
+      if (build.versions[k].parsed == build.versions[k - 1].parsed) {
+        Fail(Child(build_pointer, build.versions[k].text),
+             "the same version as \"" + build.versions[k - 1].text + "\"");
+      }
+    }
+    if (std::find(project.from_flat_page.begin(), project.from_flat_page.end(), backend) !=
+        project.from_flat_page.end()) {
+      build.source = "kFlatPage";
+    }
+    return build;
+  }
+
+  void InternTags() {
+    std::map<std::array<std::string, 3>, size_t>& tag_ids = m_.tag_ids;
+    const std::map<std::string, std::vector<std::array<std::string, 3>>>& wheel_tags = m_.wheel_tags;
+    std::map<std::vector<size_t>, size_t>& set_ids = m_.set_ids;
+    std::vector<ProjectOut>& projects = m_.projects;
   // Interning: every distinct tag, every distinct wheel tag spelling, every distinct set of
   // wheel spellings a version offers. All sorted, so the output is byte-stable.
   for (const auto& [spelled, tags] : wheel_tags) {
@@ -692,7 +726,6 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
     size_t next = 0;
     for (const auto& [spelled, tags] : wheel_tags) wheel_ids[spelled] = next++;
   }
-  std::map<std::vector<size_t>, size_t> set_ids;
   for (const ProjectOut& project : projects) {
     for (const BuildOut& build : project.builds) {
       if (build.tags == nullptr) continue;  // not crawled
@@ -727,6 +760,12 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
     Fail("/projects", "too many distinct wheel tags for the table's 16-bit indexes");
   }
 
+  }
+
+  void ReadArchs() {
+    const std::span<const InputFile> inputs = m_.inputs;
+    const std::map<std::string, size_t>& backend_index = backend_index_;
+    const std::vector<BackendOut>& backends = m_.backends;
   const std::vector<ArchRange> cuda_ranges =
       ReadArchRanges(inputs[2], true, backend_index, backends);
   const std::vector<ArchRange> rocm_ranges =
@@ -766,18 +805,21 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
     for (size_t i = 0; i < names.size(); ++i) target_ids[names[i]] = i;
   }
 
-  m.backends = std::move(backends);
-  m.drivers = drivers;
-  m.projects = std::move(projects);
-  m.tag_ids = std::move(tag_ids);
-  m.wheel_tags = std::move(wheel_tags);
-  m.set_ids = std::move(set_ids);
-  m.ranges = std::move(ranges);
-  m.rules = rules;
-  m.target_ids = std::move(target_ids);
-  m.toolkit_targets = std::move(toolkit_targets);
-  m.variants = std::move(variant_rows);
-  return m;
+    m_.ranges = std::move(ranges);
+    m_.rules = rules;
+    m_.target_ids = std::move(target_ids);
+    m_.toolkit_targets = std::move(toolkit_targets);
+  }
+
+  const std::vector<const InputFile*>& catalogue_inputs_;
+  TableModel m_;
+  std::map<std::string, size_t> backend_index_;
+  std::map<std::string, ProjectOut> project_map_;
+};
+
+TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<const InputFile*>& catalogue_inputs,
+                           std::vector<catalogue::Catalogue> channels) {
+  return ModelBuilder(inputs, catalogue_inputs, std::move(channels)).Build();
 }
 
 // generated/catalogue_table.inc: the sorted constexpr arrays of the package table.
