@@ -822,59 +822,100 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
   return ModelBuilder(inputs, catalogue_inputs, std::move(channels)).Build();
 }
 
-// generated/catalogue_table.inc: the sorted constexpr arrays of the package table.
-std::string TableModel::EmitTableInc() const {
-  // ---- generated/catalogue_table.inc ----
-  std::ostringstream inc;
-  inc << Banner(inputs) << "// The package table: " << backends.size() << " backends, "
-      << projects.size() << " projects, " << tag_ids.size()
-      << " distinct wheel tags. Read only by\n"
-      << "// installer/table/catalogue_table.cc, which defines the row types and explains the "
-         "layout.\n\n"
-      << "inline constexpr std::string_view kCatalogueFamily = " << Literal(catalogue().family)
-      << ";\n"
-      << "inline constexpr std::string_view kCatalogueChannels[] = {" <<
-      [&] {
-        std::string list;
-        for (size_t c = 0; c < catalogues.size(); ++c)
-          list += (c ? ", " : "") + Literal(kChannels[c]);
-        return list;
-      }()
-      << "};\n"
-      << "inline constexpr std::string_view kCatalogueChannel = " << Literal(catalogue().channel)
-      << ";\n"
-      << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue().note) << ";\n"
-      << "inline constexpr std::string_view kCatalogueIndexUrl = " << Literal(catalogue().index_url)
-      << ";\n"
-      << "inline constexpr std::string_view kCatalogueSnapshot = " << Literal(catalogue().snapshot)
-      << ";\n"
-      << "inline constexpr std::string_view kCatalogueAsOf = " << Literal(catalogue().AsOf())
-      << ";\n\n";
-  inc << "// name, kind, toolkit, legacy, state, MVC driver floor Linux/Windows, toolkit driver\n"
-      << "// Linux/Windows ({0, 0, 0}: unknown), the architectures the toolkit can build\n"
-      << "// kToolkitTargetItems[first..+count). Sorted by name.\n"
-      << "inline constexpr BackendRow kBackendRows[] = {\n";
-  std::vector<size_t> toolkit_items;
-  for (size_t b = 0; b < backends.size(); ++b) {
-    const BackendOut& backend = backends[b];
-    inc << "    {" << Literal(backend.name)
-        << ", core::BackendKind::" << core::BackendKindEnumerator(backend.kind) << ", "
-        << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
-        << Literal(backend.state) << ", " << DriverInit(backend.linux_floor) << ", "
-        << DriverInit(backend.windows_floor) << ", " << DriverInit(backend.linux_toolkit) << ", "
-        << DriverInit(backend.windows_toolkit) << ", " << toolkit_items.size() << ", "
-        << toolkit_targets[b].size() << ", {" << Literal(backend.states[0]) << ", "
-        << Literal(backend.states[1]) << ", " << Literal(backend.states[2]) << "}},\n";
-    for (const std::string& target : toolkit_targets[b])
-      toolkit_items.push_back(target_ids.at(target));
+// generated/catalogue_table.inc: the sorted constexpr arrays of the package table, one method
+// per array or group of arrays, in the file's order.
+class TableIncWriter {
+ public:
+  explicit TableIncWriter(const TableModel& model)
+      : inputs(model.inputs),
+        catalogues(model.catalogues),
+        backends(model.backends),
+        projects(model.projects),
+        tag_ids(model.tag_ids),
+        wheel_tags(model.wheel_tags),
+        set_ids(model.set_ids),
+        ranges(model.ranges),
+        rules(model.rules),
+        target_ids(model.target_ids),
+        toolkit_targets(model.toolkit_targets),
+        variants(model.variants),
+        model_(model) {}
+
+  std::string Write() {
+    Header();
+    BackendRows();
+    TagRows();
+    WheelSetRows();
+    ProjectRows();
+    VariantRows();
+    ArchTargets();
+    ArchRangeRows();
+    return inc.str();
+  }
+
+ private:
+  const catalogue::Catalogue& catalogue() const { return model_.catalogue(); }
+
+  // An array's items, 16 a line.
+  void WriteItems(const std::vector<size_t>& items) {
+    for (size_t i = 0; i < items.size(); ++i) inc << (i % 16 == 0 ? "\n    " : " ") << items[i] << ",";
+  }
+
+  void Header() {
+    inc << Banner(inputs) << "// The package table: " << backends.size() << " backends, "
+        << projects.size() << " projects, " << tag_ids.size()
+        << " distinct wheel tags. Read only by\n"
+        << "// installer/table/catalogue_table.cc, which defines the row types and explains the "
+           "layout.\n\n"
+        << "inline constexpr std::string_view kCatalogueFamily = " << Literal(catalogue().family)
+        << ";\n"
+        << "inline constexpr std::string_view kCatalogueChannels[] = {" <<
+        [&] {
+          std::string list;
+          for (size_t c = 0; c < catalogues.size(); ++c)
+            list += (c ? ", " : "") + Literal(kChannels[c]);
+          return list;
+        }()
+        << "};\n"
+        << "inline constexpr std::string_view kCatalogueChannel = " << Literal(catalogue().channel)
+        << ";\n"
+        << "inline constexpr std::string_view kCatalogueNote = " << Literal(catalogue().note) << ";\n"
+        << "inline constexpr std::string_view kCatalogueIndexUrl = " << Literal(catalogue().index_url)
+        << ";\n"
+        << "inline constexpr std::string_view kCatalogueSnapshot = " << Literal(catalogue().snapshot)
+        << ";\n"
+        << "inline constexpr std::string_view kCatalogueAsOf = " << Literal(catalogue().AsOf())
+        << ";\n\n";
+  }
+
+  void BackendRows() {
+    inc << "// name, kind, toolkit, legacy, state, MVC driver floor Linux/Windows, toolkit driver\n"
+        << "// Linux/Windows ({0, 0, 0}: unknown), the architectures the toolkit can build\n"
+        << "// kToolkitTargetItems[first..+count). Sorted by name.\n"
+        << "inline constexpr BackendRow kBackendRows[] = {\n";
+    for (size_t b = 0; b < backends.size(); ++b) {
+      const BackendOut& backend = backends[b];
+      inc << "    {" << Literal(backend.name)
+          << ", core::BackendKind::" << core::BackendKindEnumerator(backend.kind) << ", "
+          << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
+          << Literal(backend.state) << ", " << DriverInit(backend.linux_floor) << ", "
+          << DriverInit(backend.windows_floor) << ", " << DriverInit(backend.linux_toolkit) << ", "
+          << DriverInit(backend.windows_toolkit) << ", " << toolkit_items.size() << ", "
+          << toolkit_targets[b].size() << ", {" << Literal(backend.states[0]) << ", "
+          << Literal(backend.states[1]) << ", " << Literal(backend.states[2]) << "}},\n";
+      for (const std::string& target : toolkit_targets[b])
+        toolkit_items.push_back(target_ids.at(target));
   }
   inc << "};\n\n";
 
-  inc << "// Every distinct tag of every wheel: python, abi, platform. Sorted.\n"
-      << "inline constexpr TagRow kTagRows[] = {\n";
-  for (const auto& [tag, id] : tag_ids) {
-    inc << "    {" << Literal(tag[0]) << ", " << Literal(tag[1]) << ", " << Literal(tag[2])
-        << "},\n";
+  }
+
+  void TagRows() {
+    inc << "// Every distinct tag of every wheel: python, abi, platform. Sorted.\n"
+        << "inline constexpr TagRow kTagRows[] = {\n";
+    for (const auto& [tag, id] : tag_ids) {
+      inc << "    {" << Literal(tag[0]) << ", " << Literal(tag[1]) << ", " << Literal(tag[2])
+          << "},\n";
   }
   inc << "};\n\n";
 
@@ -891,62 +932,66 @@ std::string TableModel::EmitTableInc() const {
     wheel_items.insert(wheel_items.end(), ids.begin(), ids.end());
   }
   inc << "};\n\ninline constexpr std::uint16_t kWheelTagItems[] = {";
-  for (size_t i = 0; i < wheel_items.size(); ++i)
-    inc << (i % 16 == 0 ? "\n    " : " ") << wheel_items[i] << ",";
+  WriteItems(wheel_items);
   inc << "\n};\n\n";
 
-  inc << "// Sets of wheels (indexes into kWheelTagsRows) one version offers.\n"
-      << "inline constexpr WheelSetRow kWheelSetRows[] = {\n";
-  std::vector<size_t> set_items;
-  std::vector<std::vector<size_t>> sets_in_order(set_ids.size());
-  for (const auto& [set, id] : set_ids) sets_in_order[id] = set;
-  for (const auto& set : sets_in_order) {
-    inc << "    {" << set_items.size() << ", " << set.size() << "},\n";
-    set_items.insert(set_items.end(), set.begin(), set.end());
+  }
+
+  void WheelSetRows() {
+    inc << "// Sets of wheels (indexes into kWheelTagsRows) one version offers.\n"
+        << "inline constexpr WheelSetRow kWheelSetRows[] = {\n";
+    std::vector<size_t> set_items;
+    std::vector<std::vector<size_t>> sets_in_order(set_ids.size());
+    for (const auto& [set, id] : set_ids) sets_in_order[id] = set;
+    for (const auto& set : sets_in_order) {
+      inc << "    {" << set_items.size() << ", " << set.size() << "},\n";
+      set_items.insert(set_items.end(), set.begin(), set.end());
   }
   inc << "};\n\ninline constexpr std::uint16_t kWheelSetItems[] = {";
-  for (size_t i = 0; i < set_items.size(); ++i)
-    inc << (i % 16 == 0 ? "\n    " : " ") << set_items[i] << ",";
+  WriteItems(set_items);
   inc << "\n};\n\n";
 
-  // Versions per build: PEP 440 order in kVersionRows, and a by-text permutation for lookups.
-  std::ostringstream versions_out, by_text_out, builds_out, projects_out;
-  size_t version_count = 0, build_count = 0, by_text_count = 0;
-  // Each distinct version text once, in kVersionText; the rows hold offsets (VersionRow).
-  std::string version_text;
-  std::map<std::string, size_t> text_offsets;
-  for (const ProjectOut& project : projects) {
-    projects_out << "    {" << Literal(project.name)
-                 << ", ProjectClass::" << kClassEnums[project.cls] << ", " << build_count << ", "
-                 << project.builds.size() << ",\n     " << Literal(project.reason) << "},\n";
-    for (const BuildOut& build : project.builds) {
-      builds_out << "    {" << build.backend << ", " << build.versions.size() << ", "
-                 << version_count << ", BuildSource::" << build.source << ", " << build.channel
-                 << "},  // " << kChannels[build.channel] << " " << project.name << " "
-                 << backends[build.backend].name << "\n";
-      std::vector<size_t> order(build.versions.size());
-      for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-      const auto public_part = [](const std::string& text) {
-        return text.substr(0, text.find('+'));
-      };
-      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return std::pair(public_part(build.versions[a].text), build.versions[a].text) <
-               std::pair(public_part(build.versions[b].text), build.versions[b].text);
-      });
-      for (const VersionOut& version : build.versions) {
-        const auto [at, added] = text_offsets.emplace(version.text, version_text.size());
-        if (added) version_text += version.text;
-        versions_out << "    {" << at->second << ", " << version.text.size() << ", "
-                     << (version.parsed.IsPrerelease() ? "true" : "false") << ", " << version.wheel_set
-                     << "},  // " << version.text << "\n";
+  }
+
+  void ProjectRows() {
+    // Versions per build: PEP 440 order in kVersionRows, and a by-text permutation for lookups.
+    std::ostringstream versions_out, by_text_out, builds_out, projects_out;
+    size_t version_count = 0, build_count = 0, by_text_count = 0;
+    // Each distinct version text once, in kVersionText; the rows hold offsets (VersionRow).
+    std::string version_text;
+    std::map<std::string, size_t> text_offsets;
+    for (const ProjectOut& project : projects) {
+      projects_out << "    {" << Literal(project.name)
+                   << ", ProjectClass::" << kClassEnums[project.cls] << ", " << build_count << ", "
+                   << project.builds.size() << ",\n     " << Literal(project.reason) << "},\n";
+      for (const BuildOut& build : project.builds) {
+        builds_out << "    {" << build.backend << ", " << build.versions.size() << ", "
+                   << version_count << ", BuildSource::" << build.source << ", " << build.channel
+                   << "},  // " << kChannels[build.channel] << " " << project.name << " "
+                   << backends[build.backend].name << "\n";
+        std::vector<size_t> order(build.versions.size());
+        for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+        const auto public_part = [](const std::string& text) {
+          return text.substr(0, text.find('+'));
+        };
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+          return std::pair(public_part(build.versions[a].text), build.versions[a].text) <
+                 std::pair(public_part(build.versions[b].text), build.versions[b].text);
+        });
+        for (const VersionOut& version : build.versions) {
+          const auto [at, added] = text_offsets.emplace(version.text, version_text.size());
+          if (added) version_text += version.text;
+          versions_out << "    {" << at->second << ", " << version.text.size() << ", "
+                       << (version.parsed.IsPrerelease() ? "true" : "false") << ", " << version.wheel_set
+                       << "},  // " << version.text << "\n";
+        }
+        for (size_t k : order) {
+          by_text_out << (by_text_count % 16 == 0 ? "\n    " : " ") << k << ",";
+          ++by_text_count;
+        }
+        version_count += build.versions.size();
+        ++build_count;
       }
-      for (size_t k : order) {
-        by_text_out << (by_text_count % 16 == 0 ? "\n    " : " ") << k << ",";
-        ++by_text_count;
-      }
-      version_count += build.versions.size();
-      ++build_count;
-    }
   }
   inc << "// Per routed or companion project and backend (sorted by backend index): its "
          "versions\n"
@@ -967,63 +1012,68 @@ std::string TableModel::EmitTableInc() const {
       << "inline constexpr ProjectRow kProjectRows[] = {\n"
       << projects_out.str() << "};\n\n";
 
-  // Variant indexes (PEP 825): each version's variants.json (canonical) and the labels of its
-  // wheels, "label=tags,tags;label=tags", what `select --torch-backend variant` ranks.
-  {
-    std::vector<std::string> variant_indexes;
-    for (const BackendOut& b : backends) {
-      for (const catalogue::Catalogue& cat : catalogues) {
-        auto it = cat.backends.find(b.name);
-        if (it != cat.backends.end() && it->second.kind == "variant") {
-          variant_indexes.push_back(b.name);
-          break;
-        }
-      }
-    }
-    auto encode = [](const auto& by_label, auto wheels_of) {
-      std::string out;
-      for (const auto& [label, entry] : by_label) {
-        if (!out.empty()) out += ';';
-        out += label + "=";
-        const std::vector<std::string>& wheels = wheels_of(entry);
-        for (size_t i = 0; i < wheels.size(); ++i) out += (i ? "," : "") + wheels[i];
-      }
-      return out;
-    };
-    inc << "// The variant indexes among the backends (kind \"variant\" in the catalogue), by name.\n"
-        << "inline constexpr std::array<std::string_view, " << variant_indexes.size()
-        << "> kVariantIndexes = {";
-    for (size_t i = 0; i < variant_indexes.size(); ++i) inc << (i ? ", " : "") << Literal(variant_indexes[i]);
-    inc << "};\n\n"
-        << "// Per variants.json of a variant index (PEP 825): project, channel, backend, version, URL\n"
-        << "// (relative to the index base), sha256, schema, the file (canonical), the wheels of each\n"
-        << "// label it has and of each label it lacks (\"label=tags,tags;...\").\n"
-        << "inline constexpr std::array<VariantVersionRow, " << variants.size() << "> kVariantVersionRows = {{\n";
-    for (const VariantOut& v : variants) {
-      inc << "    {" << Literal(v.project) << ", " << v.channel << ", " << v.backend << ", " << Literal(v.version)
-          << ", " << Literal(v.file.url) << ",\n     " << Literal(v.file.sha256) << ", " << Literal(v.file.schema)
-          << ",\n     " << Literal(v.file.variants_json) << ",\n     "
-          << Literal(encode(v.file.labels, [](const catalogue::CatalogueVariantLabel& l) -> const std::vector<std::string>& { return l.wheels; }))
-          << ",\n     "
-          << Literal(encode(v.file.unlisted, [](const std::vector<std::string>& w) -> const std::vector<std::string>& { return w; }))
-          << "},\n";
-    }
-    inc << "}};\n\n";
   }
 
-  inc << "// GPU targets of the arch lists: CUDA sm_XY (cubins), ROCm gfx targets.\n"
-      << "inline constexpr std::string_view kArchTargets[] = {";
-  {
-    std::vector<std::string> names(target_ids.size());
-    for (const auto& [name, id] : target_ids) names[id] = name;
-    for (size_t i = 0; i < names.size(); ++i)
-      inc << (i % 8 == 0 ? "\n    " : " ") << Literal(names[i]) << ",";
+  void VariantRows() {
+    // Variant indexes (PEP 825): each version's variants.json (canonical) and the labels of its
+    // wheels, "label=tags,tags;label=tags", what `select --torch-backend variant` ranks.
+    {
+      std::vector<std::string> variant_indexes;
+      for (const BackendOut& b : backends) {
+        for (const catalogue::Catalogue& cat : catalogues) {
+          auto it = cat.backends.find(b.name);
+          if (it != cat.backends.end() && it->second.kind == "variant") {
+            variant_indexes.push_back(b.name);
+            break;
+          }
+        }
+      }
+      auto encode = [](const auto& by_label, auto wheels_of) {
+        std::string out;
+        for (const auto& [label, entry] : by_label) {
+          if (!out.empty()) out += ';';
+          out += label + "=";
+          const std::vector<std::string>& wheels = wheels_of(entry);
+          for (size_t i = 0; i < wheels.size(); ++i) out += (i ? "," : "") + wheels[i];
+        }
+        return out;
+      };
+      inc << "// The variant indexes among the backends (kind \"variant\" in the catalogue), by name.\n"
+          << "inline constexpr std::array<std::string_view, " << variant_indexes.size()
+          << "> kVariantIndexes = {";
+      for (size_t i = 0; i < variant_indexes.size(); ++i) inc << (i ? ", " : "") << Literal(variant_indexes[i]);
+      inc << "};\n\n"
+          << "// Per variants.json of a variant index (PEP 825): project, channel, backend, version, URL\n"
+          << "// (relative to the index base), sha256, schema, the file (canonical), the wheels of each\n"
+          << "// label it has and of each label it lacks (\"label=tags,tags;...\").\n"
+          << "inline constexpr std::array<VariantVersionRow, " << variants.size() << "> kVariantVersionRows = {{\n";
+      for (const VariantOut& v : variants) {
+        inc << "    {" << Literal(v.project) << ", " << v.channel << ", " << v.backend << ", " << Literal(v.version)
+            << ", " << Literal(v.file.url) << ",\n     " << Literal(v.file.sha256) << ", " << Literal(v.file.schema)
+            << ",\n     " << Literal(v.file.variants_json) << ",\n     "
+            << Literal(encode(v.file.labels, [](const catalogue::CatalogueVariantLabel& l) -> const std::vector<std::string>& { return l.wheels; }))
+            << ",\n     "
+            << Literal(encode(v.file.unlisted, [](const std::vector<std::string>& w) -> const std::vector<std::string>& { return w; }))
+            << "},\n";
+      }
+      inc << "}};\n\n";
+  }
+
+  }
+
+  void ArchTargets() {
+    inc << "// GPU targets of the arch lists: CUDA sm_XY (cubins), ROCm gfx targets.\n"
+        << "inline constexpr std::string_view kArchTargets[] = {";
+    {
+      std::vector<std::string> names(target_ids.size());
+      for (const auto& [name, id] : target_ids) names[id] = name;
+      for (size_t i = 0; i < names.size(); ++i)
+        inc << (i % 8 == 0 ? "\n    " : " ") << Literal(names[i]) << ",";
   }
   inc << "\n};\n\n"
       << "// Per CUDA backend (kBackendRows first/count): what its toolkit can build.\n"
       << "inline constexpr std::uint16_t kToolkitTargetItems[] = {";
-  for (size_t i = 0; i < toolkit_items.size(); ++i)
-    inc << (i % 16 == 0 ? "\n    " : " ") << toolkit_items[i] << ",";
+  WriteItems(toolkit_items);
   if (toolkit_items.empty()) inc << "0";  // no zero-length arrays; every count is 0
   inc << "\n};\n\n"
       << "// Integrated (Tegra) GPUs: a cubin of the same major and a lower minor does not run "
@@ -1032,39 +1082,58 @@ std::string TableModel::EmitTableInc() const {
       << "> kIntegratedTargets = {";
   for (size_t i = 0; i < rules.integrated.size(); ++i)
     inc << (i == 0 ? "" : ", ") << Literal(rules.integrated[i]);
-  inc << "};\n\n"
-      << "// backend index, cpu arch, PTX, PTX target (kArchTargets; 0xffff: none), torch [min,\n"
-      << "// below) (major*1000000 + minor*1000 + patch; 0xffffffff: open), targets\n"
-      << "// kArchTargetItems[first..+count). Sorted by backend, arch, min.\n"
-      << "inline constexpr ArchRangeRow kArchRangeRows[] = {\n";
-  std::vector<size_t> arch_items;
-  for (const ArchRange& range : ranges) {
-    if (range.unknown) continue;  // the lookup answers "unknown" there
-    std::vector<size_t> ids;
-    for (const std::string& target : range.targets) ids.push_back(target_ids.at(target));
-    std::sort(ids.begin(), ids.end());
-    inc << "    {" << range.backend
-        << ", CpuArch::" << (range.cpu_arch == "x86_64" ? "kX86_64" : "kAarch64") << ", Ptx::"
-        << (range.ptx == "no"    ? "kNone"
-            : range.ptx == "yes" ? "kAll"
-                                 : "kLinuxOnly")
-        << ", "
-        << (range.ptx_target.empty() ? std::string("0xffff")
-                                     : std::to_string(target_ids.at(range.ptx_target)))
-        << ", " << range.torch_min << ", "
-        << (range.torch_below == kOpen ? std::string("0xffffffff")
-                                       : std::to_string(range.torch_below))
-        << ", " << arch_items.size() << ", " << ids.size() << "},  // "
-        << backends[range.backend].name << " " << RangeText(range) << "\n";
-    arch_items.insert(arch_items.end(), ids.begin(), ids.end());
+  inc << "};\n\n";
+  }
+
+  void ArchRangeRows() {
+    inc << "// backend index, cpu arch, PTX, PTX target (kArchTargets; 0xffff: none), torch [min,\n"
+        << "// below) (major*1000000 + minor*1000 + patch; 0xffffffff: open), targets\n"
+        << "// kArchTargetItems[first..+count). Sorted by backend, arch, min.\n"
+        << "inline constexpr ArchRangeRow kArchRangeRows[] = {\n";
+    std::vector<size_t> arch_items;
+    for (const ArchRange& range : ranges) {
+      if (range.unknown) continue;  // the lookup answers "unknown" there
+      std::vector<size_t> ids;
+      for (const std::string& target : range.targets) ids.push_back(target_ids.at(target));
+      std::sort(ids.begin(), ids.end());
+      inc << "    {" << range.backend
+          << ", CpuArch::" << (range.cpu_arch == "x86_64" ? "kX86_64" : "kAarch64") << ", Ptx::"
+          << (range.ptx == "no"    ? "kNone"
+              : range.ptx == "yes" ? "kAll"
+                                   : "kLinuxOnly")
+          << ", "
+          << (range.ptx_target.empty() ? std::string("0xffff")
+                                       : std::to_string(target_ids.at(range.ptx_target)))
+          << ", " << range.torch_min << ", "
+          << (range.torch_below == kOpen ? std::string("0xffffffff")
+                                         : std::to_string(range.torch_below))
+          << ", " << arch_items.size() << ", " << ids.size() << "},  // "
+          << backends[range.backend].name << " " << RangeText(range) << "\n";
+      arch_items.insert(arch_items.end(), ids.begin(), ids.end());
   }
   inc << "};\n\ninline constexpr std::uint16_t kArchTargetItems[] = {";
-  for (size_t i = 0; i < arch_items.size(); ++i)
-    inc << (i % 16 == 0 ? "\n    " : " ") << arch_items[i] << ",";
+  WriteItems(arch_items);
   inc << "\n};\n";
+  }
 
-  return inc.str();
-}
+  const std::span<const InputFile> inputs;
+  const std::vector<catalogue::Catalogue>& catalogues;
+  const std::vector<BackendOut>& backends;
+  const std::vector<ProjectOut>& projects;
+  const std::map<std::array<std::string, 3>, size_t>& tag_ids;
+  const std::map<std::string, std::vector<std::array<std::string, 3>>>& wheel_tags;
+  const std::map<std::vector<size_t>, size_t>& set_ids;
+  const std::vector<ArchRange>& ranges;
+  const CudaRules& rules;
+  const std::map<std::string, size_t>& target_ids;
+  const std::vector<std::vector<std::string>>& toolkit_targets;
+  const std::vector<VariantOut>& variants;
+  const TableModel& model_;
+  std::ostringstream inc;
+  std::vector<size_t> toolkit_items;  // kToolkitTargetItems, filled by BackendRows
+};
+
+std::string TableModel::EmitTableInc() const { return TableIncWriter(*this).Write(); }
 
 // docs/reference/packages.md: every routed and companion package, with its versions per backend.
 std::string TableModel::EmitPackagesReference() const {
@@ -1195,112 +1264,112 @@ class BackendsPage {
   }
 
   void Intro() {
-  out_ << Banner(inputs, true) << "\n# Backends\n\n"
-              << "The builds of the PyTorch index (family " << catalogue().family << ", channel "
-              << catalogue().channel << "), with what a machine needs to run them. Generated by\n"
-              << "`torchdex-codegen` from `generated/catalogue.json`, `data/cuda-drivers.json`,\n"
-              << "`data/cuda-archs.json` and `data/rocm-archs.json`, where every number has its "
-                 "source.\n\n"
-              << "- **Driver floor**: the oldest NVIDIA driver that runs the backend's cubins. "
-                 "From CUDA 11 on\n"
-              << "  this is the minor-version-compatibility floor of the toolkit's major "
-                 "(NVIDIA's Table 2);\n"
-              << "  before, the toolkit's own driver.\n"
-              << "- **Toolkit driver**: the driver the toolkit shipped with (Table 3). A GPU "
-                 "newer than every\n"
-              << "  cubin runs only the PTX, which an older driver cannot JIT-compile: it needs "
-                 "this one.\n"
-              << "- **torch**: the oldest and newest torch release the backend offers.\n"
-              << "- `—`: not known (no row in the data).\n\n"
-              << "| backend | kind | toolkit | state | driver floor Linux | Windows | toolkit "
-                 "driver Linux | Windows | torch |\n"
-              << "|---|---|---|---|---|---|---|---|---|\n";
+    out_ << Banner(inputs, true) << "\n# Backends\n\n"
+                << "The builds of the PyTorch index (family " << catalogue().family << ", channel "
+                << catalogue().channel << "), with what a machine needs to run them. Generated by\n"
+                << "`torchdex-codegen` from `generated/catalogue.json`, `data/cuda-drivers.json`,\n"
+                << "`data/cuda-archs.json` and `data/rocm-archs.json`, where every number has its "
+                   "source.\n\n"
+                << "- **Driver floor**: the oldest NVIDIA driver that runs the backend's cubins. "
+                   "From CUDA 11 on\n"
+                << "  this is the minor-version-compatibility floor of the toolkit's major "
+                   "(NVIDIA's Table 2);\n"
+                << "  before, the toolkit's own driver.\n"
+                << "- **Toolkit driver**: the driver the toolkit shipped with (Table 3). A GPU "
+                   "newer than every\n"
+                << "  cubin runs only the PTX, which an older driver cannot JIT-compile: it needs "
+                   "this one.\n"
+                << "- **torch**: the oldest and newest torch release the backend offers.\n"
+                << "- `—`: not known (no row in the data).\n\n"
+                << "| backend | kind | toolkit | state | driver floor Linux | Windows | toolkit "
+                   "driver Linux | Windows | torch |\n"
+                << "|---|---|---|---|---|---|---|---|---|\n";
   }
 
   void BackendRows() {
-  for (size_t index : backend_order) {
-    const BackendOut& backend = backends[index];
-    std::string torch_range = "—";
-    if (const BuildOut* build = torch_build(index);
-        build != nullptr && !build->versions.empty()) {
-      torch_range = build->versions.front().parsed.Public().ToString() + " – " +
-                    build->versions.back().parsed.Public().ToString();
-    }
-    const bool cuda = backend.kind == BackendKind::kCuda;
-    out_ << "| `" << backend.name << "` | " << core::BackendKindWord(backend.kind) << " | "
-                << (backend.toolkit.empty() ? "—" : backend.toolkit) << " | "
-                << Cell(backend.state) << " | " << (cuda ? DriverText(backend.linux_floor) : "")
-                << " | " << (cuda ? DriverText(backend.windows_floor) : "") << " | "
-                << (cuda ? DriverText(backend.linux_toolkit) : "") << " | "
-                << (cuda ? DriverText(backend.windows_toolkit) : "") << " | " << torch_range
-                << " |\n";
+    for (size_t index : backend_order) {
+      const BackendOut& backend = backends[index];
+      std::string torch_range = "—";
+      if (const BuildOut* build = torch_build(index);
+          build != nullptr && !build->versions.empty()) {
+        torch_range = build->versions.front().parsed.Public().ToString() + " – " +
+                      build->versions.back().parsed.Public().ToString();
+      }
+      const bool cuda = backend.kind == BackendKind::kCuda;
+      out_ << "| `" << backend.name << "` | " << core::BackendKindWord(backend.kind) << " | "
+                  << (backend.toolkit.empty() ? "—" : backend.toolkit) << " | "
+                  << Cell(backend.state) << " | " << (cuda ? DriverText(backend.linux_floor) : "")
+                  << " | " << (cuda ? DriverText(backend.windows_floor) : "") << " | "
+                  << (cuda ? DriverText(backend.linux_toolkit) : "") << " | "
+                  << (cuda ? DriverText(backend.windows_toolkit) : "") << " | " << torch_range
+                  << " |\n";
   }
   }
 
   void ArchSection(bool cuda) {
-  out_ << "\n## " << (cuda ? "CUDA compute capabilities" : "ROCm gfx targets") << "\n\n"
-              << (cuda ? "Cubins run on the same major with an equal or higher minor (sm_86 "
-                         "runs on sm_89);\n"
-                         "PTX runs on any later GPU once the driver JIT-compiles it.\n\n"
-                       : "A GPU whose gfx target is not in the list gets no kernels.\n\n");
-  for (size_t index : backend_order) {
-    std::vector<const ArchRange*> rows;
-    for (const ArchRange& range : ranges) {
-      if (range.backend == index && range.cuda == cuda) rows.push_back(&range);
-    }
-    if (rows.empty()) continue;
-    out_ << "<details><summary><code>" << backends[index].name
-                << "</code>: " << rows.size() << " torch range" << (rows.size() > 1 ? "s" : "")
-                << "</summary>\n\n"
-                << "| torch | CPU | " << (cuda ? "cubins | PTX" : "gfx targets")
-                << " |\n|---|---|---|" << (cuda ? "---|" : "") << "\n";
-    for (const ArchRange* range : rows) {
-      std::vector<std::string> sorted;
-      std::vector<size_t> ids;
-      for (const std::string& target : range->targets) ids.push_back(target_ids.at(target));
-      std::sort(ids.begin(), ids.end());
-      for (size_t id : ids) {
-        for (const auto& [name, value] : target_ids) {
-          if (value == id) sorted.push_back(name);
+    out_ << "\n## " << (cuda ? "CUDA compute capabilities" : "ROCm gfx targets") << "\n\n"
+                << (cuda ? "Cubins run on the same major with an equal or higher minor (sm_86 "
+                           "runs on sm_89);\n"
+                           "PTX runs on any later GPU once the driver JIT-compiles it.\n\n"
+                         : "A GPU whose gfx target is not in the list gets no kernels.\n\n");
+    for (size_t index : backend_order) {
+      std::vector<const ArchRange*> rows;
+      for (const ArchRange& range : ranges) {
+        if (range.backend == index && range.cuda == cuda) rows.push_back(&range);
+      }
+      if (rows.empty()) continue;
+      out_ << "<details><summary><code>" << backends[index].name
+                  << "</code>: " << rows.size() << " torch range" << (rows.size() > 1 ? "s" : "")
+                  << "</summary>\n\n"
+                  << "| torch | CPU | " << (cuda ? "cubins | PTX" : "gfx targets")
+                  << " |\n|---|---|---|" << (cuda ? "---|" : "") << "\n";
+      for (const ArchRange* range : rows) {
+        std::vector<std::string> sorted;
+        std::vector<size_t> ids;
+        for (const std::string& target : range->targets) ids.push_back(target_ids.at(target));
+        std::sort(ids.begin(), ids.end());
+        for (size_t id : ids) {
+          for (const auto& [name, value] : target_ids) {
+            if (value == id) sorted.push_back(name);
+          }
         }
+        if (range->unknown) {
+          out_ << "| " << RangeText(*range) << " | " << range->cpu_arch
+                      << " | not known: " << Cell(range->note) << (cuda ? " | — |\n" : " |\n");
+          continue;
+        }
+        out_ << "| " << RangeText(*range) << " | " << range->cpu_arch << " | "
+                    << Join(sorted, " ");
+        if (cuda) {
+          out_ << " | "
+                      << (range->ptx == "no"    ? "no"
+                          : range->ptx == "yes" ? "yes"
+                                                : "Linux only");
+          if (range->ptx != "no") out_ << " (" << range->ptx_target << ")";
+        }
+        out_ << " |\n";
       }
-      if (range->unknown) {
-        out_ << "| " << RangeText(*range) << " | " << range->cpu_arch
-                    << " | not known: " << Cell(range->note) << (cuda ? " | — |\n" : " |\n");
-        continue;
-      }
-      out_ << "| " << RangeText(*range) << " | " << range->cpu_arch << " | "
-                  << Join(sorted, " ");
-      if (cuda) {
-        out_ << " | "
-                    << (range->ptx == "no"    ? "no"
-                        : range->ptx == "yes" ? "yes"
-                                              : "Linux only");
-        if (range->ptx != "no") out_ << " (" << range->ptx_target << ")";
-      }
-      out_ << " |\n";
-    }
-    out_ << "\n</details>\n\n";
+      out_ << "\n</details>\n\n";
   }
   }
 
   void ToolkitTargets() {
-  out_
-      << "## What each CUDA toolkit can build\n\n"
-      << "No build of a backend holds a cubin its toolkit cannot emit (`toolkit_targets` of\n"
-      << "`data/cuda-archs.json`): a GPU that none of these runs (same major, equal or higher "
-         "minor,\n"
-      << "not integrated) is out for that backend whatever its list says or when it is unknown, "
-         "unless\n"
-      << "the build's PTX covers it. Integrated (Tegra) GPUs, which run only their own cubins: "
-      << Join(rules.integrated, ", ") << ".\n\n"
-      << "| backend | toolkit | real architectures |\n|---|---|---|\n";
-  for (size_t index : backend_order) {
-    if (backends[index].kind != BackendKind::kCuda || backends[index].legacy ||
-        toolkit_targets[index].empty())
-      continue;
-    out_ << "| `" << backends[index].name << "` | " << backends[index].toolkit << " | "
-                << Join(toolkit_targets[index], " ") << " |\n";
+    out_
+        << "## What each CUDA toolkit can build\n\n"
+        << "No build of a backend holds a cubin its toolkit cannot emit (`toolkit_targets` of\n"
+        << "`data/cuda-archs.json`): a GPU that none of these runs (same major, equal or higher "
+           "minor,\n"
+        << "not integrated) is out for that backend whatever its list says or when it is unknown, "
+           "unless\n"
+        << "the build's PTX covers it. Integrated (Tegra) GPUs, which run only their own cubins: "
+        << Join(rules.integrated, ", ") << ".\n\n"
+        << "| backend | toolkit | real architectures |\n|---|---|---|\n";
+    for (size_t index : backend_order) {
+      if (backends[index].kind != BackendKind::kCuda || backends[index].legacy ||
+          toolkit_targets[index].empty())
+        continue;
+      out_ << "| `" << backends[index].name << "` | " << backends[index].toolkit << " | "
+                  << Join(toolkit_targets[index], " ") << " |\n";
   }
   out_ << "\n";
   }
@@ -1368,39 +1437,39 @@ class BackendsPage {
   }
 
   void MissingPages() {
-  // Pages the catalogue lacks: builds taken from the flat page, and projects not crawled.
-  out_
-      << "## Pages missing from the catalogue\n\n"
-      << "The catalogue stands for "
-      << (catalogue().index_url.empty() ? std::string("the index")
-                                      : "`" + catalogue().index_url + "`")
-      << " as of " << catalogue().AsOf()
-      << (catalogue().snapshot.empty()
-              ? std::string()
-              : " (crawled from a snapshot: " + Cell(catalogue().snapshot) + ")")
-      << ".\nWhere a backend lists a routed project but its page of it was missing, the builds "
-         "come\n"
-      << "from the flat page (`torch/` at the root, which links every backend's wheels with "
-         "their\n"
-      << "hashes), or, without one, the project is \"unknown (not crawled)\" there: never chosen "
-         "for\n"
-      << "it, but not \"not offered\" either (a named backend is left to the live index).\n\n"
-      << "| backend | builds from the flat page | not crawled |\n|---|---|---|\n";
-  for (size_t index : backend_order) {
-    std::vector<std::string> flat, missing;
-    for (const ProjectOut& project : projects) {
-      for (const BuildOut& build : project.builds) {
-        if (build.backend != index || build.channel != 0) continue;
-        if (std::string_view(build.source) == "kFlatPage")
-          flat.push_back("`" + project.name + "`");
-        if (std::string_view(build.source) == "kNotCrawled")
-          missing.push_back("`" + project.name + "`");
+    // Pages the catalogue lacks: builds taken from the flat page, and projects not crawled.
+    out_
+        << "## Pages missing from the catalogue\n\n"
+        << "The catalogue stands for "
+        << (catalogue().index_url.empty() ? std::string("the index")
+                                        : "`" + catalogue().index_url + "`")
+        << " as of " << catalogue().AsOf()
+        << (catalogue().snapshot.empty()
+                ? std::string()
+                : " (crawled from a snapshot: " + Cell(catalogue().snapshot) + ")")
+        << ".\nWhere a backend lists a routed project but its page of it was missing, the builds "
+           "come\n"
+        << "from the flat page (`torch/` at the root, which links every backend's wheels with "
+           "their\n"
+        << "hashes), or, without one, the project is \"unknown (not crawled)\" there: never chosen "
+           "for\n"
+        << "it, but not \"not offered\" either (a named backend is left to the live index).\n\n"
+        << "| backend | builds from the flat page | not crawled |\n|---|---|---|\n";
+    for (size_t index : backend_order) {
+      std::vector<std::string> flat, missing;
+      for (const ProjectOut& project : projects) {
+        for (const BuildOut& build : project.builds) {
+          if (build.backend != index || build.channel != 0) continue;
+          if (std::string_view(build.source) == "kFlatPage")
+            flat.push_back("`" + project.name + "`");
+          if (std::string_view(build.source) == "kNotCrawled")
+            missing.push_back("`" + project.name + "`");
+        }
       }
-    }
-    if (flat.empty() && missing.empty()) continue;
-    out_ << "| `" << backends[index].name << "` | "
-                << (flat.empty() ? "—" : Join(flat, ", ")) << " | "
-                << (missing.empty() ? "—" : Join(missing, ", ")) << " |\n";
+      if (flat.empty() && missing.empty()) continue;
+      out_ << "| `" << backends[index].name << "` | "
+                  << (flat.empty() ? "—" : Join(flat, ", ")) << " | "
+                  << (missing.empty() ? "—" : Join(missing, ", ")) << " |\n";
   }
   }
 
@@ -1435,33 +1504,33 @@ class BackendsPage {
   }
 
   void Channels() {
-  if (catalogues.size() > 1) {
-    out_ << "\n## Channels\n\n"
-                << "The table holds the test and nightly channels too (`select --channel`), each "
-                   "from its own\n"
-                << "catalogue (`generated/catalogue-test.json`, "
-                   "`generated/catalogue-nightly.json`): their\n"
-                << "backends and the newest torch each offers.\n\n"
-                << "| channel | backends with torch | newest torch | builds of torch "
-                   "|\n|---|---|---|---:|\n";
-    for (size_t c = 0; c < catalogues.size(); ++c) {
-      std::vector<std::string> names;
-      std::optional<core::Version> newest;
-      size_t count = 0;
-      for (size_t index : all_backends) {
-        if (torch == nullptr) break;
-        for (const BuildOut& build : torch->builds) {
-          if (build.channel != c || build.backend != index || build.versions.empty()) continue;
-          names.push_back("`" + backends[index].name + "`");
-          count += build.versions.size();
-          if (!newest || *newest < build.versions.back().parsed)
-            newest = build.versions.back().parsed;
+    if (catalogues.size() > 1) {
+      out_ << "\n## Channels\n\n"
+                  << "The table holds the test and nightly channels too (`select --channel`), each "
+                     "from its own\n"
+                  << "catalogue (`generated/catalogue-test.json`, "
+                     "`generated/catalogue-nightly.json`): their\n"
+                  << "backends and the newest torch each offers.\n\n"
+                  << "| channel | backends with torch | newest torch | builds of torch "
+                     "|\n|---|---|---|---:|\n";
+      for (size_t c = 0; c < catalogues.size(); ++c) {
+        std::vector<std::string> names;
+        std::optional<core::Version> newest;
+        size_t count = 0;
+        for (size_t index : all_backends) {
+          if (torch == nullptr) break;
+          for (const BuildOut& build : torch->builds) {
+            if (build.channel != c || build.backend != index || build.versions.empty()) continue;
+            names.push_back("`" + backends[index].name + "`");
+            count += build.versions.size();
+            if (!newest || *newest < build.versions.back().parsed)
+              newest = build.versions.back().parsed;
+          }
         }
+        out_ << "| " << kChannels[c] << " | " << (names.empty() ? "—" : Join(names, ", "))
+                    << " | " << (newest ? newest->Public().ToString() : "—") << " | " << count
+                    << " |\n";
       }
-      out_ << "| " << kChannels[c] << " | " << (names.empty() ? "—" : Join(names, ", "))
-                  << " | " << (newest ? newest->Public().ToString() : "—") << " | " << count
-                  << " |\n";
-    }
   }
 
   }
