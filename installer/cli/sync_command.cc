@@ -298,224 +298,321 @@ core::Expected<bool> ValidateSyncOptions(Options& options) {
   return true;
 }
 
-int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
-  const SyncCliOptions& o = options.sync;
-  std::error_code error;
-  if (!fs::is_directory(o.lock_dir, error)) {
-    return Refuse(err, core::MakeError("--lock-dir " + o.lock_dir + ": not a directory", core::ErrorCode::kBadInputFile));
+namespace {
+
+// One lock of the directory, parsed and checked against those read before it.
+core::Expected<LockFile> ReadLock(const std::string& dir, const std::string& name,
+                                  const std::vector<LockFile>& before) {
+  const std::string path = (fs::path(dir) / name).string();
+  core::Expected<std::string> text = ReadFileText(path, 64u << 20);
+  if (!text) return text.error();
+  core::Expected<PyLock> lock = ParsePyLock(*text, path);
+  if (!lock) return lock.error();
+  if (core::Status names = CheckWheelNames(path, *lock); !names) return names.error();
+  // The name says which backend a reader of the directory expects: a cu124 lock that holds cpu
+  // wheels is a mistake (or a trap), not a lock to choose by its name.
+  if (name != "pylock.toml" && LockFileName(lock->torchdex.backend) != name) {
+    return core::MakeError(path + ":" + std::to_string(lock->torchdex.line) + ": [tool.torchdex] backend is \"" +
+                               lock->torchdex.backend + "\", but the file is named for another; a lock for it is named " +
+                               LockFileName(lock->torchdex.backend),
+                           core::ErrorCode::kBadInputFile);
   }
-  if (o.uv_project) return SyncUvProject(o, deps, out, err);
-  // Every lock present, parsed and checked before anything is decided or installed.
+  for (const LockFile& other : before) {
+    if (other.lock.torchdex.backend == lock->torchdex.backend) {
+      return core::MakeError("two lock files for the backend " + lock->torchdex.backend + ": " + other.path + " and " +
+                                 path + "; keep one",
+                             core::ErrorCode::kBadInputFile);
+    }
+  }
+  if (!before.empty() && before.front().lock.torchdex.channel != lock->torchdex.channel) {
+    return core::MakeError("the locks are for different channels: " + before.front().path + " (" +
+                               before.front().lock.torchdex.channel + ") and " + path + " (" + lock->torchdex.channel +
+                               ")",
+                           core::ErrorCode::kBadInputFile);
+  }
+  return LockFile{path, std::move(lock).value()};
+}
+
+// Every lock present, parsed and checked before anything is decided or installed.
+core::Expected<std::vector<LockFile>> ReadLocks(const std::string& dir) {
+  std::error_code error;
   std::vector<std::string> names;
-  for (const fs::directory_entry& entry : fs::directory_iterator(o.lock_dir, error)) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
     const std::string name = entry.path().filename().string();
     if (IsLockFileName(name)) names.push_back(name);
   }
   std::sort(names.begin(), names.end());
   if (names.empty()) {
-    return Refuse(err, core::MakeError(o.lock_dir + ": no pylock.*.toml lock files (torchdex lock writes them)",
-                                       core::ErrorCode::kBadInputFile));
+    return core::MakeError(dir + ": no pylock.*.toml lock files (torchdex lock writes them)",
+                           core::ErrorCode::kBadInputFile);
   }
   std::vector<LockFile> locks;
   for (const std::string& name : names) {
-    const std::string path = (fs::path(o.lock_dir) / name).string();
-    core::Expected<std::string> text = ReadFileText(path, 64u << 20);
-    if (!text) return Refuse(err, text.error());
-    core::Expected<PyLock> lock = ParsePyLock(*text, path);
-    if (!lock) return Refuse(err, lock.error());
-    if (core::Status names = CheckWheelNames(path, *lock); !names) return Refuse(err, names.error());
-    // The name says which backend a reader of the directory expects: a cu124 lock that holds cpu
-    // wheels is a mistake (or a trap), not a lock to choose by its name.
-    if (name != "pylock.toml" && LockFileName(lock->torchdex.backend) != name) {
-      return Refuse(err, core::MakeError(path + ":" + std::to_string(lock->torchdex.line) +
-                                             ": [tool.torchdex] backend is \"" + lock->torchdex.backend +
-                                             "\", but the file is named for another; a lock for it is named " +
-                                             LockFileName(lock->torchdex.backend),
-                                         core::ErrorCode::kBadInputFile));
-    }
-    for (const LockFile& other : locks) {
-      if (other.lock.torchdex.backend == lock->torchdex.backend) {
-        return Refuse(err, core::MakeError("two lock files for the backend " + lock->torchdex.backend + ": " +
-                                               other.path + " and " + path + "; keep one",
-                                           core::ErrorCode::kBadInputFile));
-      }
-    }
-    if (!locks.empty() && locks.front().lock.torchdex.channel != lock->torchdex.channel) {
-      return Refuse(err, core::MakeError("the locks are for different channels: " + locks.front().path + " (" +
-                                             locks.front().lock.torchdex.channel + ") and " + path + " (" +
-                                             lock->torchdex.channel + ")",
-                                         core::ErrorCode::kBadInputFile));
-    }
-    locks.push_back({path, std::move(lock).value()});
+    core::Expected<LockFile> lock = ReadLock(dir, name, locks);
+    if (!lock) return lock.error();
+    locks.push_back(std::move(lock).value());
   }
-  const std::string channel = locks.front().lock.torchdex.channel;
+  return locks;
+}
 
-  core::Expected<std::string> python = FindInterpreter(o.python, deps.env);
-  if (!python) return Refuse(err, python.error());
-  core::Expected<Interpreter> target = QueryInterpreterCached(*python, deps.runner, deps.env, std::chrono::seconds(30));
-  if (!target) return Refuse(err, target.error());
-
-  // The decision's inputs, as select gathers them; the routed packages the locks were asked for
-  // decide (by name: each lock offers its own versions).
-  ChoiceOptions choice;
-  choice.root = o.root;
-  choice.root_providers = o.root_providers;
-  choice.catalogues = o.catalogues;
-  choice.channel = channel;
-  choice.probe_timeout_seconds = o.probe_timeout_seconds;
-  core::Expected<UserCatalogue> catalogue = LoadUserCatalogue(o.catalogues, deps.env);
-  if (!catalogue) return Refuse(err, catalogue.error());
+// The routed packages the locks were asked for, by name (each lock offers its own versions).
+core::Expected<std::vector<std::string>> RoutedAsked(const std::vector<LockFile>& locks, const CatalogueSource& source) {
   std::set<std::string> routed_asked;
   for (const LockFile& f : locks) {
     for (const std::string& text : f.lock.torchdex.requirements) {
       auto r = core::Requirement::Parse(text);
       if (!r) {
-        return Refuse(err, core::MakeError(f.path + ":" + std::to_string(f.lock.torchdex.line) +
-                                               ": [tool.torchdex] requirements: " + r.error().message,
-                                           core::ErrorCode::kBadInputFile));
+        return core::MakeError(f.path + ":" + std::to_string(f.lock.torchdex.line) +
+                                   ": [tool.torchdex] requirements: " + r.error().message,
+                               core::ErrorCode::kBadInputFile);
       }
       const std::string name = core::NormalizeName(r->name);
-      if ((*catalogue).source->IsRouted(name)) routed_asked.insert(name);
+      if (source.IsRouted(name)) routed_asked.insert(name);
     }
   }
-  std::vector<std::string> routed_texts(routed_asked.begin(), routed_asked.end());
-  core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(routed_texts);
-  if (!asked) return Refuse(err, asked.error());
-  choice.parsed = *asked;
-  choice.requirements = routed_texts;
-  core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps, &*target);
-  if (!inputs) return Refuse(err, inputs.error());
+  return std::vector<std::string>(routed_asked.begin(), routed_asked.end());
+}
 
-  // A backend the catalogue does not know: an error naming the file, as select names a flag.
-  // "variant" is the channel's variant index (lock --backend variant).
-  const std::vector<std::string> known = inputs->catalogue.source->BackendNames(channel);
+// A backend the catalogue does not know: an error naming the file, as select names a flag.
+// "variant" is the channel's variant index (lock --backend variant): its lock, or nullptr.
+core::Expected<const LockFile*> CheckLockBackends(const std::vector<LockFile>& locks, const CatalogueSource& source,
+                                                  const std::string& channel) {
+  const std::vector<std::string> known = source.BackendNames(channel);
   const LockFile* variant_lock = nullptr;
   for (const LockFile& f : locks) {
     const std::string& backend = f.lock.torchdex.backend;
     if (backend == "variant") {
       variant_lock = &f;
     } else if (std::find(known.begin(), known.end(), backend) == known.end()) {
-      return Refuse(err, core::MakeError(f.path + ":" + std::to_string(f.lock.torchdex.line) +
-                                             ": [tool.torchdex] backend \"" + backend +
-                                             "\" is not a backend the catalogue knows (" +
-                                             inputs->catalogue.source->description + ")" +
-                                             ClosestBackend(backend, known),
-                                         core::ErrorCode::kBadInputFile));
+      return core::MakeError(f.path + ":" + std::to_string(f.lock.torchdex.line) + ": [tool.torchdex] backend \"" +
+                                 backend + "\" is not a backend the catalogue knows (" + source.description + ")" +
+                                 ClosestBackend(backend, known),
+                             core::ErrorCode::kBadInputFile);
     }
   }
+  return variant_lock;
+}
 
+// What one sync knows once the locks are read and the decision's inputs gathered.
+struct SyncContext {
+  SyncContext(const SyncCliOptions& options, Deps& deps_in, std::ostream& out_in, std::ostream& err_in,
+              std::vector<LockFile> locks_in)
+      : o(options), deps(deps_in), out(out_in), err(err_in), locks(std::move(locks_in)) {
+    channel = locks.front().lock.torchdex.channel;
+  }
+
+  const SyncCliOptions& o;
+  Deps& deps;
+  std::ostream& out;
+  std::ostream& err;
+  std::vector<LockFile> locks;
+  std::string channel;
+  Interpreter target;
+  ChoiceOptions choice;
+  DecisionInputs inputs;
   std::vector<std::string> trusted;
-  for (const auto& host : inputs->catalogue.overrides.trusted_hosts) trusted.push_back(host.value);
-  const LockFile* chosen_lock = nullptr;
-  std::map<std::string, std::string> variant_labels;  // of a variant lock: package -> label resolved
-  if (variant_lock != nullptr && locks.size() == 1) {
-    // Alone, a lock of the variant index is this machine's if its variants fit here.
-    chosen_lock = variant_lock;
-    const std::string misfit = InterpreterMisfit(*variant_lock, *target);
-    std::vector<std::string> why, warnings;
-    core::Status fits = misfit.empty() ? core::Status{} : core::MakeError(misfit, core::ErrorCode::kNotOffered);
-    std::optional<VariantDetection> host;
-    if (fits) {
-      core::Expected<VariantDetection> detected = DetectVariantsForChoice(choice, *inputs, deps);
-      if (!detected) return Refuse(err, detected.error());
-      host = std::move(detected).value();
-      core::Expected<std::map<std::string, std::string>> resolved =
-          ResolveLockedVariants(*variant_lock, target->markers, host->properties, trusted, deps.fetcher, why, warnings);
-      if (resolved) {
-        variant_labels = std::move(resolved).value();
-      } else {
-        fits = resolved.error();
-      }
-    }
-    if (!fits && fits.error().code == core::ErrorCode::kNotOffered) {
-      err << "torchdex sync: " << core::RedactCredentials("no lock file in " + o.lock_dir + " fits " +
-                                                         target->description + ":\n  " + fits.error().message)
-          << "\n";
-      return kExitNoBackend;
-    }
-    if (!fits) return Refuse(err, fits.error());
-    out << "lock: " << variant_lock->path << " (the variant index, catalogue "
-        << (variant_lock->lock.torchdex.catalogue_date.empty() ? "of unknown date" : variant_lock->lock.torchdex.catalogue_date)
-        << ")\n";
-    for (const std::string& line : VariantHostExplanation(*host)) out << "why: " << line << "\n";
-    for (const std::string& line : why) out << "why: " << line << "\n";
-    for (const std::string& w : host->warnings) out << "warning: " << core::RedactCredentials(w) << "\n";
-    for (const std::string& w : warnings) out << "warning: " << w << "\n";
-  }
+  const LockFile* variant_lock = nullptr;
+};
 
-  // Locks the interpreter cannot use are turned down before the decision, with the reason.
-  std::vector<std::string> refused;
+// The lock chosen, and of a variant lock the label resolved per package.
+struct SyncChoice {
+  const LockFile* lock = nullptr;
+  std::map<std::string, std::string> variant_labels;
+};
+
+// The decision's inputs, as select gathers them, for the routed packages the locks were asked for.
+core::Status GatherSyncInputs(SyncContext& ctx) {
+  const SyncCliOptions& o = ctx.o;
+  core::Expected<std::string> python = FindInterpreter(o.python, ctx.deps.env);
+  if (!python) return python.error();
+  core::Expected<Interpreter> target =
+      QueryInterpreterCached(*python, ctx.deps.runner, ctx.deps.env, std::chrono::seconds(30));
+  if (!target) return target.error();
+  ctx.target = std::move(target).value();
+  ChoiceOptions& choice = ctx.choice;
+  choice.root = o.root;
+  choice.root_providers = o.root_providers;
+  choice.catalogues = o.catalogues;
+  choice.channel = ctx.channel;
+  choice.probe_timeout_seconds = o.probe_timeout_seconds;
+  core::Expected<UserCatalogue> catalogue = LoadUserCatalogue(o.catalogues, ctx.deps.env);
+  if (!catalogue) return catalogue.error();
+  core::Expected<std::vector<std::string>> routed_texts = RoutedAsked(ctx.locks, *catalogue->source);
+  if (!routed_texts) return routed_texts.error();
+  core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(*routed_texts);
+  if (!asked) return asked.error();
+  choice.parsed = *asked;
+  choice.requirements = *routed_texts;
+  core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, ctx.deps, &ctx.target);
+  if (!inputs) return inputs.error();
+  ctx.inputs = std::move(inputs).value();
+  core::Expected<const LockFile*> variant_lock = CheckLockBackends(ctx.locks, *ctx.inputs.catalogue.source, ctx.channel);
+  if (!variant_lock) return variant_lock.error();
+  ctx.variant_lock = *variant_lock;
+  for (const auto& host : ctx.inputs.catalogue.overrides.trusted_hosts) ctx.trusted.push_back(host.value);
+  return {};
+}
+
+// Alone, a lock of the variant index is this machine's if its variants fit here. The exit
+// status when it does not; nullopt when it does (what resolved it said on out).
+std::optional<int> ChooseVariantLock(const SyncContext& ctx, SyncChoice& choice) {
+  const LockFile& lock = *ctx.variant_lock;
+  std::ostream& out = ctx.out;
+  choice.lock = &lock;
+  const std::string misfit = InterpreterMisfit(lock, ctx.target);
+  std::vector<std::string> why, warnings;
+  core::Status fits = misfit.empty() ? core::Status{} : core::MakeError(misfit, core::ErrorCode::kNotOffered);
+  std::optional<VariantDetection> host;
+  if (fits) {
+    core::Expected<VariantDetection> detected = DetectVariantsForChoice(ctx.choice, ctx.inputs, ctx.deps);
+    if (!detected) return Refuse(ctx.err, detected.error());
+    host = std::move(detected).value();
+    core::Expected<std::map<std::string, std::string>> resolved = ResolveLockedVariants(
+        lock, ctx.target.markers, host->properties, ctx.trusted, ctx.deps.fetcher, why, warnings);
+    if (resolved) {
+      choice.variant_labels = std::move(resolved).value();
+    } else {
+      fits = resolved.error();
+    }
+  }
+  if (!fits && fits.error().code == core::ErrorCode::kNotOffered) {
+    ctx.err << "torchdex sync: "
+            << core::RedactCredentials("no lock file in " + ctx.o.lock_dir + " fits " + ctx.target.description +
+                                       ":\n  " + fits.error().message)
+            << "\n";
+    return kExitNoBackend;
+  }
+  if (!fits) return Refuse(ctx.err, fits.error());
+  out << "lock: " << lock.path << " (the variant index, catalogue "
+      << (lock.lock.torchdex.catalogue_date.empty() ? "of unknown date" : lock.lock.torchdex.catalogue_date) << ")\n";
+  for (const std::string& line : VariantHostExplanation(*host)) out << "why: " << line << "\n";
+  for (const std::string& line : why) out << "why: " << line << "\n";
+  for (const std::string& w : host->warnings) out << "warning: " << core::RedactCredentials(w) << "\n";
+  for (const std::string& w : warnings) out << "warning: " << w << "\n";
+  return std::nullopt;
+}
+
+// The locks the interpreter can use, by backend, and why each other one is turned down.
+struct UsableLocks {
   std::map<std::string, const PyLock*> usable;
   std::map<std::string, const LockFile*> by_backend;
-  for (const LockFile& f : locks) {
-    by_backend[f.lock.torchdex.backend] = &f;
-    if (&f == variant_lock) {
-      refused.push_back(f.path + ": a lock of the variant index is synced only from a directory that holds no other "
-                        "lock (no machine's choice is the variant index, as with select)");
+  std::vector<std::string> refused;
+
+  // Why each lock was not chosen, one line each.
+  void ExplainRejections(const Decision* d, std::ostream& to) const {
+    if (d != nullptr) {
+      for (const Rejection& r : d->selection.rejected) {
+        auto it = by_backend.find(r.backend);
+        to << "  " << (it == by_backend.end() ? r.backend : it->second->path) << " (" << r.backend
+           << "): " << Join(r.reasons, "; ") << "\n";
+      }
+    }
+    for (const std::string& r : refused) to << "  " << r << "\n";
+  }
+};
+
+// Locks the interpreter cannot use are turned down before the decision, with the reason.
+UsableLocks SortLocks(const SyncContext& ctx) {
+  UsableLocks locks;
+  for (const LockFile& f : ctx.locks) {
+    locks.by_backend[f.lock.torchdex.backend] = &f;
+    if (&f == ctx.variant_lock) {
+      locks.refused.push_back(f.path + ": a lock of the variant index is synced only from a directory that holds no "
+                              "other lock (no machine's choice is the variant index, as with select)");
       continue;
     }
-    const std::string misfit = InterpreterMisfit(f, *target);
+    const std::string misfit = InterpreterMisfit(f, ctx.target);
     if (misfit.empty()) {
-      usable[f.lock.torchdex.backend] = &f.lock;
+      locks.usable[f.lock.torchdex.backend] = &f.lock;
     } else {
-      refused.push_back(misfit);
+      locks.refused.push_back(misfit);
     }
   }
-  if (chosen_lock == nullptr) {
-    auto restricted = std::make_shared<CatalogueSource>();
-    const std::shared_ptr<CatalogueSource>& base = inputs->catalogue.source;
-    restricted->description = base->description + ", restricted to the backends of the lock files";
-    restricted->default_base_url = base->default_base_url;
-    restricted->upstream_hosts = base->upstream_hosts;
-    restricted->routed = base->routed;
-    restricted->view = std::make_unique<LockedView>(base, base->ViewFor(channel), usable);
-    if (base->HoldsChannel(channel)) restricted->channel_views[channel] = nullptr;
-    const UserCatalogue locked{inputs->catalogue.overrides, restricted};
-    core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, locked);
+  return locks;
+}
 
-    auto explain_rejections = [&](const Decision* d, std::ostream& to) {
-      if (d != nullptr) {
-        for (const Rejection& r : d->selection.rejected) {
-          auto it = by_backend.find(r.backend);
-          to << "  " << (it == by_backend.end() ? r.backend : it->second->path) << " (" << r.backend
-             << "): " << Join(r.reasons, "; ") << "\n";
-        }
-      }
-      for (const std::string& r : refused) to << "  " << r << "\n";
-    };
-    if (!decided || decided->backend.empty()) {
-      std::ostringstream why;
-      why << "no lock file in " << o.lock_dir << " fits " << target->description;
-      if (!decided) why << ": " << decided.error().message;
-      why << ":\n";
-      explain_rejections(decided ? &*decided : nullptr, why);
-      err << "torchdex sync: " << core::RedactCredentials(why.str());
-      return kExitNoBackend;
-    }
-    const Decision& decision = *decided;
-    const LockFile& chosen = *by_backend.at(decision.backend);
-    chosen_lock = &chosen;
-    out << "lock: " << chosen.path << " (backend " << decision.backend << ", catalogue "
-        << (chosen.lock.torchdex.catalogue_date.empty() ? "of unknown date" : chosen.lock.torchdex.catalogue_date)
-        << ")\n";
-    for (const std::string& line : decision.explanation) out << "why: " << core::RedactCredentials(line) << "\n";
-    if (o.explain) {
-      out << "not chosen:\n";
-      explain_rejections(&decision, out);
-      for (const Candidate& c : decision.selection.candidates) {
-        if (c.backend != decision.backend) out << "  " << by_backend.at(c.backend)->path << " (" << c.backend << "): fits, ranked lower\n";
-      }
-    }
-    for (const std::string& w : decision.warnings) out << "warning: " << core::RedactCredentials(w) << "\n";
+// The decision of select over the catalogue restricted to the usable locks' backends, each
+// offering what its lock holds. The exit status when no lock fits; nullopt when one does.
+std::optional<int> ChooseByDecision(const SyncContext& ctx, const UsableLocks& locks, SyncChoice& choice) {
+  std::ostream& out = ctx.out;
+  auto restricted = std::make_shared<CatalogueSource>();
+  const std::shared_ptr<CatalogueSource>& base = ctx.inputs.catalogue.source;
+  restricted->description = base->description + ", restricted to the backends of the lock files";
+  restricted->default_base_url = base->default_base_url;
+  restricted->upstream_hosts = base->upstream_hosts;
+  restricted->routed = base->routed;
+  restricted->view = std::make_unique<LockedView>(base, base->ViewFor(ctx.channel), locks.usable);
+  if (base->HoldsChannel(ctx.channel)) restricted->channel_views[ctx.channel] = nullptr;
+  const UserCatalogue locked{ctx.inputs.catalogue.overrides, restricted};
+  core::Expected<Decision> decided = Decide(ctx.inputs.request, ctx.inputs.facts, locked);
+  if (!decided || decided->backend.empty()) {
+    std::ostringstream why;
+    why << "no lock file in " << ctx.o.lock_dir << " fits " << ctx.target.description;
+    if (!decided) why << ": " << decided.error().message;
+    why << ":\n";
+    locks.ExplainRejections(decided ? &*decided : nullptr, why);
+    ctx.err << "torchdex sync: " << core::RedactCredentials(why.str());
+    return kExitNoBackend;
   }
+  const Decision& decision = *decided;
+  const LockFile& chosen = *locks.by_backend.at(decision.backend);
+  choice.lock = &chosen;
+  out << "lock: " << chosen.path << " (backend " << decision.backend << ", catalogue "
+      << (chosen.lock.torchdex.catalogue_date.empty() ? "of unknown date" : chosen.lock.torchdex.catalogue_date)
+      << ")\n";
+  for (const std::string& line : decision.explanation) out << "why: " << core::RedactCredentials(line) << "\n";
+  if (ctx.o.explain) {
+    out << "not chosen:\n";
+    locks.ExplainRejections(&decision, out);
+    for (const Candidate& c : decision.selection.candidates) {
+      if (c.backend != decision.backend)
+        out << "  " << locks.by_backend.at(c.backend)->path << " (" << c.backend << "): fits, ranked lower\n";
+    }
+  }
+  for (const std::string& w : decision.warnings) out << "warning: " << core::RedactCredentials(w) << "\n";
+  return std::nullopt;
+}
 
-  const LockFile& chosen = *chosen_lock;
-  const std::shared_ptr<CatalogueSource> source = inputs->catalogue.source;
+// The installer's command line for a requirements file of the lock's wheels: exactly the lock,
+// every wheel by URL, its hash required, no dependency followed.
+core::Expected<std::vector<std::string>> SyncArgv(const SyncContext& ctx, const std::string& requirements_path) {
+  if (*ParseInstallerKind(ctx.o.installer) == InstallerKind::kUv) {
+    core::Expected<std::string> uv = FindUv(ctx.deps.env);
+    if (!uv) return uv.error();
+    return std::vector<std::string>{*uv, "pip", "install", "--python", ctx.target.path, "--no-config", "--no-deps",
+                                    "--require-hashes", "-r", requirements_path};
+  }
+  // pip's check for a newer pip of its own asks PyPI (at most weekly, but a hang offline);
+  // it changes nothing that is installed.
+  return std::vector<std::string>{ctx.target.path, "-m", "pip", "install", "--no-deps", "--require-hashes",
+                                  "--no-input", "--disable-pip-version-check", "-r", requirements_path};
+}
+
+// A wheel that does not match its hash: say which line of the lock it is.
+void NameHashMismatches(const std::string& said, const LockFile& chosen, const std::vector<ChosenWheel>& wheels,
+                        std::ostream& err) {
+  for (const ChosenWheel& c : wheels) {
+    if (said.find(c.wheel->sha256) != std::string::npos &&
+        (said.find("HASH") != std::string::npos || said.find("ash mismatch") != std::string::npos ||
+         said.find("do not match") != std::string::npos)) {
+      err << "torchdex sync: " << chosen.path << ":" << c.wheel->line << ": " << c.package->name << " "
+          << c.package->version << ": the downloaded wheel " << core::RedactCredentials(c.wheel->url)
+          << " does not match the lock's sha256 " << c.wheel->sha256 << "; nothing was installed\n";
+    }
+  }
+}
+
+// Installs the chosen lock's wheels for this machine (or says what it would, --dry-run).
+int InstallChosenLock(const SyncContext& ctx, const SyncChoice& choice) {
+  const SyncCliOptions& o = ctx.o;
+  std::ostream& out = ctx.out;
+  std::ostream& err = ctx.err;
+  const LockFile& chosen = *choice.lock;
+  const std::shared_ptr<CatalogueSource> source = ctx.inputs.catalogue.source;
   const RoutedRule rule{[&](const std::string& name) { return source->IsRouted(name); }, chosen.lock.torchdex.backend,
-                        RoutedFileRoots(inputs->catalogue)};
-  core::Expected<std::vector<ChosenWheel>> wheels = WheelsFor(chosen, *target, trusted, rule, variant_labels);
+                        RoutedFileRoots(ctx.inputs.catalogue)};
+  core::Expected<std::vector<ChosenWheel>> wheels = WheelsFor(chosen, ctx.target, ctx.trusted, rule, choice.variant_labels);
   if (!wheels) return Refuse(err, wheels.error());
-  // Exactly the lock: every wheel by URL, its hash required, no dependency followed.
   std::string requirements;
   for (const ChosenWheel& c : *wheels) {
     requirements += c.package->name + " @ " + c.wheel->url + " --hash=sha256:" + c.wheel->sha256 + "\n";
@@ -524,18 +621,8 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
   if (work.path().empty()) return Refuse(err, core::MakeError("cannot make a temporary directory"));
   const std::string requirements_path = work.path() + "/requirements.txt";
   if (core::Status ok = catalogue::WriteFileAtomically(requirements_path, requirements); !ok) return Refuse(err, ok.error());
-  std::vector<std::string> argv;
-  if (*ParseInstallerKind(o.installer) == InstallerKind::kUv) {
-    core::Expected<std::string> uv = FindUv(deps.env);
-    if (!uv) return Refuse(err, uv.error());
-    argv = {*uv, "pip", "install", "--python", target->path, "--no-config", "--no-deps", "--require-hashes",
-            "-r", requirements_path};
-  } else {
-    // pip's check for a newer pip of its own asks PyPI (at most weekly, but a hang offline);
-    // it changes nothing that is installed.
-    argv = {target->path, "-m", "pip", "install", "--no-deps", "--require-hashes", "--no-input",
-            "--disable-pip-version-check", "-r", requirements_path};
-  }
+  core::Expected<std::vector<std::string>> argv = SyncArgv(ctx, requirements_path);
+  if (!argv) return Refuse(err, argv.error());
   for (const ChosenWheel& c : *wheels) {
     if (o.dry_run || !c.package->variants_json) continue;
     err << "torchdex sync: " << chosen.path << ":" << c.wheel->line << ": " << c.wheel->name
@@ -548,35 +635,44 @@ int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream&
         << core::RedactCredentials(c.wheel->url) << "\n";
   }
   if (o.dry_run) {
-    out << "would run: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
+    out << "would run: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
     return kExitOk;
   }
-
   const bool uv = *ParseInstallerKind(o.installer) == InstallerKind::kUv;
   core::Expected<InstallerEnvironment> child =
-      EnvironmentForInstaller(deps.env, uv ? InstallerRun::kUvPip : InstallerRun::kPip);
+      EnvironmentForInstaller(ctx.deps.env, uv ? InstallerRun::kUvPip : InstallerRun::kPip);
   if (!child) return Refuse(err, child.error());
   out << LeftOutNote(*child, uv ? "uv" : "pip");
-  out << "running: " << core::RedactCredentials(QuoteCommand(argv)) << "\n";
+  out << "running: " << core::RedactCredentials(QuoteCommand(*argv)) << "\n";
   out.flush();
   std::ostringstream child_out, child_err;
-  const int code = ExecuteInstall(argv, deps.runner, child->env, child_out, child_err);
+  const int code = ExecuteInstall(*argv, ctx.deps.runner, child->env, child_out, child_err);
   out << child_out.str();
   err << child_err.str();
-  if (code != 0) {
-    // A wheel that does not match its hash: say which line of the lock it is.
-    const std::string said = child_out.str() + child_err.str();
-    for (const ChosenWheel& c : *wheels) {
-      if (said.find(c.wheel->sha256) != std::string::npos &&
-          (said.find("HASH") != std::string::npos || said.find("ash mismatch") != std::string::npos ||
-           said.find("do not match") != std::string::npos)) {
-        err << "torchdex sync: " << chosen.path << ":" << c.wheel->line << ": " << c.package->name << " "
-            << c.package->version << ": the downloaded wheel " << core::RedactCredentials(c.wheel->url)
-            << " does not match the lock's sha256 " << c.wheel->sha256 << "; nothing was installed\n";
-      }
-    }
-  }
+  if (code != 0) NameHashMismatches(child_out.str() + child_err.str(), chosen, *wheels, err);
   return code;
+}
+
+}  // namespace
+
+int RunSync(const Options& options, Deps& deps, std::ostream& out, std::ostream& err) {
+  const SyncCliOptions& o = options.sync;
+  std::error_code error;
+  if (!fs::is_directory(o.lock_dir, error)) {
+    return Refuse(err, core::MakeError("--lock-dir " + o.lock_dir + ": not a directory", core::ErrorCode::kBadInputFile));
+  }
+  if (o.uv_project) return SyncUvProject(o, deps, out, err);
+  core::Expected<std::vector<LockFile>> locks = ReadLocks(o.lock_dir);
+  if (!locks) return Refuse(err, locks.error());
+  SyncContext ctx(o, deps, out, err, std::move(locks).value());
+  if (core::Status gathered = GatherSyncInputs(ctx); !gathered) return Refuse(err, gathered.error());
+  SyncChoice choice;
+  if (ctx.variant_lock != nullptr && ctx.locks.size() == 1) {
+    if (std::optional<int> refused = ChooseVariantLock(ctx, choice)) return *refused;
+  } else if (std::optional<int> refused = ChooseByDecision(ctx, SortLocks(ctx), choice)) {
+    return *refused;
+  }
+  return InstallChosenLock(ctx, choice);
 }
 
 }  // namespace torchdex::installer
