@@ -176,6 +176,74 @@ struct RoutedRule {
   std::vector<std::string> roots;
 };
 
+// The wheel of `p` that fits the target best (of a variant package, only those of the label
+// resolved), or a located error.
+core::Expected<const LockedWheel*> BestWheel(const LockFile& f, const LockedPackage& p,
+                                             const std::vector<core::Tag>& supported,
+                                             const std::map<std::string, std::string>& variants,
+                                             const std::string& where) {
+  const LockedWheel* best = nullptr;
+  std::size_t best_rank = 0;
+  const auto resolved = variants.find(p.name);
+  for (const LockedWheel& w : p.wheels) {
+    auto wheel = LockedWheelName(p, w);  // CheckWheelNames has checked every name
+    if (!wheel) return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + wheel.error().message,
+                                       core::ErrorCode::kBadInputFile);
+    if (resolved != variants.end()) {
+      const std::optional<catalogue::VariantWheelName> variant = catalogue::SplitVariantLabel(w.name);
+      if (!variant || variant->label != resolved->second) continue;
+    }
+    auto rank = core::BestTagRank(wheel->Tags(), supported);
+    if (rank && (best == nullptr || *rank < best_rank)) {
+      best = &w;
+      best_rank = *rank;
+    }
+  }
+  if (best == nullptr) return core::MakeError(where, core::ErrorCode::kBadInputFile);
+  return best;
+}
+
+// The URL goes into a requirements file: nothing in it may start another line or option; it
+// obeys the HTTPS rule, as install's URLs do; it fetches the file its name says; and a routed
+// package's file is one of the lock's backend.
+core::Status CheckWheelUrl(const LockFile& f, const LockedPackage& p, const LockedWheel& best,
+                           const std::vector<std::string>& trusted_hosts, const RoutedRule& rule) {
+  const std::string at = f.path + ":" + std::to_string(best.line) + ": " + p.name + " " + p.version;
+  if (std::any_of(best.url.begin(), best.url.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u <= 0x20 || u == 0x7f;
+      })) {
+    return core::MakeError(at + ": the wheel URL holds a space or a control character", core::ErrorCode::kBadInputFile);
+  }
+  if (core::Status ok = CheckTransport(best.url, trusted_hosts, "the wheel of " + p.name + " " + p.version); !ok) {
+    return core::MakeError(at + ": " + ok.error().message, core::ErrorCode::kBadInputFile);
+  }
+  if (const std::string file = UrlFileName(best.url); file != best.name) {
+    return core::MakeError(at + ": the wheel's name " + best.name + " is not the file its url names (" + file + ")",
+                           core::ErrorCode::kBadInputFile);
+  }
+  if (rule.routed(p.name)) return RoutedFileOfBackend(at, p.name, p.version, best.url, rule.backend, rule.roots);
+  return {};
+}
+
+// Every routed package the lock was asked for is installed here: a lock whose torch applies to
+// no machine would be chosen "by torch" and then install none (issue 29, item 11).
+core::Status EveryAskedRoutedPackageApplies(const LockFile& f, const Interpreter& target, const RoutedRule& rule,
+                                            const std::map<std::string, int>& applied) {
+  for (const std::string& text : f.lock.torchdex.requirements) {
+    core::Expected<core::Requirement> r = core::Requirement::Parse(text);
+    if (!r) continue;  // refused where the lock was read
+    const std::string name = r->NormalizedName();
+    if (!rule.routed(name) || applied.contains(name)) continue;
+    const core::Expected<bool> marked = r->marker.empty() ? core::Expected<bool>(true) : r->marker.Evaluate(target.markers);
+    if (!marked || !*marked) continue;
+    return core::MakeError(f.path + ":" + std::to_string(f.lock.torchdex.line) + ": the lock asks for " + text +
+                               ", but none of its entries of " + name + " applies to " + target.description,
+                           core::ErrorCode::kBadInputFile);
+  }
+  return {};
+}
+
 core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Interpreter& target,
                                                    const std::vector<std::string>& trusted_hosts,
                                                    const RoutedRule& rule,
@@ -206,66 +274,13 @@ core::Expected<std::vector<ChosenWheel>> WheelsFor(const LockFile& f, const Inte
                                core::ErrorCode::kBadInputFile);
       }
     }
-    const LockedWheel* best = nullptr;
-    std::size_t best_rank = 0;
-    const auto resolved = variants.find(p.name);
-    for (const LockedWheel& w : p.wheels) {
-      auto wheel = LockedWheelName(p, w);  // CheckWheelNames has checked every name
-      if (!wheel) return core::MakeError(f.path + ":" + std::to_string(w.line) + ": " + wheel.error().message,
-                                         core::ErrorCode::kBadInputFile);
-      if (resolved != variants.end()) {
-        const std::optional<catalogue::VariantWheelName> variant = catalogue::SplitVariantLabel(w.name);
-        if (!variant || variant->label != resolved->second) continue;
-      }
-      auto rank = core::BestTagRank(wheel->Tags(), supported);
-      if (rank && (best == nullptr || *rank < best_rank)) {
-        best = &w;
-        best_rank = *rank;
-      }
-    }
-    if (best == nullptr) {
-      return core::MakeError(where + ": no wheel of the lock fits " + target.description,
-                             core::ErrorCode::kBadInputFile);
-    }
-    // The URL goes into a requirements file: nothing in it may start another line or option;
-    // and it obeys the HTTPS rule, as install's URLs do.
-    const std::string at = f.path + ":" + std::to_string(best->line) + ": " + p.name + " " + p.version;
-    if (std::any_of(best->url.begin(), best->url.end(), [](char c) {
-          const auto u = static_cast<unsigned char>(c);
-          return u <= 0x20 || u == 0x7f;
-        })) {
-      return core::MakeError(at + ": the wheel URL holds a space or a control character", core::ErrorCode::kBadInputFile);
-    }
-    if (core::Status ok = CheckTransport(best->url, trusted_hosts, "the wheel of " + p.name + " " + p.version); !ok) {
-      return core::MakeError(at + ": " + ok.error().message, core::ErrorCode::kBadInputFile);
-    }
-    // The name is what was checked (package, version, tags): the URL must fetch that file.
-    if (const std::string file = UrlFileName(best->url); file != best->name) {
-      return core::MakeError(at + ": the wheel's name " + best->name + " is not the file its url names (" + file + ")",
-                             core::ErrorCode::kBadInputFile);
-    }
-    if (rule.routed(p.name)) {
-      if (core::Status own = RoutedFileOfBackend(at, p.name, p.version, best->url, rule.backend, rule.roots); !own) {
-        return own.error();
-      }
-    }
-    out.push_back({&p, best});
+    core::Expected<const LockedWheel*> best =
+        BestWheel(f, p, supported, variants, where + ": no wheel of the lock fits " + target.description);
+    if (!best) return best.error();
+    if (core::Status ok = CheckWheelUrl(f, p, **best, trusted_hosts, rule); !ok) return ok.error();
+    out.push_back({&p, *best});
   }
-  // Every routed package the lock was asked for is installed here: a lock whose torch applies to
-  // no machine would be chosen "by torch" and then install none (issue 29, item 11).
-  for (const std::string& text : f.lock.torchdex.requirements) {
-    core::Expected<core::Requirement> r = core::Requirement::Parse(text);
-    if (!r) continue;  // refused where the lock was read
-    const std::string name = r->NormalizedName();
-    if (rule.routed(name) && !applied.contains(name)) {
-      const core::Expected<bool> marked = r->marker.empty() ? core::Expected<bool>(true) : r->marker.Evaluate(target.markers);
-      const bool for_here = marked && *marked;
-      if (!for_here) continue;
-      return core::MakeError(f.path + ":" + std::to_string(f.lock.torchdex.line) + ": the lock asks for " + text +
-                                 ", but none of its entries of " + name + " applies to " + target.description,
-                             core::ErrorCode::kBadInputFile);
-    }
-  }
+  if (core::Status ok = EveryAskedRoutedPackageApplies(f, target, rule, applied); !ok) return ok.error();
   return out;
 }
 
