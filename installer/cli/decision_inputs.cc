@@ -1,4 +1,5 @@
 #include "installer/cli/decision_inputs.h"
+#include "installer/cli/plan_for.h"
 
 #include <algorithm>
 #include <chrono>
@@ -128,11 +129,7 @@ core::Status ReadCustomPages(const std::vector<std::string>& backends, const std
   std::vector<std::string> trusted;
   for (const auto& host : catalogue.overrides.trusted_hosts) trusted.push_back(host.value);
   std::unique_ptr<index::Fetcher> own;
-  index::Fetcher* fetcher = deps.fetcher;
-  if (fetcher == nullptr) {
-    own = index::MakeCurlFetcher(GuardedFetchOptions(trusted));
-    fetcher = own.get();
-  }
+  index::Fetcher* fetcher = FetcherFor(deps, trusted, own);
   struct Wanted {
     std::string backend, project;
   };

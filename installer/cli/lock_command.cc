@@ -21,6 +21,7 @@
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
 #include "installer/cli/lock_support.h"
+#include "installer/cli/plan_for.h"
 #include "installer/cli/uv_resolve.h"
 #include "installer/cli/variant_inputs.h"
 #include "installer/detect/detect.h"
@@ -178,12 +179,19 @@ core::Expected<std::vector<std::string>> ExpandBackends(const LockCliOptions& o,
   return names;
 }
 
-core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& backend_name,
-                                    const std::vector<std::string>& texts,
-                                    const std::vector<AskedRequirement>& asked, const Interpreter& target,
-                                    const std::string& uv, Deps& deps, std::ostream& out) {
-  // --backend variant: the channel's PEP 825 variant index, decided as install decides it
-  // (variant_inputs.h): the CPU backend's routing, the wheel chosen by the host's properties.
+// The decision for one lock: its inputs, the backend named (or chosen), and for the variant
+// index the host's properties.
+struct LockDecision {
+  DecisionInputs inputs;
+  Decision decision;
+  std::optional<VariantDetection> variants;
+};
+
+// --backend variant: the channel's PEP 825 variant index, decided as install decides it
+// (variant_inputs.h): the CPU backend's routing, the wheel chosen by the host's properties.
+core::Expected<LockDecision> DecideLock(const LockCliOptions& o, const std::string& backend_name,
+                                        const std::vector<AskedRequirement>& asked, const Interpreter& target,
+                                        Deps& deps) {
   const bool variant_index = backend_name == "variant";
   const std::string named = variant_index ? "cpu" : backend_name;
   ChoiceOptions choice = o.choice;
@@ -197,12 +205,12 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
   }
   core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, inputs->catalogue);
   if (!decided) return decided.error();
-  Decision& decision = *decided;
-  std::optional<VariantDetection> variants;
+  LockDecision out{std::move(inputs).value(), std::move(decided).value(), std::nullopt};
+  Decision& decision = out.decision;
   if (variant_index && !decision.default_index && !decision.backend.empty()) {
-    core::Expected<VariantDetection> detected = UseVariantIndex(choice, *inputs, "--backend", deps, decision);
+    core::Expected<VariantDetection> detected = UseVariantIndex(choice, out.inputs, "--backend", deps, decision);
     if (!detected) return detected.error();
-    variants = std::move(detected).value();
+    out.variants = std::move(detected).value();
   }
   if (decision.default_index) {
     return core::MakeError("macOS: PyTorch's wheels come from the default index, no backend applies; "
@@ -214,57 +222,201 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
     for (const std::string& line : decision.explanation) why += "; " + line;
     return core::MakeError(why, core::ErrorCode::kNotOffered);
   }
-  if (o.choice.explain) {
-    for (const std::string& line : decision.explanation) out << decision.backend << ": " << line << "\n";
-  }
+  return out;
+}
 
-  PlanRequest request;
-  request.routed = decision.routed;
-  request.other = decision.others;
-  request.routed_projects.insert(decision.routed_names.begin(), decision.routed_names.end());
-  request.backend = decision.backend;
-  request.backend_index_url = decision.index_url;
-  request.default_index_url = o.index_url;
-  request.trusted_hosts = decision.trusted_hosts;
-  request.supported_tags = core::SupportedTags(target.info);
-  request.markers = target.markers;
-  request.target_description = target.description;
-  request.prereleases = decision.prereleases;
-  // ROCm >= 7.14 device code: the gfx targets of the host the lock is for, as install narrows
-  // torch[gfxNNNN] (install/rocm_devices.h). A named backend does not detect the host, so the
-  // host is read here when the lock is for this machine; a described target has no host.
-  std::vector<std::string> device_lines;
-  const bool rocm = decision.selection.chosen && decision.selection.chosen->kind == core::BackendKind::kRocm;
-  if (rocm || inputs->detected) {
-    std::optional<HostFacts> host;
-    if (inputs->detected) {
-      host = inputs->facts;
-    } else if (!target.path.empty()) {
-      const FileReader files(o.choice.root);
-      DetectOptions detect_options;
-      detect_options.probe_timeout = std::chrono::milliseconds(
-          std::max<int64_t>(1, std::llround(o.choice.probe_timeout_seconds * 1000)));
-      core::Expected<HostFacts> detected = Detect(detect_options, DetectDeps{files, deps.env, deps.runner, deps.clock});
-      if (!detected) return detected.error();
-      host = std::move(detected).value();
-    }
-    if (host && host->amd) request.gfx_targets = host->amd->gfx;
-    if (rocm && !host) {
-      device_lines.push_back("gfx targets: not read (" + target.description +
-                             " is described, not this machine): device code as the wheels require it");
+// ROCm >= 7.14 device code: the gfx targets of the host the lock is for, as install narrows
+// torch[gfxNNNN] (install/rocm_devices.h). A named backend does not detect the host, so the
+// host is read here when the lock is for this machine; a described target has no host. What
+// the lock's decision says of it goes to `device_lines`.
+core::Status ReadGfxTargets(const LockCliOptions& o, const LockDecision& d, const Interpreter& target, Deps& deps,
+                            PlanRequest& request, std::vector<std::string>& device_lines) {
+  const bool rocm = d.decision.selection.chosen && d.decision.selection.chosen->kind == core::BackendKind::kRocm;
+  if (!rocm && !d.inputs.detected) return {};
+  std::optional<HostFacts> host;
+  if (d.inputs.detected) {
+    host = d.inputs.facts;
+  } else if (!target.path.empty()) {
+    const FileReader files(o.choice.root);
+    DetectOptions detect_options;
+    detect_options.probe_timeout =
+        std::chrono::milliseconds(std::max<int64_t>(1, std::llround(o.choice.probe_timeout_seconds * 1000)));
+    core::Expected<HostFacts> detected = Detect(detect_options, DetectDeps{files, deps.env, deps.runner, deps.clock});
+    if (!detected) return detected.error();
+    host = std::move(detected).value();
+  }
+  if (host && host->amd) request.gfx_targets = host->amd->gfx;
+  if (rocm && !host) {
+    device_lines.push_back("gfx targets: not read (" + target.description +
+                           " is described, not this machine): device code as the wheels require it");
+  }
+  return {};
+}
+
+// uv reads no variant wheel name (PEP 825 is a draft): a variant wheel is locked as planned,
+// and what it requires elsewhere (its PEP 658 metadata, for this target) is resolved by uv in
+// its place. A wheel uv resolves cannot itself require one.
+struct VariantWheels {
+  std::vector<const PlannedWheel*> wheels;
+  std::set<std::string> names;
+  std::vector<std::string> lines;  // what was chosen and why, for --explain and the lock
+};
+
+core::Expected<VariantWheels> VariantWheelsOf(const InstallPlan& plan) {
+  VariantWheels out;
+  for (const PlannedWheel& w : plan.routed) {
+    if (w.variant_label.empty()) continue;
+    out.wheels.push_back(&w);
+    out.names.insert(w.name);
+    if (!w.metadata_read) {
+      return core::MakeError(w.name + " " + w.version + " (variant " + w.variant_label + "): the page " + w.page_url +
+                                 " gives no PEP 658 metadata for " + w.filename +
+                                 ", so what it requires cannot be locked",
+                             core::ErrorCode::kNotOffered);
     }
   }
-  request.mirror_url = decision.mirror_url;
-  request.upstream_base = decision.upstream_base;
-  request.upstream_hosts = decision.upstream_hosts;
-  if (variants) request.variant_properties = &variants->properties;
+  for (const PlannedWheel* v : out.wheels) {
+    out.lines.push_back(v->name + " " + v->version + ": variant " + v->variant_label + ", by " + v->variant_decided_by);
+    for (std::size_t i = 0; i < v->variant_ranking.size(); ++i) {
+      out.lines.push_back("  " + std::to_string(i + 1) + ". " + v->variant_ranking[i]);
+    }
+    for (const std::string& needer : v->needed_by) {
+      if (out.names.contains(needer)) continue;
+      return core::MakeError(needer + " requires " + v->name + ", a variant wheel (" + v->filename +
+                                 ") that the resolver, uv, cannot read yet; lock " + needer +
+                                 " from a backend instead of the variant index",
+                             core::ErrorCode::kNotOffered);
+    }
+  }
+  return out;
+}
+
+// What uv resolves: the routed wheels of the plan pinned to their exact versions (the routing
+// index answers those names with exactly the plan's wheels), the rest as written.
+std::string ResolverInput(const InstallPlan& plan, const VariantWheels& variants) {
+  std::string input;
+  std::set<std::string> elsewhere;
+  for (const PlannedWheel* v : variants.wheels) {
+    for (const std::string& r : v->requires_elsewhere) {
+      if (elsewhere.insert(r).second) input += r + "\n";
+    }
+  }
+  input += PinnedRoutedInput(plan);
+  for (const std::string& other : plan.other) input += other + "\n";
+  return input;
+}
+
+// One routed package of uv's lock: the plan's wheel from the backend, or (reached only through a
+// package of the default index, lightning -> torch) the file the routing index served.
+core::Status CheckRoutedPackage(LockedPackage& p, const std::map<std::string, const PlannedWheel*>& planned,
+                                const Decision& decision, const RoutingIndexServer& server) {
+  auto it = planned.find(p.name);
+  if (it == planned.end()) {
+    if (p.wheels.size() != 1 || !server.index().ServedRouted(p.name, p.wheels[0].url, p.wheels[0].sha256)) {
+      return core::MakeError("uv locked the routed package " + p.name + " " + p.version + " from " +
+                                 (p.wheels.empty() ? std::string("nowhere") : p.wheels[0].url) +
+                                 ", which is not a wheel the routing index served from backend " + decision.backend,
+                             core::ErrorCode::kFailure);
+    }
+  } else {
+    const PlannedWheel& w = *it->second;
+    // URLs compared decoded: "%2B" and "+" name the same file.
+    if (p.version != w.version || p.wheels.size() != 1 || p.wheels[0].sha256 != w.sha256 ||
+        core::PercentDecode(p.wheels[0].url) != core::PercentDecode(w.url)) {
+      return core::MakeError("uv locked " + p.name + " " + p.version + " from " +
+                                 (p.wheels.empty() ? std::string("nowhere") : p.wheels[0].url) +
+                                 ", not the backend's " + w.url + " (sha256 " + w.sha256 + ")",
+                             core::ErrorCode::kFailure);
+    }
+  }
+  p.routed = true;
+  p.index = decision.index_url;
+  return {};
+}
+
+// uv's lock, checked, not trusted: every routed package is the plan's wheel from the backend,
+// nothing comes through the routing index itself, and the variant wheels are added as planned.
+core::Expected<PyLock> CheckedLock(PyLock resolved, const InstallPlan& plan, const VariantWheels& variants,
+                                   const Decision& decision, const RoutingIndexServer& server,
+                                   const std::string& default_index) {
+  std::map<std::string, const PlannedWheel*> planned;
+  for (const PlannedWheel& w : plan.routed) planned[w.name] = &w;
+  const std::set<std::string> routed_names(decision.routed_names.begin(), decision.routed_names.end());
+  PyLock lock;
+  lock.requires_python = resolved.requires_python;
+  lock.environments = resolved.environments;
+  for (LockedPackage& p : resolved.packages) {
+    if (variants.names.contains(p.name)) {
+      return core::MakeError("uv locked " + p.name + " " + p.version + ", which the variant index's " +
+                                 "wheel stands for: something uv resolved requires it",
+                             core::ErrorCode::kFailure);
+    }
+    if (routed_names.contains(p.name)) {
+      const bool through_default = !planned.contains(p.name);
+      if (core::Status ok = CheckRoutedPackage(p, planned, decision, server); !ok) return ok.error();
+      if (through_default) {
+        lock.packages.push_back(std::move(p));
+        continue;
+      }
+    } else {
+      p.index = default_index;
+    }
+    for (const LockedWheel& wheel : p.wheels) {
+      if (wheel.url.find(server.url()) == 0) {
+        return core::MakeError("uv locked " + wheel.url + " through the routing index itself");
+      }
+    }
+    lock.packages.push_back(std::move(p));
+  }
+  for (const PlannedWheel* v : variants.wheels) {
+    LockedPackage p;
+    p.name = v->name;
+    p.version = v->version;
+    p.routed = true;
+    p.index = decision.index_url;
+    p.wheels.push_back(LockedWheel{});
+    p.wheels.back().name = v->filename;
+    p.wheels.back().url = v->url;
+    p.wheels.back().sha256 = v->sha256;
+    p.variants_json = LockedVariantsJson{v->variants_json_url, v->variants_json_sha256};
+    lock.packages.push_back(std::move(p));
+  }
+  std::sort(lock.packages.begin(), lock.packages.end(),
+            [](const LockedPackage& a, const LockedPackage& b) { return a.name < b.name; });
+  return lock;
+}
+
+// [tool.torchdex]: the backend, the catalogue and its date, the target, the decision.
+void FillLockInfo(TorchdexLockInfo& info, const LockDecision& d, const Interpreter& target,
+                  const std::vector<std::string>& texts, const InstallPlan& plan,
+                  const std::vector<std::string>& device_lines, const VariantWheels& variants) {
+  const Decision& decision = d.decision;
+  info.backend = decision.backend;
+  info.channel = decision.channel;
+  info.index_url = core::RedactCredentials(decision.index_url);
+  info.catalogue = decision.catalogue_description;
+  info.catalogue_date = d.inputs.catalogue.source->ViewFor(decision.channel).AsOf();
+  info.target = target.description;
+  info.requirements = texts;
+  info.decision = decision.explanation;
+  for (const std::string& w : decision.warnings) info.decision.push_back("warning: " + w);
+  for (const std::string& line : device_lines) info.decision.push_back(line);
+  for (const PlannedWheel& w : plan.routed) {
+    if (!w.device_note.empty()) info.decision.push_back("device code of " + w.name + ": " + w.device_note);
+  }
+  for (const std::string& line : variants.lines) info.decision.push_back(line);
+  for (const std::string& w : plan.warnings) info.decision.push_back("warning: " + w);
+}
+
+// The plan of the lock's routed wheels, each with its sha256.
+core::Expected<InstallPlan> PlanLock(const LockCliOptions& o, const LockDecision& d, const Interpreter& target,
+                                     Deps& deps, std::vector<std::string>& device_lines, std::ostream& out) {
+  const Decision& decision = d.decision;
+  PlanRequest request = PlanRequestFor(decision, target, o.index_url);
+  if (core::Status ok = ReadGfxTargets(o, d, target, deps, request, device_lines); !ok) return ok.error();
+  if (d.variants) request.variant_properties = &d.variants->properties;
   std::unique_ptr<index::Fetcher> own_fetcher;
-  index::Fetcher* fetcher = deps.fetcher;
-  if (fetcher == nullptr) {
-    own_fetcher = index::MakeCurlFetcher(GuardedFetchOptions(request.trusted_hosts));
-    fetcher = own_fetcher.get();
-  }
-  core::Expected<InstallPlan> plan = MakePlan(request, fetcher);
+  core::Expected<InstallPlan> plan = MakePlan(request, FetcherFor(deps, request.trusted_hosts, own_fetcher));
   if (!plan) return plan.error();
   for (const std::string& w : plan->warnings) out << decision.backend << ": warning: " << core::RedactCredentials(w) << "\n";
   for (const PlannedWheel& w : plan->routed) {
@@ -274,159 +426,49 @@ core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& 
                              core::ErrorCode::kNetwork);
     }
   }
+  return plan;
+}
 
-  // uv reads no variant wheel name (PEP 825 is a draft): a variant wheel is locked as planned,
-  // and what it requires elsewhere (its PEP 658 metadata, for this target) is resolved by uv in
-  // its place. A wheel uv resolves cannot itself require one.
-  std::vector<const PlannedWheel*> variant_wheels;
-  std::set<std::string> variant_names;
-  for (const PlannedWheel& w : plan->routed) {
-    if (w.variant_label.empty()) continue;
-    variant_wheels.push_back(&w);
-    variant_names.insert(w.name);
-    if (!w.metadata_read) {
-      return core::MakeError(w.name + " " + w.version + " (variant " + w.variant_label + "): the page " + w.page_url +
-                                 " gives no PEP 658 metadata for " + w.filename +
-                                 ", so what it requires cannot be locked",
-                             core::ErrorCode::kNotOffered);
-    }
-  }
-  std::vector<std::string> variant_lines;
-  for (const PlannedWheel* v : variant_wheels) {
-    variant_lines.push_back(v->name + " " + v->version + ": variant " + v->variant_label + ", by " +
-                            v->variant_decided_by);
-    for (std::size_t i = 0; i < v->variant_ranking.size(); ++i) {
-      variant_lines.push_back("  " + std::to_string(i + 1) + ". " + v->variant_ranking[i]);
-    }
-    for (const std::string& needer : v->needed_by) {
-      if (variant_names.contains(needer)) continue;
-      return core::MakeError(needer + " requires " + v->name + ", a variant wheel (" + v->filename +
-                                 ") that the resolver, uv, cannot read yet; lock " + needer +
-                                 " from a backend instead of the variant index",
-                             core::ErrorCode::kNotOffered);
-    }
-  }
-
+core::Expected<LockOutcome> LockOne(const LockCliOptions& o, const std::string& backend_name,
+                                    const std::vector<std::string>& texts,
+                                    const std::vector<AskedRequirement>& asked, const Interpreter& target,
+                                    const std::string& uv, Deps& deps, std::ostream& out) {
+  core::Expected<LockDecision> decided = DecideLock(o, backend_name, asked, target, deps);
+  if (!decided) return decided.error();
+  const Decision& decision = decided->decision;
   if (o.choice.explain) {
-    for (const std::string& line : variant_lines) out << decision.backend << ": " << line << "\n";
+    for (const std::string& line : decision.explanation) out << decision.backend << ": " << line << "\n";
+  }
+  std::vector<std::string> device_lines;
+  core::Expected<InstallPlan> plan = PlanLock(o, *decided, target, deps, device_lines, out);
+  if (!plan) return plan.error();
+  core::Expected<VariantWheels> variants = VariantWheelsOf(*plan);
+  if (!variants) return variants.error();
+  if (o.choice.explain) {
+    for (const std::string& line : variants->lines) out << decision.backend << ": " << line << "\n";
   }
 
   // The routing index is uv's only index for the run.
   InstallCommandOptions uv_command{InstallerKind::kUv, target.path, uv, {}};
   const std::string default_index =
       o.index_url.empty() ? InstallerDefaultIndex(uv_command, deps.runner, deps.env) : o.index_url;
-  // What uv resolves: the routed wheels of the plan pinned to their exact versions (the
-  // routing index answers those names with exactly the plan's wheels), the rest as written.
-  std::string input;
-  std::set<std::string> elsewhere;
-  for (const PlannedWheel* v : variant_wheels) {
-    for (const std::string& r : v->requires_elsewhere) {
-      if (elsewhere.insert(r).second) input += r + "\n";
-    }
-  }
-  input += PinnedRoutedInput(*plan);
-  for (const std::string& other : plan->other) input += other + "\n";
   UvResolveRequest resolve;
   resolve.plan = &*plan;
   resolve.routed_names = decision.routed_names;
   resolve.default_index = default_index;
   resolve.mirror = MirrorRule{decision.mirror_url, decision.upstream_base, decision.upstream_hosts, plan->trusted_hosts};
-  resolve.input = std::move(input);
+  resolve.input = ResolverInput(*plan, *variants);
   resolve.target = &target;
   resolve.uv = uv;
   resolve.what = "the " + decision.backend + " lock";
   core::Expected<UvResolution> resolution = ResolveThroughRoutingIndex(resolve, deps, out);
   if (!resolution) return resolution.error();
-  core::Expected<PyLock> resolved = std::move(resolution->lock);
-  const std::unique_ptr<RoutingIndexServer>& server = resolution->server;
-
-  // Every routed package must be the plan's wheel, from the backend: checked, not trusted.
-  std::map<std::string, const PlannedWheel*> planned;
-  for (const PlannedWheel& w : plan->routed) planned[w.name] = &w;
-  const std::set<std::string> routed_names(decision.routed_names.begin(), decision.routed_names.end());
-  PyLock lock;
-  lock.requires_python = resolved->requires_python;
-  lock.environments = resolved->environments;
-  for (LockedPackage& p : resolved->packages) {
-    if (variant_names.contains(p.name)) {
-      return core::MakeError("uv locked " + p.name + " " + p.version + ", which the variant index's " +
-                                 "wheel stands for: something uv resolved requires it",
-                             core::ErrorCode::kFailure);
-    }
-    if (routed_names.contains(p.name)) {
-      auto it = planned.find(p.name);
-      if (it == planned.end()) {
-        // A routed name the requirements reach only through a package of the default index
-        // (lightning -> torch): uv found it on the routing index, which answers it from the
-        // backend alone. It is the backend's if that is the file the routing index listed.
-        if (p.wheels.size() != 1 || !server->index().ServedRouted(p.name, p.wheels[0].url, p.wheels[0].sha256)) {
-          return core::MakeError("uv locked the routed package " + p.name + " " + p.version + " from " +
-                                     (p.wheels.empty() ? std::string("nowhere") : p.wheels[0].url) +
-                                     ", which is not a wheel the routing index served from backend " +
-                                     decision.backend,
-                                 core::ErrorCode::kFailure);
-        }
-        p.routed = true;
-        p.index = decision.index_url;
-        lock.packages.push_back(std::move(p));
-        continue;
-      }
-      const PlannedWheel& w = *it->second;
-      // URLs compared decoded: "%2B" and "+" name the same file.
-      if (p.version != w.version || p.wheels.size() != 1 || p.wheels[0].sha256 != w.sha256 ||
-          core::PercentDecode(p.wheels[0].url) != core::PercentDecode(w.url)) {
-        return core::MakeError("uv locked " + p.name + " " + p.version + " from " +
-                                   (p.wheels.empty() ? std::string("nowhere") : p.wheels[0].url) +
-                                   ", not the backend's " + w.url + " (sha256 " + w.sha256 + ")",
-                               core::ErrorCode::kFailure);
-      }
-      p.routed = true;
-      p.index = decision.index_url;
-    } else {
-      p.index = default_index;
-    }
-    for (const LockedWheel& wheel : p.wheels) {
-      if (wheel.url.find(server->url()) == 0) {
-        return core::MakeError("uv locked " + wheel.url + " through the routing index itself");
-      }
-    }
-    lock.packages.push_back(std::move(p));
-  }
-  for (const PlannedWheel* v : variant_wheels) {
-    LockedPackage p;
-    p.name = v->name;
-    p.version = v->version;
-    p.routed = true;
-    p.index = decision.index_url;
-    LockedWheel wheel;
-    wheel.name = v->filename;
-    wheel.url = v->url;
-    wheel.sha256 = v->sha256;
-    p.wheels.push_back(std::move(wheel));
-    p.variants_json = LockedVariantsJson{v->variants_json_url, v->variants_json_sha256};
-    lock.packages.push_back(std::move(p));
-  }
-  std::sort(lock.packages.begin(), lock.packages.end(),
-            [](const LockedPackage& a, const LockedPackage& b) { return a.name < b.name; });
-  TorchdexLockInfo& info = lock.torchdex;
-  info.backend = decision.backend;
-  info.channel = decision.channel;
-  info.index_url = core::RedactCredentials(decision.index_url);
-  info.catalogue = decision.catalogue_description;
-  info.catalogue_date = inputs->catalogue.source->ViewFor(decision.channel).AsOf();
-  info.target = target.description;
-  info.requirements = texts;
-  info.decision = decision.explanation;
-  for (const std::string& w : decision.warnings) info.decision.push_back("warning: " + w);
-  for (const std::string& line : device_lines) info.decision.push_back(line);
-  for (const PlannedWheel& w : plan->routed) {
-    if (!w.device_note.empty()) info.decision.push_back("device code of " + w.name + ": " + w.device_note);
-  }
-  for (const std::string& line : variant_lines) info.decision.push_back(line);
-  for (const std::string& w : plan->warnings) info.decision.push_back("warning: " + w);
-
+  core::Expected<PyLock> lock =
+      CheckedLock(std::move(resolution->lock), *plan, *variants, decision, *resolution->server, default_index);
+  if (!lock) return lock.error();
+  FillLockInfo(lock->torchdex, *decided, target, texts, *plan, device_lines, *variants);
   const std::string path = (fs::path(o.output_dir) / LockFileName(decision.backend)).string();
-  return LockOutcome{path, std::move(lock)};
+  return LockOutcome{path, std::move(lock).value()};
 }
 
 }  // namespace
