@@ -13,6 +13,7 @@
 #include "core/url.h"
 #include "installer/cli/commands.h"
 #include "installer/cli/decision_inputs.h"
+#include "installer/cli/plan_for.h"
 #include "installer/cli/lock_support.h"
 #include "installer/cli/uv_resolve.h"
 #include "installer/cli/variant_inputs.h"
@@ -101,19 +102,26 @@ struct Prepared {
   InstallPlan plan;
 };
 
-core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
-  const InstallCliOptions& o = options.install;
-  core::Expected<std::string> path = FindInterpreter(o.choice.python, deps.env);
-  if (!path) return path.error();
-  core::Expected<Interpreter> target =
-      QueryInterpreterCached(*path, deps.runner, deps.env, std::chrono::seconds(30));
-  if (!target) return target.error();
-
-  // What was asked, parsed once: the command line, then each -r file.
+// What was asked, parsed once: the command line, then each -r file.
+core::Expected<std::vector<std::string>> AskedTexts(const InstallCliOptions& o) {
   std::vector<std::string> texts = o.choice.requirements;
   for (const std::string& file : o.requirement_files) {
     if (core::Status ok = ReadRequirementFile(file, texts); !ok) return ok.error();
   }
+  return texts;
+}
+
+// The decision for the install, and for the variant index the host's properties.
+struct InstallDecision {
+  DecisionInputs inputs;
+  Decision decision;
+  std::optional<VariantDetection> variants;
+  std::string backend;  // the decision's, or "default" (macOS: the default index)
+};
+
+core::Expected<InstallDecision> DecideInstall(const InstallCliOptions& o, const Interpreter& target, Deps& deps) {
+  core::Expected<std::vector<std::string>> texts = AskedTexts(o);
+  if (!texts) return texts.error();
   ChoiceOptions choice = o.choice;
   // --torch-backend variant: the family's variant index of the channel (test/variant/), whose
   // wheels are told apart by PEP 825 variant labels. The decision's routing is the CPU
@@ -127,94 +135,61 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
     // What the decision says of "cpu" names what the user named.
     choice.torch_backend_flag = named->origin + " variant: the variant index routes as cpu";
   }
-  core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(texts);
+  core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(*texts);
   if (!asked) return asked.error();
   choice.parsed = std::move(asked).value();
-
-  core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps, &*target);
+  core::Expected<DecisionInputs> inputs = GatherDecisionInputs(choice, deps, &target);
   if (!inputs) return inputs.error();
   core::Expected<Decision> decided = Decide(inputs->request, inputs->facts, inputs->catalogue);
   if (!decided) return decided.error();
-  Decision& decision = *decided;
-  for (const std::string& w : inputs->warnings) decision.warnings.push_back(w);
-  std::optional<VariantDetection> variants;
+  InstallDecision out{std::move(inputs).value(), std::move(decided).value(), std::nullopt, {}};
+  Decision& decision = out.decision;
+  for (const std::string& w : out.inputs.warnings) decision.warnings.push_back(w);
   if (variant_index) {
-    core::Expected<VariantDetection> detected = UseVariantIndex(choice, *inputs, named->origin, deps, decision);
+    core::Expected<VariantDetection> detected = UseVariantIndex(choice, out.inputs, named->origin, deps, decision);
     if (!detected) return detected.error();
-    variants = std::move(detected).value();
+    out.variants = std::move(detected).value();
   }
-  std::string backend = decision.backend;
+  out.backend = decision.backend;
   if (decision.default_index) {
-    backend = "default";
+    out.backend = "default";
   } else if (decision.backend.empty()) {
     std::string why = "no backend offers what was asked for " + decision.target_description;
     for (const std::string& line : decision.explanation) why += "; " + line;
     return core::MakeError(why, core::ErrorCode::kNotOffered);
   }
+  return out;
+}
 
-  Prepared prepared{std::move(*target), {}, decision.explanation, {}, {}};
-  for (const std::string& w : decision.warnings) prepared.explanation.push_back("warning: " + w);
-  prepared.header.push_back("target: " + decision.target_description);
-  prepared.header.push_back("chosen: " + backend + " " + decision.index_url +
-                            (decision.forced_by.empty() ? "" : " (named by " + decision.forced_by + ")"));
-  for (const std::string& line : decision.explanation) prepared.header.push_back("why: " + line);
-
-  PlanRequest request;
-  request.routed = decision.routed;
-  request.other = decision.others;
-  request.routed_projects.insert(decision.routed_names.begin(), decision.routed_names.end());
-  request.backend = backend;
-  request.backend_index_url = decision.index_url;
-  request.default_index_url = o.index_url;
-  request.trusted_hosts = decision.trusted_hosts;
-  request.supported_tags = core::SupportedTags(prepared.target.info);
-  request.markers = prepared.target.markers;
-  request.target_description = prepared.target.description;
-  request.prereleases = decision.prereleases;
-  if (inputs->facts.amd) request.gfx_targets = inputs->facts.amd->gfx;
-  request.mirror_url = decision.mirror_url;
-  request.upstream_base = decision.upstream_base;
-  request.upstream_hosts = decision.upstream_hosts;
-  if (variants) request.variant_properties = &variants->properties;
-  std::unique_ptr<index::Fetcher> own_fetcher;
-  index::Fetcher* fetcher = deps.fetcher;
-  std::optional<CatalogueVersionsSource> offline;
-  if (o.offline) {
-    offline.emplace(inputs->catalogue.source->ViewFor(inputs->request.channel));
-    request.offline = &*offline;
-  } else if (fetcher == nullptr) {
-    own_fetcher = index::MakeCurlFetcher(GuardedFetchOptions(request.trusted_hosts));
-    fetcher = own_fetcher.get();
-  }
-  core::Expected<InstallPlan> plan = MakePlan(request, fetcher);
-  // A mirror may lack the backend auto chose (mirrors often carry a few backends): the next
-  // candidate that qualified is tried, and why the others were skipped is said.
-  if (!plan && plan.error().code == core::ErrorCode::kNotOffered && !decision.mirror_url.empty() &&
-      decision.forced_by.empty() && !o.offline) {
-    const std::vector<Candidate>& candidates = decision.selection.candidates;
-    for (std::size_t i = 1; i < candidates.size() && !plan && plan.error().code == core::ErrorCode::kNotOffered; ++i) {
-      prepared.explanation.push_back("skipped " + request.backend + " on the mirror: " + plan.error().message);
-      request.backend = candidates[i].backend;
-      request.backend_index_url = BackendIndexUrl(inputs->catalogue.overrides, decision.upstream_base,
-                                                  decision.channel_path, request.backend);
-      plan = MakePlan(request, fetcher);
-      if (plan) {
-        prepared.explanation.push_back("chose " + request.backend + " instead: the next backend that qualified");
-        decision.backend = request.backend;
-        decision.index_url = request.backend_index_url;
-        prepared.header[1] = "chosen: " + request.backend + " " + request.backend_index_url +
-                             " (the mirror lacks the backends before it)";
-      }
+// A mirror may lack the backend auto chose (mirrors often carry a few backends): the next
+// candidate that qualified is tried, and why the others were skipped is said.
+void TryTheNextBackendsOnTheMirror(const InstallDecision& d, PlanRequest& request, index::Fetcher* fetcher,
+                                   core::Expected<InstallPlan>& plan, Prepared& prepared, Decision& decision) {
+  const std::vector<Candidate>& candidates = decision.selection.candidates;
+  for (std::size_t i = 1; i < candidates.size() && !plan && plan.error().code == core::ErrorCode::kNotOffered; ++i) {
+    prepared.explanation.push_back("skipped " + request.backend + " on the mirror: " + plan.error().message);
+    request.backend = candidates[i].backend;
+    request.backend_index_url =
+        BackendIndexUrl(d.inputs.catalogue.overrides, decision.upstream_base, decision.channel_path, request.backend);
+    plan = MakePlan(request, fetcher);
+    if (plan) {
+      prepared.explanation.push_back("chose " + request.backend + " instead: the next backend that qualified");
+      decision.backend = request.backend;
+      decision.index_url = request.backend_index_url;
+      prepared.header[1] =
+          "chosen: " + request.backend + " " + request.backend_index_url + " (the mirror lacks the backends before it)";
     }
   }
-  if (!plan) return plan.error();
-  // Packages of an index keyed by the chosen torch (PyG's pages): on the page of this torch.
+}
+
+// Packages of an index keyed by the chosen torch (PyG's pages): on the page of this torch.
+core::Status RouteDependents(const InstallDecision& d, InstallPlan& plan, const PlanRequest& request,
+                             index::Fetcher* fetcher, Prepared& prepared, Decision& decision) {
   std::map<std::string, std::pair<std::string, std::string>> find_links;
-  for (const auto& [name, url] : inputs->catalogue.overrides.find_links) find_links[name] = {url.value, url.origin};
+  for (const auto& [name, url] : d.inputs.catalogue.overrides.find_links) find_links[name] = {url.value, url.origin};
   core::Expected<std::vector<DependentIndex>> dependent_indexes = DependentIndexesWith(find_links);
   if (!dependent_indexes) return dependent_indexes.error();
-  core::Expected<DependentRouting> dependent =
-      RouteDependentRequirements(*plan, request, *dependent_indexes, fetcher);
+  core::Expected<DependentRouting> dependent = RouteDependentRequirements(plan, request, *dependent_indexes, fetcher);
   if (!dependent) return dependent.error();
   for (const std::string& line : dependent->explanation) prepared.explanation.push_back(line);
   for (const std::string& name : dependent->routed_names) {
@@ -223,16 +198,60 @@ core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
     }
   }
   std::sort(decision.routed_names.begin(), decision.routed_names.end());
-  for (const PlannedWheel& w : plan->routed) {
+  return {};
+}
+
+// Each variant wheel of the plan: its label and why, the ranking.
+void ExplainVariants(const InstallPlan& plan, std::vector<std::string>& explanation) {
+  for (const PlannedWheel& w : plan.routed) {
     if (w.variants_json_url.empty()) continue;
-    prepared.explanation.push_back(
-        w.name + " " + w.version + ": variant " +
-        (w.variant_label.empty() ? std::string("(none)") : w.variant_label) + ", by " +
-        w.variant_decided_by);
+    explanation.push_back(w.name + " " + w.version + ": variant " +
+                          (w.variant_label.empty() ? std::string("(none)") : w.variant_label) + ", by " +
+                          w.variant_decided_by);
     for (std::size_t i = 0; i < w.variant_ranking.size(); ++i) {
-      prepared.explanation.push_back("  " + std::to_string(i + 1) + ". " + w.variant_ranking[i]);
+      explanation.push_back("  " + std::to_string(i + 1) + ". " + w.variant_ranking[i]);
     }
   }
+}
+
+core::Expected<Prepared> Prepare(const Options& options, Deps& deps) {
+  const InstallCliOptions& o = options.install;
+  core::Expected<std::string> path = FindInterpreter(o.choice.python, deps.env);
+  if (!path) return path.error();
+  core::Expected<Interpreter> target = QueryInterpreterCached(*path, deps.runner, deps.env, std::chrono::seconds(30));
+  if (!target) return target.error();
+  core::Expected<InstallDecision> decided = DecideInstall(o, *target, deps);
+  if (!decided) return decided.error();
+  Decision& decision = decided->decision;
+
+  Prepared prepared{std::move(*target), {}, decision.explanation, {}, {}};
+  for (const std::string& w : decision.warnings) prepared.explanation.push_back("warning: " + w);
+  prepared.header.push_back("target: " + decision.target_description);
+  prepared.header.push_back("chosen: " + decided->backend + " " + decision.index_url +
+                            (decision.forced_by.empty() ? "" : " (named by " + decision.forced_by + ")"));
+  for (const std::string& line : decision.explanation) prepared.header.push_back("why: " + line);
+
+  PlanRequest request = PlanRequestFor(decision, prepared.target, o.index_url);
+  request.backend = decided->backend;
+  if (decided->inputs.facts.amd) request.gfx_targets = decided->inputs.facts.amd->gfx;
+  if (decided->variants) request.variant_properties = &decided->variants->properties;
+  std::unique_ptr<index::Fetcher> own_fetcher;
+  index::Fetcher* fetcher = deps.fetcher;
+  std::optional<CatalogueVersionsSource> offline;
+  if (o.offline) {
+    offline.emplace(decided->inputs.catalogue.source->ViewFor(decided->inputs.request.channel));
+    request.offline = &*offline;
+  } else {
+    fetcher = FetcherFor(deps, request.trusted_hosts, own_fetcher);
+  }
+  core::Expected<InstallPlan> plan = MakePlan(request, fetcher);
+  if (!plan && plan.error().code == core::ErrorCode::kNotOffered && !decision.mirror_url.empty() &&
+      decision.forced_by.empty() && !o.offline) {
+    TryTheNextBackendsOnTheMirror(*decided, request, fetcher, plan, prepared, decision);
+  }
+  if (!plan) return plan.error();
+  if (core::Status ok = RouteDependents(*decided, *plan, request, fetcher, prepared, decision); !ok) return ok.error();
+  ExplainVariants(*plan, prepared.explanation);
   prepared.decision = std::move(decision);
   prepared.plan = std::move(plan).value();
   return prepared;
