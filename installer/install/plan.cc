@@ -179,6 +179,19 @@ class Planner {
   core::Expected<InstallPlan> Run();
 
  private:
+  // The settled demands and the wheel picked for each.
+  struct Resolution {
+    Demands demands;
+    std::map<std::string, const WheelCandidate*> picks;
+  };
+  core::Status CheckRequest();
+  core::Expected<Resolution> Resolve();
+  core::Expected<PlannedWheel> PlanWheel(const std::string& project, const WheelCandidate& wheel,
+                                         const Demand& demand);
+  void DescribeVariants(PlannedWheel& planned, const WheelCandidate& wheel) const;
+  void DescribeDemand(PlannedWheel& planned, const Demand& demand) const;
+  core::Status FollowDependencies(PlannedWheel& planned, const WheelCandidate& wheel, const Demand& demand);
+  core::Status CheckWheel(const PlannedWheel& planned, const WheelCandidate& wheel);
   std::string PageUrl(const std::string& project) const { return base_url_ + project + "/"; }
   // The mirror rule (MirrorRule, plan.h), shared with the routing index.
   std::string OnMirror(const std::string& url) const { return mirror_.Rewrite(url); }
@@ -746,26 +759,19 @@ core::Expected<std::vector<std::string>> Planner::RequiresElsewhere(
   return out;
 }
 
-core::Expected<InstallPlan> Planner::Run() {
-  plan_.backend = request_.backend;
-  plan_.backend_index_url = base_url_;
-  plan_.default_index_url = request_.default_index_url;
-  plan_.trusted_hosts = request_.trusted_hosts;
-  plan_.target_description = request_.target_description;
-  plan_.offline = request_.offline != nullptr;
+// What was asked is refused before anything is fetched: an index or direct reference that breaks
+// the HTTPS rule, a routed package asked of the default index.
+core::Status Planner::CheckRequest() {
   if (request_.offline == nullptr && fetcher_ == nullptr) {
     return core::MakeError("planning needs the network (a fetcher) or an offline source");
   }
-  if (core::Status ok = CheckTransport(base_url_, request_.trusted_hosts,
-                                       "backend " + request_.backend + " index");
+  if (core::Status ok = CheckTransport(base_url_, request_.trusted_hosts, "backend " + request_.backend + " index");
       !ok) {
-    return ok.error();
+    return ok;
   }
   if (!request_.default_index_url.empty()) {
-    if (core::Status ok =
-            CheckTransport(request_.default_index_url, request_.trusted_hosts, "default index");
-        !ok) {
-      return ok.error();
+    if (core::Status ok = CheckTransport(request_.default_index_url, request_.trusted_hosts, "default index"); !ok) {
+      return ok;
     }
   }
   for (const core::AskedRequirement& other : request_.other) {
@@ -784,15 +790,20 @@ core::Expected<InstallPlan> Planner::Run() {
     }
     plan_.other.push_back(other.text);
   }
+  return {};
+}
 
+// Rounds of pick-then-follow-dependencies until the demands settle; a project no wheel fits
+// blames the last dependent constraining it, whose next version is tried.
+core::Expected<Planner::Resolution> Planner::Resolve() {
   core::Expected<Demands> user = UserDemands();
   if (!user) return user.error();
-  Demands demands = *user;
+  Resolution out{*user, {}};
+  Demands& demands = out.demands;
+  std::map<std::string, const WheelCandidate*>& picks = out.picks;
   std::map<std::string, std::set<std::string>> excluded;
-  std::map<std::string, const WheelCandidate*> picks;
   std::string first_conflict;
-  bool settled = false;
-  for (int round = 0; round < kMaxRounds && !settled; ++round) {
+  for (int round = 0; round < kMaxRounds; ++round) {
     if (core::Status ok = EnsurePages(demands); !ok) return ok.error();
     picks.clear();
     bool restart = false;
@@ -822,128 +833,156 @@ core::Expected<InstallPlan> Planner::Run() {
     if (core::Status ok = EnsureMetadata(picks); !ok) return ok.error();
     core::Expected<Demands> next = DependencyDemands(*user, demands, picks);
     if (!next) return next.error();
-    settled = Fingerprint(*next) == Fingerprint(demands);
+    const bool settled = Fingerprint(*next) == Fingerprint(demands);
     demands = std::move(*next);
+    if (settled) return out;
   }
-  if (!settled) {
-    return core::MakeError(first_conflict.empty()
-                               ? "the routed dependencies did not settle after " +
-                                     std::to_string(kMaxRounds) + " rounds"
-                               : first_conflict,
-                           core::ErrorCode::kNotOffered);
-  }
+  return core::MakeError(first_conflict.empty()
+                             ? "the routed dependencies did not settle after " + std::to_string(kMaxRounds) + " rounds"
+                             : first_conflict,
+                         core::ErrorCode::kNotOffered);
+}
 
-  for (const auto& [project, wheel] : picks) {
-    PlannedWheel planned;
-    planned.name = project;
-    planned.version = wheel->version.ToString();
-    planned.filename = wheel->filename;
-    planned.url = wheel->url;
-    planned.sha256 = wheel->sha256;
-    planned.hash = wheel->hash;
-    planned.page_url = PageUrl(project);
-    if (auto v = pages_.at(project).variants.find(planned.version);
-        v != pages_.at(project).variants.end()) {
-      const VersionVariants& variants = v->second;
-      planned.variant_label = wheel->variant_label;
-      planned.variants_json_url = variants.url;
-      planned.variants_json_sha256 = variants.sha256;
-      planned.variants_json_schema = variants.schema;
-      planned.variants_json = variants.canonical;
-      const catalogue::RankedVariant* mine = nullptr;
-      const catalogue::RankedVariant* next = nullptr;
-      for (const catalogue::RankedVariant& r : variants.ranked) {
-        planned.variant_ranking.push_back(
-            r.compatible ? r.label : r.label + " (incompatible: " + r.incompatible_because + ")");
-        if (mine != nullptr && next == nullptr && r.compatible) next = &r;
-        if (mine == nullptr && r.label == wheel->variant_label) mine = &r;
-      }
-      if (wheel->variant_label.empty()) {
-        planned.variant_decided_by = "no variant wheel fits: a wheel without a label";
-      } else if (mine != nullptr) {
-        planned.variant_decided_by = catalogue::DecidingProperty(*mine, next);
-      }
+// The variants.json of the wheel's version (PEP 825), if it has one: the label chosen, the
+// ranking, and the property that decided.
+void Planner::DescribeVariants(PlannedWheel& planned, const WheelCandidate& wheel) const {
+  const ProjectPage& page = pages_.at(planned.name);
+  auto v = page.variants.find(planned.version);
+  if (v == page.variants.end()) return;
+  const VersionVariants& variants = v->second;
+  planned.variant_label = wheel.variant_label;
+  planned.variants_json_url = variants.url;
+  planned.variants_json_sha256 = variants.sha256;
+  planned.variants_json_schema = variants.schema;
+  planned.variants_json = variants.canonical;
+  const catalogue::RankedVariant* mine = nullptr;
+  const catalogue::RankedVariant* next = nullptr;
+  for (const catalogue::RankedVariant& r : variants.ranked) {
+    planned.variant_ranking.push_back(r.compatible ? r.label
+                                                   : r.label + " (incompatible: " + r.incompatible_because + ")");
+    if (mine != nullptr && next == nullptr && r.compatible) next = &r;
+    if (mine == nullptr && r.label == wheel.variant_label) mine = &r;
+  }
+  if (wheel.variant_label.empty()) {
+    planned.variant_decided_by = "no variant wheel fits: a wheel without a label";
+  } else if (mine != nullptr) {
+    planned.variant_decided_by = catalogue::DecidingProperty(*mine, next);
+  }
+}
+
+// Who requires the wheel, and the condition under which only dependents do (triton:
+// platform_system == "Linux"), for a project file that names it beside what was asked. An
+// extra's marker was decided. What the user asked of it beyond a version: extras
+// (torch[opt-einsum]) and the marker travel to the installer and the export with the URL.
+void Planner::DescribeDemand(PlannedWheel& planned, const Demand& demand) const {
+  bool conditional = true;
+  std::vector<std::string> conditions;
+  for (const Constraint& c : demand.constraints) {
+    planned.required_by.push_back(c.Describe());
+    if (!c.origin_project.empty()) planned.needed_by.push_back(c.origin_project);
+    if (c.origin_project.empty() || c.marker.empty() || c.marker.find("extra") != std::string::npos) {
+      conditional = false;
+    } else if (std::find(conditions.begin(), conditions.end(), c.marker) == conditions.end()) {
+      conditions.push_back(c.marker);
     }
-    for (const Constraint& c : demands.at(project).constraints) {
-      planned.required_by.push_back(c.Describe());
-      if (!c.origin_project.empty()) planned.needed_by.push_back(c.origin_project);
+  }
+  if (conditional && !conditions.empty()) {
+    for (const std::string& c : conditions) {
+      if (!planned.dependency_marker.empty()) planned.dependency_marker += " or ";
+      planned.dependency_marker += conditions.size() == 1 ? c : "(" + c + ")";
     }
-    // Required only where a marker holds (triton: platform_system == "Linux"): that condition,
-    // for a project file that names it beside what was asked. An extra's marker was decided.
-    bool conditional = true;
-    std::vector<std::string> conditions;
-    for (const Constraint& c : demands.at(project).constraints) {
-      if (c.origin_project.empty() || c.marker.empty() || c.marker.find("extra") != std::string::npos) {
-        conditional = false;
-      } else if (std::find(conditions.begin(), conditions.end(), c.marker) == conditions.end()) {
-        conditions.push_back(c.marker);
-      }
-    }
-    if (conditional && !conditions.empty()) {
-      for (const std::string& c : conditions) {
-        if (!planned.dependency_marker.empty()) planned.dependency_marker += " or ";
-        planned.dependency_marker += conditions.size() == 1 ? c : "(" + c + ")";
-      }
-    }
-    std::sort(planned.needed_by.begin(), planned.needed_by.end());
-    planned.needed_by.erase(std::unique(planned.needed_by.begin(), planned.needed_by.end()), planned.needed_by.end());
-    // What the user asked of it beyond a version: extras (torch[opt-einsum]) and the marker
-    // travel to the installer and the export with the pinned URL.
-    for (const core::Requirement& asked : request_.routed) {
-      if (asked.NormalizedName() != project) continue;
-      planned.extras.insert(planned.extras.end(), asked.extras.begin(), asked.extras.end());
-      if (!asked.marker.empty() && planned.marker.empty()) planned.marker = asked.marker.ToString();
-    }
-    if (auto deps = dependencies_.find(wheel->url); !plan_.offline && deps != dependencies_.end()) {
-      // ROCm >= 7.14: device code is a dependency; only the host's gfx targets are asked for.
-      core::Expected<DeviceChoice> device =
-          ChooseRocmDevices(project + " " + planned.version, deps->second,
-                            provides_extra_[wheel->url], request_.gfx_targets, planned.extras,
-                            request_.markers);
-      if (!device) return device.error();
-      planned.extras.insert(planned.extras.end(), device->extras.begin(), device->extras.end());
-      planned.device_note = std::move(device->note);
-      for (std::string& w : device->warnings) Warn(std::move(w));
-    }
-    std::sort(planned.extras.begin(), planned.extras.end());
-    planned.extras.erase(std::unique(planned.extras.begin(), planned.extras.end()), planned.extras.end());
-    if (metadata_read_.count(wheel->url)) {
-      planned.metadata_read = true;
-      std::set<std::string> extras(planned.extras.begin(), planned.extras.end());
-      extras.insert(demands.at(project).extras.begin(), demands.at(project).extras.end());
-      extras.insert("");
-      core::Expected<std::vector<std::string>> elsewhere =
-          RequiresElsewhere(project + " " + planned.version, dependencies_.at(wheel->url), extras);
-      if (!elsewhere) return elsewhere.error();
-      planned.requires_elsewhere = std::move(elsewhere).value();
-    }
-    if (!plan_.offline) {
-      if (core::Status ok = CheckTransport(wheel->url, request_.trusted_hosts,
-                                           "the wheel of " + project + " " + planned.version);
-          !ok) {
-        return ok.error();
-      }
-      if (core::Status ok = CheckOnMirror(wheel->url, "the wheel of " + project + " " + planned.version); !ok) {
-        return ok.error();
-      }
-      if (wheel->hash_malformed) {
-        // pip, installing from this page, would check the download against it and refuse.
-        return core::MakeError("the page " + planned.page_url + " gives " + wheel->filename +
-                               " the hash \"" + wheel->hash +
-                               "\", which is not hex of that algorithm's length: pip would "
-                               "refuse the download, so torchdex does not plan it");
-      }
-      if (wheel->hash.empty()) {
-        Warn(wheel->filename + ": the page " + planned.page_url +
-             " gives no sha256, so the download cannot be verified (nightly pages never have "
-             "one; stable pages sometimes lack it)");
-      } else if (wheel->sha256.empty()) {
-        const std::string name = wheel->hash.substr(0, wheel->hash.find('='));
-        Warn(wheel->filename + ": the page " + planned.page_url + " gives " + name +
-             " only, no sha256; the download is verified against that " + name);
-      }
-    }
-    plan_.routed.push_back(std::move(planned));
+  }
+  std::sort(planned.needed_by.begin(), planned.needed_by.end());
+  planned.needed_by.erase(std::unique(planned.needed_by.begin(), planned.needed_by.end()), planned.needed_by.end());
+  for (const core::Requirement& asked : request_.routed) {
+    if (asked.NormalizedName() != planned.name) continue;
+    planned.extras.insert(planned.extras.end(), asked.extras.begin(), asked.extras.end());
+    if (!asked.marker.empty() && planned.marker.empty()) planned.marker = asked.marker.ToString();
+  }
+}
+
+// ROCm >= 7.14: device code is a dependency; only the host's gfx targets are asked for. Then
+// what the wheel requires that is not routed, when its metadata was read.
+core::Status Planner::FollowDependencies(PlannedWheel& planned, const WheelCandidate& wheel, const Demand& demand) {
+  const std::string label = planned.name + " " + planned.version;
+  if (auto deps = dependencies_.find(wheel.url); !plan_.offline && deps != dependencies_.end()) {
+    core::Expected<DeviceChoice> device = ChooseRocmDevices(label, deps->second, provides_extra_[wheel.url],
+                                                            request_.gfx_targets, planned.extras, request_.markers);
+    if (!device) return device.error();
+    planned.extras.insert(planned.extras.end(), device->extras.begin(), device->extras.end());
+    planned.device_note = std::move(device->note);
+    for (std::string& w : device->warnings) Warn(std::move(w));
+  }
+  std::sort(planned.extras.begin(), planned.extras.end());
+  planned.extras.erase(std::unique(planned.extras.begin(), planned.extras.end()), planned.extras.end());
+  if (metadata_read_.count(wheel.url)) {
+    planned.metadata_read = true;
+    std::set<std::string> extras(planned.extras.begin(), planned.extras.end());
+    extras.insert(demand.extras.begin(), demand.extras.end());
+    extras.insert("");
+    core::Expected<std::vector<std::string>> elsewhere = RequiresElsewhere(label, dependencies_.at(wheel.url), extras);
+    if (!elsewhere) return elsewhere.error();
+    planned.requires_elsewhere = std::move(elsewhere).value();
+  }
+  return {};
+}
+
+// A live wheel's URL keeps to the HTTPS and mirror rules, and its hash is one pip can check.
+core::Status Planner::CheckWheel(const PlannedWheel& planned, const WheelCandidate& wheel) {
+  const std::string what = "the wheel of " + planned.name + " " + planned.version;
+  if (core::Status ok = CheckTransport(wheel.url, request_.trusted_hosts, what); !ok) return ok;
+  if (core::Status ok = CheckOnMirror(wheel.url, what); !ok) return ok;
+  if (wheel.hash_malformed) {
+    // pip, installing from this page, would check the download against it and refuse.
+    return core::MakeError("the page " + planned.page_url + " gives " + wheel.filename + " the hash \"" + wheel.hash +
+                           "\", which is not hex of that algorithm's length: pip would "
+                           "refuse the download, so torchdex does not plan it");
+  }
+  if (wheel.hash.empty()) {
+    Warn(wheel.filename + ": the page " + planned.page_url +
+         " gives no sha256, so the download cannot be verified (nightly pages never have "
+         "one; stable pages sometimes lack it)");
+  } else if (wheel.sha256.empty()) {
+    const std::string name = wheel.hash.substr(0, wheel.hash.find('='));
+    Warn(wheel.filename + ": the page " + planned.page_url + " gives " + name +
+         " only, no sha256; the download is verified against that " + name);
+  }
+  return {};
+}
+
+core::Expected<PlannedWheel> Planner::PlanWheel(const std::string& project, const WheelCandidate& wheel,
+                                                const Demand& demand) {
+  PlannedWheel planned;
+  planned.name = project;
+  planned.version = wheel.version.ToString();
+  planned.filename = wheel.filename;
+  planned.url = wheel.url;
+  planned.sha256 = wheel.sha256;
+  planned.hash = wheel.hash;
+  planned.page_url = PageUrl(project);
+  DescribeVariants(planned, wheel);
+  DescribeDemand(planned, demand);
+  if (core::Status ok = FollowDependencies(planned, wheel, demand); !ok) return ok.error();
+  if (!plan_.offline) {
+    if (core::Status ok = CheckWheel(planned, wheel); !ok) return ok.error();
+  }
+  return planned;
+}
+
+core::Expected<InstallPlan> Planner::Run() {
+  plan_.backend = request_.backend;
+  plan_.backend_index_url = base_url_;
+  plan_.default_index_url = request_.default_index_url;
+  plan_.trusted_hosts = request_.trusted_hosts;
+  plan_.target_description = request_.target_description;
+  plan_.offline = request_.offline != nullptr;
+  if (core::Status ok = CheckRequest(); !ok) return ok.error();
+  core::Expected<Resolution> resolved = Resolve();
+  if (!resolved) return resolved.error();
+  for (const auto& [project, wheel] : resolved->picks) {
+    core::Expected<PlannedWheel> planned = PlanWheel(project, *wheel, resolved->demands.at(project));
+    if (!planned) return planned.error();
+    plan_.routed.push_back(std::move(planned).value());
   }
   return std::move(plan_);
 }
