@@ -166,187 +166,214 @@ std::string WriteCatalogueJson(const Catalogue& cat) {
   return out;
 }
 
-core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_view origin) {
-  auto fail = [&](const std::string& pointer, const std::string& what) {
-    return core::MakeError(std::string(origin) + ": " + pointer + ": " + what,
-                           core::ErrorCode::kBadInputFile);
-  };
-  json doc = json::parse(text, nullptr, false, /*ignore_comments=*/true);
-  if (doc.is_discarded()) return fail("", "not valid JSON");
-  if (!doc.is_object()) return fail("", "expected an object");
-  if (!doc.contains("schema_version") || !doc["schema_version"].is_number_integer()) {
-    return fail("/schema_version", "expected an integer");
+namespace {
+
+// Reads catalogue.json (ParseCatalogueJson): every check names the JSON pointer it failed at.
+// Each step returns the error it found, nullopt when it read its part.
+class CatalogueReader {
+ public:
+  using Failure = std::optional<core::Error>;
+  explicit CatalogueReader(std::string_view origin) : origin_(origin) {}
+
+  Failure Read(const json& doc, Catalogue& cat) const {
+    if (!doc.is_object()) return Fail("", "expected an object");
+    if (!doc.contains("schema_version") || !doc["schema_version"].is_number_integer()) {
+      return Fail("/schema_version", "expected an integer");
+    }
+    // Compared as a JSON number: get<int>() would wrap 4294967297 to 1 and accept it.
+    if (doc["schema_version"] != Catalogue::kSchemaVersion) {
+      return Fail("/schema_version", "version " + doc["schema_version"].dump() + " is not the one this torchdex reads (" +
+                                         std::to_string(Catalogue::kSchemaVersion) + ")");
+    }
+    if (Failure e = ReadProvenance(doc, cat)) return e;
+    if (Failure e = ReadBackends(doc, cat)) return e;
+    if (!doc.contains("projects") || !doc["projects"].is_object()) return Fail("/projects", "expected an object");
+    for (const auto& [name, p] : doc["projects"].items()) {
+      CatalogueProject project;
+      if (Failure e = ReadProject(p, "/projects/" + name, project)) return e;
+      cat.projects[name] = std::move(project);
+    }
+    return std::nullopt;
   }
-  // Compared as a JSON number: get<int>() would wrap 4294967297 to 1 and accept it.
-  if (doc["schema_version"] != Catalogue::kSchemaVersion) {
-    return fail("/schema_version", "version " + doc["schema_version"].dump() +
-                                       " is not the one this torchdex reads (" +
-                                       std::to_string(Catalogue::kSchemaVersion) + ")");
+
+ private:
+  core::Error Fail(const std::string& pointer, const std::string& what) const {
+    return core::MakeError(std::string(origin_) + ": " + pointer + ": " + what, core::ErrorCode::kBadInputFile);
   }
-  auto get_string = [&](const json& obj, const char* key, const std::string& at,
-                        std::string* out) -> std::optional<core::Error> {
-    if (!obj.contains(key) || !obj[key].is_string()) return fail(at + "/" + key, "expected a string");
+
+  Failure GetString(const json& obj, const char* key, const std::string& at, std::string* out) const {
+    if (!obj.contains(key) || !obj[key].is_string()) return Fail(at + "/" + key, "expected a string");
     *out = obj[key].get<std::string>();
     return std::nullopt;
-  };
-  Catalogue cat;
-  if (!doc.contains("provenance") || !doc["provenance"].is_object()) {
-    return fail("/provenance", "expected an object");
   }
-  const json& prov = doc["provenance"];
-  for (auto [key, field] : {std::pair{"family", &cat.family}, std::pair{"channel", &cat.channel},
-                            std::pair{"crawled_from", &cat.crawled_from},
-                            std::pair{"updated_at", &cat.updated_at}, std::pair{"note", &cat.note}}) {
-    if (auto e = get_string(prov, key, "/provenance", field)) return *e;
-  }
-  for (auto [key, field] :
-       {std::pair{"index_url", &cat.index_url}, std::pair{"snapshot", &cat.snapshot},
-        std::pair{"snapshot_date", &cat.snapshot_date}}) {
-    if (!prov.contains(key)) continue;  // optional: older catalogues lack them
-    if (auto e = get_string(prov, key, "/provenance", field)) return *e;
-  }
-  if (!doc.contains("backends") || !doc["backends"].is_object()) {
-    return fail("/backends", "expected an object");
-  }
-  for (const auto& [name, b] : doc["backends"].items()) {
-    const std::string at = "/backends/" + name;
-    if (!b.is_object()) return fail(at, "expected an object");
-    CatalogueBackend backend;
-    for (auto [key, field] : {std::pair{"kind", &backend.kind}, std::pair{"toolkit", &backend.toolkit},
-                              std::pair{"state", &backend.state},
-                              std::pair{"discovered_from", &backend.discovered_from}}) {
-      if (auto e = get_string(b, key, at, field)) return *e;
+
+  Failure Strings(const json& list, const std::string& at, std::vector<std::string>* out,
+                  const char* expected = "expected an array of strings") const {
+    if (!list.is_array()) return Fail(at, expected);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_string()) return Fail(at + "/" + std::to_string(i), "expected a string");
+      out->push_back(list[i].get<std::string>());
     }
-    if (!b.contains("legacy") || !b["legacy"].is_boolean()) return fail(at + "/legacy", "expected true or false");
-    backend.legacy = b["legacy"].get<bool>();
-    if (!b.contains("projects") || !b["projects"].is_number_integer()) {
-      return fail(at + "/projects", "expected an integer");
-    }
-    backend.projects = b["projects"].get<std::int64_t>();
-    cat.backends[name] = std::move(backend);
+    return std::nullopt;
   }
-  if (!doc.contains("projects") || !doc["projects"].is_object()) {
-    return fail("/projects", "expected an object");
+
+  Failure ReadProvenance(const json& doc, Catalogue& cat) const {
+    if (!doc.contains("provenance") || !doc["provenance"].is_object()) return Fail("/provenance", "expected an object");
+    const json& prov = doc["provenance"];
+    for (auto [key, field] : {std::pair{"family", &cat.family}, std::pair{"channel", &cat.channel},
+                              std::pair{"crawled_from", &cat.crawled_from},
+                              std::pair{"updated_at", &cat.updated_at}, std::pair{"note", &cat.note}}) {
+      if (Failure e = GetString(prov, key, "/provenance", field)) return e;
+    }
+    for (auto [key, field] : {std::pair{"index_url", &cat.index_url}, std::pair{"snapshot", &cat.snapshot},
+                              std::pair{"snapshot_date", &cat.snapshot_date}}) {
+      if (!prov.contains(key)) continue;  // optional: older catalogues lack them
+      if (Failure e = GetString(prov, key, "/provenance", field)) return e;
+    }
+    return std::nullopt;
   }
-  for (const auto& [name, p] : doc["projects"].items()) {
-    const std::string at = "/projects/" + name;
-    if (!p.is_object()) return fail(at, "expected an object");
-    CatalogueProject project;
-    if (auto e = get_string(p, "class", at, &project.cls)) return *e;
-    if (auto e = get_string(p, "reason", at, &project.reason)) return *e;
-    if (!p.contains("listed_in") || !p["listed_in"].is_array()) {
-      return fail(at + "/listed_in", "expected an array of backend names");
-    }
-    for (std::size_t i = 0; i < p["listed_in"].size(); ++i) {
-      const json& b = p["listed_in"][i];
-      if (!b.is_string()) return fail(at + "/listed_in/" + std::to_string(i), "expected a string");
-      project.listed_in.push_back(b.get<std::string>());
-    }
-    if (p.contains("builds")) {
-      if (!p["builds"].is_object()) return fail(at + "/builds", "expected an object");
-      for (const auto& [backend, versions] : p["builds"].items()) {
-        const std::string bat = at + "/builds/" + backend;
-        if (!versions.is_object()) return fail(bat, "expected an object of versions");
-        for (const auto& [version, tags] : versions.items()) {
-          const std::string vat = bat + "/" + version;
-          if (!core::Version::Parse(version)) return fail(vat, "'" + version + "' is not a PEP 440 version");
-          if (!tags.is_array()) return fail(vat, "expected an array of wheel tags");
-          std::vector<std::string>& out = project.builds[backend][version];
-          for (std::size_t i = 0; i < tags.size(); ++i) {
-            if (!tags[i].is_string()) return fail(vat + "/" + std::to_string(i), "expected a string");
-            out.push_back(tags[i].get<std::string>());
-          }
-        }
+
+  Failure ReadBackends(const json& doc, Catalogue& cat) const {
+    if (!doc.contains("backends") || !doc["backends"].is_object()) return Fail("/backends", "expected an object");
+    for (const auto& [name, b] : doc["backends"].items()) {
+      const std::string at = "/backends/" + name;
+      if (!b.is_object()) return Fail(at, "expected an object");
+      CatalogueBackend backend;
+      for (auto [key, field] : {std::pair{"kind", &backend.kind}, std::pair{"toolkit", &backend.toolkit},
+                                std::pair{"state", &backend.state},
+                                std::pair{"discovered_from", &backend.discovered_from}}) {
+        if (Failure e = GetString(b, key, at, field)) return e;
       }
+      if (!b.contains("legacy") || !b["legacy"].is_boolean()) return Fail(at + "/legacy", "expected true or false");
+      backend.legacy = b["legacy"].get<bool>();
+      if (!b.contains("projects") || !b["projects"].is_number_integer()) {
+        return Fail(at + "/projects", "expected an integer");
+      }
+      backend.projects = b["projects"].get<std::int64_t>();
+      cat.backends[name] = std::move(backend);
+    }
+    return std::nullopt;
+  }
+
+  Failure ReadProject(const json& p, const std::string& at, CatalogueProject& project) const {
+    if (!p.is_object()) return Fail(at, "expected an object");
+    if (Failure e = GetString(p, "class", at, &project.cls)) return e;
+    if (Failure e = GetString(p, "reason", at, &project.reason)) return e;
+    if (!p.contains("listed_in")) return Fail(at + "/listed_in", "expected an array of backend names");
+    if (Failure e = Strings(p["listed_in"], at + "/listed_in", &project.listed_in, "expected an array of backend names"))
+      return e;
+    if (p.contains("builds")) {
+      if (Failure e = ReadBuilds(p["builds"], at + "/builds", project)) return e;
     }
     for (auto [key, field] : {std::pair{"unfetched", &project.unfetched},
                               std::pair{"from_flat_page", &project.from_flat_page}}) {
       if (!p.contains(key)) continue;
-      if (!p[key].is_array()) return fail(at + "/" + key, "expected an array of backend names");
-      for (std::size_t i = 0; i < p[key].size(); ++i) {
-        if (!p[key][i].is_string())
-          return fail(at + "/" + key + "/" + std::to_string(i), "expected a string");
-        field->push_back(p[key][i].get<std::string>());
-      }
+      if (Failure e = Strings(p[key], at + "/" + key, field, "expected an array of backend names")) return e;
     }
     if (p.contains("variants")) {
-      if (!p["variants"].is_object()) return fail(at + "/variants", "expected an object");
-      for (const auto& [backend, versions] : p["variants"].items()) {
+      const json& variants = p["variants"];
+      if (!variants.is_object()) return Fail(at + "/variants", "expected an object");
+      for (const auto& [backend, versions] : variants.items()) {
         const std::string bat = at + "/variants/" + backend;
-        if (!versions.is_object()) return fail(bat, "expected an object of versions");
+        if (!versions.is_object()) return Fail(bat, "expected an object of versions");
         for (const auto& [version, v] : versions.items()) {
-          const std::string vat = bat + "/" + version;
-          if (!core::Version::Parse(version)) return fail(vat, "'" + version + "' is not a PEP 440 version");
-          if (!v.is_object()) return fail(vat, "expected an object");
-          CatalogueVariants given;
-          for (auto [key, field] : {std::pair{"url", &given.url}, std::pair{"sha256", &given.sha256},
-                                    std::pair{"schema", &given.schema},
-                                    std::pair{"variants_json", &given.variants_json}}) {
-            if (auto e = get_string(v, key, vat, field)) return *e;
-          }
-          auto strings = [&](const json& list, const std::string& lat,
-                             std::vector<std::string>* out) -> std::optional<core::Error> {
-            if (!list.is_array()) return fail(lat, "expected an array of strings");
-            for (std::size_t i = 0; i < list.size(); ++i) {
-              if (!list[i].is_string()) return fail(lat + "/" + std::to_string(i), "expected a string");
-              out->push_back(list[i].get<std::string>());
-            }
-            return std::nullopt;
-          };
-          if (!v.contains("namespace_priorities")) return fail(vat + "/namespace_priorities", "expected an array of strings");
-          if (auto e = strings(v["namespace_priorities"], vat + "/namespace_priorities", &given.namespace_priorities)) return *e;
-          if (!v.contains("labels") || !v["labels"].is_object()) return fail(vat + "/labels", "expected an object");
-          std::map<std::string, std::vector<std::string>> wheels;  // label -> tag sets
-          for (const auto& [label, l] : v["labels"].items()) {
-            const std::string lat = vat + "/labels/" + label;
-            if (!l.is_object() || !l.contains("properties") || !l.contains("wheels")) {
-              return fail(lat, "expected {\"properties\": [...], \"wheels\": [...]}");
-            }
-            CatalogueVariantLabel& entry = given.labels[label];
-            if (auto e = strings(l["properties"], lat + "/properties", &entry.properties)) return *e;
-            if (auto e = strings(l["wheels"], lat + "/wheels", &entry.wheels)) return *e;
-            wheels[label] = entry.wheels;
-          }
-          if (v.contains("unlisted")) {
-            if (!v["unlisted"].is_object()) return fail(vat + "/unlisted", "expected an object");
-            for (const auto& [label, list] : v["unlisted"].items()) {
-              if (auto e = strings(list, vat + "/unlisted/" + label, &given.unlisted[label])) return *e;
-              wheels[label] = given.unlisted[label];
-            }
-          }
-          // The summary must say what the file says: it is what a reader of the catalogue sees,
-          // and the file is what ranking reads.
-          core::Expected<CatalogueVariants> made = MakeCatalogueVariants(
-              given.url, given.sha256, given.variants_json, wheels,
-              std::string(origin) + ": " + vat + "/variants_json");
-          if (!made) return core::MakeError(made.error().message, core::ErrorCode::kBadInputFile);
-          if (made->schema != given.schema) {
-            return fail(vat + "/schema", "'" + given.schema + "', but variants_json is " + made->schema);
-          }
-          if (made->namespace_priorities != given.namespace_priorities) {
-            return fail(vat + "/namespace_priorities", "differs from variants_json's default-priorities.namespace");
-          }
-          for (const auto& [label, l] : made->labels) {
-            auto it = given.labels.find(label);
-            if (it == given.labels.end()) return fail(vat + "/labels", "lacks " + label + ", a label of variants_json");
-            if (it->second.properties != l.properties) {
-              return fail(vat + "/labels/" + label + "/properties", "differ from variants_json's");
-            }
-          }
-          for (const auto& [label, l] : given.labels) {
-            if (!made->labels.contains(label)) {
-              return fail(vat + "/labels/" + label, "is not a label of variants_json");
-            }
-          }
-          if (made->variants_json != given.variants_json) {
-            return fail(vat + "/variants_json", "is not in canonical form");
-          }
-          project.variants[backend][version] = std::move(made).value();
+          if (Failure e = ReadVariants(v, bat + "/" + version, version, project.variants[backend][version])) return e;
         }
       }
     }
-    cat.projects[name] = std::move(project);
+    return std::nullopt;
   }
+
+  Failure ReadBuilds(const json& builds, const std::string& at, CatalogueProject& project) const {
+    if (!builds.is_object()) return Fail(at, "expected an object");
+    for (const auto& [backend, versions] : builds.items()) {
+      const std::string bat = at + "/" + backend;
+      if (!versions.is_object()) return Fail(bat, "expected an object of versions");
+      for (const auto& [version, tags] : versions.items()) {
+        const std::string vat = bat + "/" + version;
+        if (!core::Version::Parse(version)) return Fail(vat, "'" + version + "' is not a PEP 440 version");
+        if (Failure e = Strings(tags, vat, &project.builds[backend][version], "expected an array of wheel tags"))
+          return e;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // One version's variants.json summary: read, then checked against the file it summarises.
+  Failure ReadVariants(const json& v, const std::string& vat, const std::string& version,
+                       CatalogueVariants& out) const {
+    if (!core::Version::Parse(version)) return Fail(vat, "'" + version + "' is not a PEP 440 version");
+    if (!v.is_object()) return Fail(vat, "expected an object");
+    CatalogueVariants given;
+    for (auto [key, field] : {std::pair{"url", &given.url}, std::pair{"sha256", &given.sha256},
+                              std::pair{"schema", &given.schema}, std::pair{"variants_json", &given.variants_json}}) {
+      if (Failure e = GetString(v, key, vat, field)) return e;
+    }
+    if (!v.contains("namespace_priorities")) return Fail(vat + "/namespace_priorities", "expected an array of strings");
+    if (Failure e = Strings(v["namespace_priorities"], vat + "/namespace_priorities", &given.namespace_priorities))
+      return e;
+    if (!v.contains("labels") || !v["labels"].is_object()) return Fail(vat + "/labels", "expected an object");
+    std::map<std::string, std::vector<std::string>> wheels;  // label -> tag sets
+    for (const auto& [label, l] : v["labels"].items()) {
+      const std::string lat = vat + "/labels/" + label;
+      if (!l.is_object() || !l.contains("properties") || !l.contains("wheels")) {
+        return Fail(lat, "expected {\"properties\": [...], \"wheels\": [...]}");
+      }
+      CatalogueVariantLabel& entry = given.labels[label];
+      if (Failure e = Strings(l["properties"], lat + "/properties", &entry.properties)) return e;
+      if (Failure e = Strings(l["wheels"], lat + "/wheels", &entry.wheels)) return e;
+      wheels[label] = entry.wheels;
+    }
+    if (v.contains("unlisted")) {
+      if (!v["unlisted"].is_object()) return Fail(vat + "/unlisted", "expected an object");
+      for (const auto& [label, list] : v["unlisted"].items()) {
+        if (Failure e = Strings(list, vat + "/unlisted/" + label, &given.unlisted[label])) return e;
+        wheels[label] = given.unlisted[label];
+      }
+    }
+    // The summary must say what the file says: it is what a reader of the catalogue sees,
+    // and the file is what ranking reads.
+    core::Expected<CatalogueVariants> made = MakeCatalogueVariants(
+        given.url, given.sha256, given.variants_json, wheels, std::string(origin_) + ": " + vat + "/variants_json");
+    if (!made) return core::MakeError(made.error().message, core::ErrorCode::kBadInputFile);
+    if (Failure e = CheckSummary(given, *made, vat)) return e;
+    out = std::move(made).value();
+    return std::nullopt;
+  }
+
+  Failure CheckSummary(const CatalogueVariants& given, const CatalogueVariants& made, const std::string& vat) const {
+    if (made.schema != given.schema) {
+      return Fail(vat + "/schema", "'" + given.schema + "', but variants_json is " + made.schema);
+    }
+    if (made.namespace_priorities != given.namespace_priorities) {
+      return Fail(vat + "/namespace_priorities", "differs from variants_json's default-priorities.namespace");
+    }
+    for (const auto& [label, l] : made.labels) {
+      auto it = given.labels.find(label);
+      if (it == given.labels.end()) return Fail(vat + "/labels", "lacks " + label + ", a label of variants_json");
+      if (it->second.properties != l.properties) {
+        return Fail(vat + "/labels/" + label + "/properties", "differ from variants_json's");
+      }
+    }
+    for (const auto& [label, l] : given.labels) {
+      if (!made.labels.contains(label)) return Fail(vat + "/labels/" + label, "is not a label of variants_json");
+    }
+    if (made.variants_json != given.variants_json) return Fail(vat + "/variants_json", "is not in canonical form");
+    return std::nullopt;
+  }
+
+  std::string_view origin_;
+};
+
+}  // namespace
+
+core::Expected<Catalogue> ParseCatalogueJson(std::string_view text, std::string_view origin) {
+  json doc = json::parse(text, nullptr, false, /*ignore_comments=*/true);
+  if (doc.is_discarded()) {
+    return core::MakeError(std::string(origin) + ": : not valid JSON", core::ErrorCode::kBadInputFile);
+  }
+  Catalogue cat;
+  if (std::optional<core::Error> e = CatalogueReader(origin).Read(doc, cat)) return *e;
   return cat;
 }
 
