@@ -164,17 +164,10 @@ namespace {
 struct TooManyKeys {
   std::string pointer;  // of the object
 };
-}  // namespace
 
-core::Expected<VariantsJson> ParseVariantsJson(std::string_view text, const std::string& where) {
-  const Reader r(where);
-  if (text.size() > kMaxVariantsJsonBytes) {
-    return core::MakeError(where + ": " + std::to_string(text.size()) + " bytes, more than the " +
-                               std::to_string(kMaxVariantsJsonBytes >> 20) +
-                               " MiB a variants.json may have",
-                           core::ErrorCode::kBadInputFile);
-  }
-  // Duplicate keys: nlohmann keeps the last silently; a file that says a thing twice is refused.
+// The text as JSON, refusing what nlohmann would take silently: a key given twice (it keeps the
+// last), an object of more keys than a variants.json has.
+core::Expected<ordered_json> ParseStrictJson(std::string_view text, const std::string& where, const Reader& r) {
   std::vector<std::set<std::string>> keys_at;
   std::vector<std::string> key_path;
   std::optional<std::string> duplicate;
@@ -217,27 +210,27 @@ core::Expected<VariantsJson> ParseVariantsJson(std::string_view text, const std:
       }
     }
     std::string what = e.what();
-    if (const std::size_t colon = what.rfind(": "); colon != std::string::npos) {
-      what = what.substr(colon + 2);
-    }
+    if (const std::size_t colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
     return core::MakeError(where + ":" + std::to_string(line) + ":" + std::to_string(column) +
                                ": not valid JSON: " + what,
                            core::ErrorCode::kBadInputFile);
   } catch (const ordered_json::exception& e) {  // 1e999999 and the like
-    return core::MakeError(where + ": not valid JSON: " + std::string(e.what()),
-                           core::ErrorCode::kBadInputFile);
+    return core::MakeError(where + ": not valid JSON: " + std::string(e.what()), core::ErrorCode::kBadInputFile);
   } catch (const TooManyKeys& e) {
     return r.Fail(e.pointer, "more than " + std::to_string(kMaxVariantsJsonObjectKeys) +
                                  " keys in one object (a variants.json has a few labels, namespaces and features)");
   }
   if (duplicate) return r.Fail(*duplicate, "the key is given twice");
   if (!doc.is_object()) return r.Fail("", "expected an object");
+  return doc;
+}
 
-  VariantsJson file;
+// "$schema" says the version; keys this version does not have are refused: a v0.1.1 file with
+// `providers` is not what PEP 825 describes, and a typo must not pass silently.
+core::Status ReadSchema(const ordered_json& doc, const Reader& r, VariantsJson& file) {
   const auto schema = doc.find("$schema");
   if (schema == doc.end()) {
-    return r.Fail("", std::string("no \"$schema\": torchdex reads ") +
-                          std::string(kVariantsSchemaV003) + " and " +
+    return r.Fail("", std::string("no \"$schema\": torchdex reads ") + std::string(kVariantsSchemaV003) + " and " +
                           std::string(kVariantsSchemaV011));
   }
   if (!schema->is_string()) return r.Fail("/$schema", "expected a string");
@@ -247,74 +240,80 @@ core::Expected<VariantsJson> ParseVariantsJson(std::string_view text, const std:
   } else if (url == kVariantsSchemaV011) {
     file.schema = VariantsSchema::kV011;
   } else {
-    return r.Fail("/$schema",
-                  "unknown schema \"" + Visible(url) + "\": torchdex reads " +
-                      std::string(kVariantsSchemaV003) + " and " +
-                      std::string(kVariantsSchemaV011) +
-                      " (PEP 825: a tool must treat an unknown version as unsupported)");
+    return r.Fail("/$schema", "unknown schema \"" + Visible(url) + "\": torchdex reads " +
+                                  std::string(kVariantsSchemaV003) + " and " + std::string(kVariantsSchemaV011) +
+                                  " (PEP 825: a tool must treat an unknown version as unsupported)");
   }
   const bool v003 = file.schema == VariantsSchema::kV003;
-
-  // Keys this version does not have are refused: a v0.1.1 file with `providers` is not what
-  // PEP 825 describes, and a typo must not pass silently.
   for (const auto& [key, value] : doc.items()) {
     const bool known = key == "$schema" || key == "default-priorities" || key == "variants" ||
                        (v003 && (key == "providers" || key == "static-properties"));
     if (!known) {
-      return r.Fail("/" + Escape(key), std::string("not a key of the ") +
-                                           std::string(VariantsSchemaName(file.schema)) +
-                                           " schema");
+      return r.Fail("/" + Escape(key),
+                    std::string("not a key of the ") + std::string(VariantsSchemaName(file.schema)) + " schema");
     }
   }
+  return {};
+}
 
+// v0.0.3's default-priorities.feature: namespace -> [features].
+core::Status ReadFeaturePriorities(const ordered_json& features, const Reader& r, VariantsJson& file) {
+  if (!features.is_object()) return r.Fail("/default-priorities/feature", "expected an object");
+  for (const auto& [ns, list] : features.items()) {
+    const std::string at = "/default-priorities/feature/" + Escape(ns);
+    if (!IsName(ns)) return r.Fail(at, "the namespace does not match ^[a-z0-9_]+$");
+    auto names = r.Strings(list, at, IsName, "^[a-z0-9_]+$", true);
+    if (!names) return names.error();
+    file.feature_priorities[ns] = std::move(*names);
+  }
+  return {};
+}
+
+// v0.0.3's default-priorities.property: namespace -> feature -> [values].
+core::Status ReadPropertyPriorities(const ordered_json& properties, const Reader& r, VariantsJson& file) {
+  if (!properties.is_object()) return r.Fail("/default-priorities/property", "expected an object");
+  for (const auto& [ns, features] : properties.items()) {
+    const std::string at = "/default-priorities/property/" + Escape(ns);
+    if (!IsName(ns)) return r.Fail(at, "the namespace does not match ^[a-z0-9_]+$");
+    if (!features.is_object()) return r.Fail(at, "expected an object of features");
+    for (const auto& [feature, list] : features.items()) {
+      const std::string fat = at + "/" + Escape(feature);
+      if (!IsName(feature)) return r.Fail(fat, "the feature does not match ^[a-z0-9_]+$");
+      auto values = r.Strings(list, fat, IsValue, "^[a-z0-9_.]+$", true);
+      if (!values) return values.error();
+      file.property_priorities[ns][feature] = std::move(*values);
+    }
+  }
+  return {};
+}
+
+core::Status ReadPriorities(const ordered_json& doc, const Reader& r, VariantsJson& file) {
+  const bool v003 = file.schema == VariantsSchema::kV003;
   const auto priorities = doc.find("default-priorities");
   if (priorities == doc.end()) return r.Fail("", "no \"default-priorities\"");
   if (!priorities->is_object()) return r.Fail("/default-priorities", "expected an object");
   for (const auto& [key, value] : priorities->items()) {
     if (key != "namespace" && !(v003 && (key == "feature" || key == "property"))) {
       return r.Fail("/default-priorities/" + Escape(key),
-                    std::string("not a key of the ") +
-                        std::string(VariantsSchemaName(file.schema)) + " schema");
+                    std::string("not a key of the ") + std::string(VariantsSchemaName(file.schema)) + " schema");
     }
   }
   const auto namespaces = priorities->find("namespace");
   if (namespaces == priorities->end()) return r.Fail("/default-priorities", "no \"namespace\"");
-  auto order =
-      r.Strings(*namespaces, "/default-priorities/namespace", IsName, "^[a-z0-9_]+$", false);
+  auto order = r.Strings(*namespaces, "/default-priorities/namespace", IsName, "^[a-z0-9_]+$", false);
   if (!order) return order.error();
   file.namespace_priorities = std::move(*order);
-  auto known_namespace = [&](const std::string& ns) {
-    return std::find(file.namespace_priorities.begin(), file.namespace_priorities.end(), ns) !=
-           file.namespace_priorities.end();
-  };
   if (const auto features = priorities->find("feature"); features != priorities->end()) {
-    if (!features->is_object()) return r.Fail("/default-priorities/feature", "expected an object");
-    for (const auto& [ns, list] : features->items()) {
-      const std::string at = "/default-priorities/feature/" + Escape(ns);
-      if (!IsName(ns)) return r.Fail(at, "the namespace does not match ^[a-z0-9_]+$");
-      auto names = r.Strings(list, at, IsName, "^[a-z0-9_]+$", true);
-      if (!names) return names.error();
-      file.feature_priorities[ns] = std::move(*names);
-    }
+    if (core::Status ok = ReadFeaturePriorities(*features, r, file); !ok) return ok;
   }
   if (const auto properties = priorities->find("property"); properties != priorities->end()) {
-    if (!properties->is_object()) {
-      return r.Fail("/default-priorities/property", "expected an object");
-    }
-    for (const auto& [ns, features] : properties->items()) {
-      const std::string at = "/default-priorities/property/" + Escape(ns);
-      if (!IsName(ns)) return r.Fail(at, "the namespace does not match ^[a-z0-9_]+$");
-      if (!features.is_object()) return r.Fail(at, "expected an object of features");
-      for (const auto& [feature, list] : features.items()) {
-        const std::string fat = at + "/" + Escape(feature);
-        if (!IsName(feature)) return r.Fail(fat, "the feature does not match ^[a-z0-9_]+$");
-        auto values = r.Strings(list, fat, IsValue, "^[a-z0-9_.]+$", true);
-        if (!values) return values.error();
-        file.property_priorities[ns][feature] = std::move(*values);
-      }
-    }
+    if (core::Status ok = ReadPropertyPriorities(*properties, r, file); !ok) return ok;
   }
+  return {};
+}
 
+// v0.0.3's providers and static-properties.
+core::Status ReadProviders(const ordered_json& doc, const Reader& r, VariantsJson& file) {
   if (const auto providers = doc.find("providers"); providers != doc.end()) {
     if (!providers->is_object()) return r.Fail("/providers", "expected an object");
     for (const auto& [ns, provider] : providers->items()) {
@@ -334,35 +333,57 @@ core::Expected<VariantsJson> ParseVariantsJson(std::string_view text, const std:
     if (!parsed) return parsed.error();
     file.static_properties = std::move(*parsed);
   }
+  return {};
+}
 
+// The variants, label -> properties, every namespace one of default-priorities.namespace.
+core::Status ReadVariantLabels(const ordered_json& doc, const Reader& r, VariantsJson& file) {
+  const bool v003 = file.schema == VariantsSchema::kV003;
+  const auto known_namespace = [&](const std::string& ns) {
+    return std::find(file.namespace_priorities.begin(), file.namespace_priorities.end(), ns) !=
+           file.namespace_priorities.end();
+  };
   const auto variants = doc.find("variants");
   if (variants == doc.end()) return r.Fail("", "no \"variants\"");
   if (!variants->is_object()) return r.Fail("/variants", "expected an object of labels");
   for (const auto& [label, properties] : variants->items()) {
     const std::string at = "/variants/" + Escape(label);
     if (!IsValue(label)) return r.Fail(at, "the label does not match ^[0-9a-z_.]+$");
-    if (v003 && label.size() > 16) {
-      return r.Fail(at, "the label is longer than the 16 characters of the v0.0.3 schema");
-    }
+    if (v003 && label.size() > 16) return r.Fail(at, "the label is longer than the 16 characters of the v0.0.3 schema");
     auto parsed = r.Properties(properties, at);
     if (!parsed) return parsed.error();
-    if (label == "null" && !parsed->empty()) {
-      return r.Fail(at, "the null variant must have no properties");
-    }
+    if (label == "null" && !parsed->empty()) return r.Fail(at, "the null variant must have no properties");
     for (const VariantNamespace& ns : *parsed) {
       if (!known_namespace(ns.name)) {
-        return r.Fail(at + "/" + Escape(ns.name),
-                      "the namespace is not in /default-priorities/namespace (" +
-                          Join(file.namespace_priorities) + ")");
+        return r.Fail(at + "/" + Escape(ns.name), "the namespace is not in /default-priorities/namespace (" +
+                                                      Join(file.namespace_priorities) + ")");
       }
     }
     file.variants[label] = std::move(*parsed);
   }
   for (const VariantNamespace& ns : file.static_properties) {
     if (!known_namespace(ns.name)) {
-      return r.Fail("/static-properties/" + Escape(ns.name),
-                    "the namespace is not in /default-priorities/namespace");
+      return r.Fail("/static-properties/" + Escape(ns.name), "the namespace is not in /default-priorities/namespace");
     }
+  }
+  return {};
+}
+
+}  // namespace
+
+core::Expected<VariantsJson> ParseVariantsJson(std::string_view text, const std::string& where) {
+  const Reader r(where);
+  if (text.size() > kMaxVariantsJsonBytes) {
+    return core::MakeError(where + ": " + std::to_string(text.size()) + " bytes, more than the " +
+                               std::to_string(kMaxVariantsJsonBytes >> 20) + " MiB a variants.json may have",
+                           core::ErrorCode::kBadInputFile);
+  }
+  core::Expected<ordered_json> doc = ParseStrictJson(text, where, r);
+  if (!doc) return doc.error();
+  VariantsJson file;
+  for (core::Status (*step)(const ordered_json&, const Reader&, VariantsJson&) :
+       {&ReadSchema, &ReadPriorities, &ReadProviders, &ReadVariantLabels}) {
+    if (core::Status ok = step(*doc, r, file); !ok) return ok.error();
   }
   return file;
 }
@@ -454,101 +475,122 @@ core::Status CheckWheelLabels(const VariantsJson& file, const std::vector<std::s
                          core::ErrorCode::kBadInputFile);
 }
 
-std::vector<RankedVariant> RankVariants(const VariantsJson& file, const SupportedProperties& host) {
-  // What is supported: the host's namespaces, then static-properties for those it lacks.
-  std::vector<const SupportedNamespace*> supported;
-  for (const SupportedNamespace& ns : host) supported.push_back(&ns);
-  std::vector<SupportedNamespace> statics;
-  for (const VariantNamespace& ns : file.static_properties) {
-    const bool detected = std::any_of(
-        host.begin(), host.end(), [&](const SupportedNamespace& h) { return h.name == ns.name; });
-    if (!detected) statics.push_back({ns.name, "static-properties", ns.features});
+namespace {
+
+// What is supported: the host's namespaces, then static-properties for those it lacks.
+class Supported {
+ public:
+  Supported(const VariantsJson& file, const SupportedProperties& host) {
+    for (const VariantNamespace& ns : file.static_properties) {
+      const bool detected =
+          std::any_of(host.begin(), host.end(), [&](const SupportedNamespace& h) { return h.name == ns.name; });
+      if (!detected) statics_.push_back({ns.name, "static-properties", ns.features});
+    }
+    for (const SupportedNamespace& ns : host) all_.push_back(&ns);
+    for (const SupportedNamespace& ns : statics_) all_.push_back(&ns);
   }
-  for (const SupportedNamespace& ns : statics) supported.push_back(&ns);
-  auto find_supported = [&](const std::string& name) -> const SupportedNamespace* {
-    for (const SupportedNamespace* ns : supported) {
+  Supported(const Supported&) = delete;
+  Supported& operator=(const Supported&) = delete;
+
+  const SupportedNamespace* Find(const std::string& name) const {
+    for (const SupportedNamespace* ns : all_) {
       if (ns->name == name) return ns;
     }
     return nullptr;
-  };
+  }
 
-  // PEP 825 steps 1-3: the orders of namespaces, features and values.
-  const std::vector<std::string>& namespace_order = file.namespace_priorities;
-  std::map<std::string, std::vector<std::string>> feature_order;
-  std::map<std::string, std::map<std::string, std::vector<std::string>>> value_order;
-  for (const std::string& ns : namespace_order) {
-    std::vector<std::string>& features = feature_order[ns];
-    if (auto it = file.feature_priorities.find(ns); it != file.feature_priorities.end()) {
-      features = it->second;
-    }
-    const SupportedNamespace* s = find_supported(ns);
+ private:
+  std::vector<SupportedNamespace> statics_;
+  std::vector<const SupportedNamespace*> all_;
+};
+
+// PEP 825 steps 1-3: the orders of namespaces, features and values.
+struct Orders {
+  const std::vector<std::string>& namespaces;
+  std::map<std::string, std::vector<std::string>> features;
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> values;
+};
+
+Orders OrdersOf(const VariantsJson& file, const Supported& supported) {
+  Orders orders{file.namespace_priorities, {}, {}};
+  for (const std::string& ns : orders.namespaces) {
+    std::vector<std::string>& features = orders.features[ns];
+    if (auto it = file.feature_priorities.find(ns); it != file.feature_priorities.end()) features = it->second;
+    const SupportedNamespace* s = supported.Find(ns);
     if (s != nullptr) {
       std::vector<std::string> names;
       for (const VariantFeature& f : s->features) names.push_back(f.name);
       AppendMissing(features, names);
     }
     for (const std::string& feature : features) {
-      std::vector<std::string>& values = value_order[ns][feature];
+      std::vector<std::string>& values = orders.values[ns][feature];
       if (auto it = file.property_priorities.find(ns); it != file.property_priorities.end()) {
         if (auto jt = it->second.find(feature); jt != it->second.end()) values = jt->second;
       }
       if (s != nullptr) {
-        if (const VariantFeature* f = FindFeature(s->features, feature))
-          AppendMissing(values, f->values);
+        if (const VariantFeature* f = FindFeature(s->features, feature)) AppendMissing(values, f->values);
       }
     }
   }
+  return orders;
+}
 
+// Step 4: the best value of the feature: the first of the value order the variant has and the
+// host supports.
+std::optional<RankedProperty> BestValue(const VariantNamespace& ns, const VariantFeature& feature,
+                                        const VariantFeature& offered, Orders& orders) {
+  const std::vector<std::string>& values = orders.values[ns.name][feature.name];
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const bool in_variant = std::find(feature.values.begin(), feature.values.end(), values[i]) != feature.values.end();
+    const bool on_host = std::find(offered.values.begin(), offered.values.end(), values[i]) != offered.values.end();
+    if (in_variant && on_host) {
+      return RankedProperty{ns.name, feature.name, values[i], IndexOf(orders.namespaces, ns.name),
+                            IndexOf(orders.features[ns.name], feature.name), i};
+    }
+  }
+  return std::nullopt;
+}
+
+std::string IncompatibleBecause(const VariantNamespace& ns, const VariantFeature& feature,
+                                const SupportedNamespace* s, const VariantFeature* offered) {
+  std::string because = ns.name + " :: " + feature.name + ": ";
+  if (s == nullptr) return because + "no provider on this host supports the " + ns.name + " namespace";
+  if (offered == nullptr) return because + "this host's " + ns.name + " provider reports no " + feature.name;
+  return because + "none of " + Join(feature.values) + " is supported (this host: " + Join(offered->values) + ")";
+}
+
+// One variant: compatible with its key (steps 4-6), or why not (its first feature the host
+// does not support).
+RankedVariant RankOne(const std::string& label, const VariantProperties& props, const Supported& supported,
+                      Orders& orders) {
+  RankedVariant ranked;
+  ranked.label = label;
+  ranked.compatible = true;
+  for (const VariantNamespace& ns : props) {
+    const SupportedNamespace* s = supported.Find(ns.name);
+    for (const VariantFeature& feature : ns.features) {
+      const VariantFeature* offered = s ? FindFeature(s->features, feature.name) : nullptr;
+      std::optional<RankedProperty> best = offered != nullptr ? BestValue(ns, feature, *offered, orders) : std::nullopt;
+      if (!best) {
+        if (ranked.compatible) ranked.incompatible_because = IncompatibleBecause(ns, feature, s, offered);
+        ranked.compatible = false;
+        continue;
+      }
+      ranked.key.push_back(*best);
+    }
+  }
+  std::sort(ranked.key.begin(), ranked.key.end(), KeyLess);
+  return ranked;
+}
+
+}  // namespace
+
+std::vector<RankedVariant> RankVariants(const VariantsJson& file, const SupportedProperties& host) {
+  const Supported supported(file, host);
+  Orders orders = OrdersOf(file, supported);
   std::vector<RankedVariant> compatible, incompatible;
   for (const auto& [label, props] : file.variants) {
-    RankedVariant ranked;
-    ranked.label = label;
-    ranked.compatible = true;
-    for (const VariantNamespace& ns : props) {
-      const SupportedNamespace* s = find_supported(ns.name);
-      for (const VariantFeature& feature : ns.features) {
-        const VariantFeature* offered = s ? FindFeature(s->features, feature.name) : nullptr;
-        // Step 4: the best value of the feature: the first of the value order the variant has
-        // and the host supports.
-        std::optional<RankedProperty> best;
-        if (offered != nullptr) {
-          const std::vector<std::string>& values = value_order[ns.name][feature.name];
-          for (std::size_t i = 0; i < values.size() && !best; ++i) {
-            const bool in_variant = std::find(feature.values.begin(), feature.values.end(),
-                                              values[i]) != feature.values.end();
-            const bool on_host = std::find(offered->values.begin(), offered->values.end(),
-                                           values[i]) != offered->values.end();
-            if (in_variant && on_host) {
-              best = RankedProperty{ns.name,
-                                    feature.name,
-                                    values[i],
-                                    IndexOf(namespace_order, ns.name),
-                                    IndexOf(feature_order[ns.name], feature.name),
-                                    i};
-            }
-          }
-        }
-        if (!best) {
-          if (ranked.compatible) {
-            std::string because = ns.name + " :: " + feature.name + ": ";
-            if (s == nullptr) {
-              because += "no provider on this host supports the " + ns.name + " namespace";
-            } else if (offered == nullptr) {
-              because += "this host's " + ns.name + " provider reports no " + feature.name;
-            } else {
-              because += "none of " + Join(feature.values) +
-                         " is supported (this host: " + Join(offered->values) + ")";
-            }
-            ranked.incompatible_because = std::move(because);
-          }
-          ranked.compatible = false;
-          continue;
-        }
-        ranked.key.push_back(*best);
-      }
-    }
-    // Steps 5-6: the key, sorted.
-    std::sort(ranked.key.begin(), ranked.key.end(), KeyLess);
+    RankedVariant ranked = RankOne(label, props, supported, orders);
     (ranked.compatible ? compatible : incompatible).push_back(std::move(ranked));
   }
   // Step 7 (the null variant has an empty key, so it sorts after every variant with one).
