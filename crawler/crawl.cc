@@ -638,180 +638,48 @@ class Crawler {
     const PageTask task = tasks_[result.request.cookie];
     const std::string now = clock_();
     Update([&](CrawlReport& r) { r.stats.wire_bytes += result.wire_bytes; });
-
-    AnchorRows rows;  // a list page's entries, fresh or as stored
+    std::optional<AnchorRows> rows;  // a list page's entries, fresh or as stored
     switch (result.outcome) {
-      case index::FetchOutcome::kOk: {
+      case index::FetchOutcome::kOk:
         Update([](CrawlReport& r) { ++r.stats.pages_fetched; });
-        if (task.kind == PageKind::kVariantsJson) {
-          OnVariantsJson(task, std::move(result), now);
-          return next;
-        }
-        if (task.kind == PageKind::kProject && family_.IsVariantIndex(task.backend)) {
-          // A variant index's project page: read here, since the variants.json files it links
-          // are the next requests (a variant index has a few pages).
-          auto page = index::ParsePage(result.body, result.content_type, PageUrl(result),
-                                       options_.max_links);
-          if (!page || page->more_anchors) {
-            Update([](CrawlReport& r) { ++r.stats.pages_failed; });
-            Failure(page ? TooManyLinks(result) : page.error().message);
-            return next;
-          }
-          std::vector<CrawlWarning> warnings;
-          PageRows project_rows(page->anchors.size());
-          AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors,
-                           &warnings, &wheel_names_, project_rows.rows);
-          for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
-          QueueVariantsFiles(task, project_rows.rows, next);
-          worker_.Post([this, task, now, shape = page->shape, result = std::move(result),
-                        rows = std::make_shared<PageRows>(std::move(project_rows))]() {
-            StorePage(task, result, shape, rows->rows, now);
-          }, 0);
-          return next;
-        }
-        if (task.kind == PageKind::kProject) {
-          // A pipeline: this thread reads the network, the parser thread turns bodies into rows,
-          // the store thread writes them. Each queue is bounded, so memory stays flat.
-          const std::size_t bytes = result.body.size();
-          Worker& parser = parsers_[next_parser_++ % parsers_.size()];
-          parser.Post([this, task, now, result = std::move(result)]() mutable {
-            auto page = index::ParsePage(result.body, result.content_type, PageUrl(result),
-                                         options_.max_links);
-            std::string().swap(result.body);
-            if (!page || page->more_anchors) {
-              Update([](CrawlReport& r) { ++r.stats.pages_failed; });
-              Failure(page ? TooManyLinks(result) : page.error().message);
-              return;
-            }
-            std::vector<CrawlWarning> warnings;
-            PageRows project_rows(page->anchors.size());
-            AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors,
-                             &warnings, &wheel_names_, project_rows.rows);
-            for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
-            const std::size_t row_bytes = RowBytes(project_rows.rows);
-            const index::PageShape shape = page->shape;
-            // The anchors' strings are copied: freed here, on the thread that made them.
-            std::vector<index::Anchor>().swap(page->anchors);
-            worker_.Post([this, task, now, shape, result = std::move(result),
-                          rows = std::make_shared<PageRows>(std::move(project_rows))]() {
-              StorePage(task, result, shape, rows->rows, now);
-            }, row_bytes);
-          }, bytes);
-          return next;
-        }
-        auto page = index::ParsePage(result.body, result.content_type, PageUrl(result),
-                                     options_.max_links);
-        if (!page || page->more_anchors) {
-          Update([](CrawlReport& r) { ++r.stats.pages_failed; });
-          Failure(page ? TooManyLinks(result) : page.error().message);
-          return next;
-        }
-        if (task.kind == PageKind::kDiscovery) {
-          // A flat project page ("torch/" at the channel root) links the files of every backend:
-          // keep them as files (version, tags, hash, backend), for the backends whose own page
-          // is missing (read_catalogue), and find backends through their links (OnDiscovery).
-          std::vector<CrawlWarning> warnings;  // already said for the project pages
-          AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors,
-                           &warnings, &wheel_names_, rows);
-        } else {
-          rows = ListAnchorRows(task, page->anchors);
-        }
-        worker_.Post([this, task, now, shape = page->shape, rows, result = std::move(result)]() mutable {
-          StorePage(task, result, shape, rows, now);
-        }, 0);
+        rows = OnFetched(task, std::move(result), now, next);
         break;
-      }
-      case index::FetchOutcome::kNotModified: {
+      case index::FetchOutcome::kNotModified:
         Update([](CrawlReport& r) { ++r.stats.pages_not_modified; });
-        const catalogue::Validators validators{result.etag, result.last_modified};
-        if (task.kind == PageKind::kProject && family_.IsVariantIndex(task.backend)) {
-          // As stored: its variants.json links are asked again (conditionally).
-          worker_.Call([&] {
-            if (!SameAsStored(task, validators)) {
-              Check(store_.TouchPage(task.path, 304, now, validators));
-            }
-            auto stored = store_.AnchorsOf(task.path);
-            if (!stored) return Check(stored.error());
-            rows = std::move(stored).value();
-            Update([&](CrawlReport& r) { r.stats.anchors += static_cast<std::int64_t>(rows.size()); });
-          });
-          QueueVariantsFiles(task, rows, next);
-          return next;
-        }
-        if (task.kind == PageKind::kVariantsJson) {
-          // The file is as stored, but the page's wheels may have changed since: their labels
-          // are checked against it again.
-          std::optional<catalogue::VariantsFileRecord> stored;
-          worker_.Call([&] {
-            auto files = store_.VariantsFiles(task.channel);
-            if (!files) return Check(files.error());
-            for (catalogue::VariantsFileRecord& f : *files) {
-              if (f.path == task.path) stored = std::move(f);
-            }
-          });
-          const std::string url = base_url_ + task.path;
-          if (!stored) {
-            Warn("bad variants.json", url + " (linked from " + task.linked_from +
-                 ") answered 304 Not Modified, but the store holds no copy of it; nothing is stored of it, "
-                 "and the variant wheels of " + task.project + " " + task.version + " have no variant metadata");
-          } else if (!task.sha256.empty() && stored->sha256 != task.sha256) {
-            // The server says unchanged; the page vouches for other bytes.
-            Warn("bad variants.json", url + " answered 304 Not Modified, but its link on " + task.linked_from +
-                 " now gives sha256 " + task.sha256 + ", not the " + stored->sha256 +
-                 " of the stored copy; the stored copy is kept");
-          } else if (auto parsed = catalogue::ParseVariantsJson(stored->json, url)) {
-            CheckLabels(task, *parsed, url);
-          }
-        }
-        if (task.kind == PageKind::kProject || task.kind == PageKind::kVariantsJson) {
-          if (auto it = stored_.find(task.path); it != stored_.end()) {
-            const std::int64_t anchors = it->second.anchors;
-            Update([&](CrawlReport& r) { r.stats.anchors += anchors; });
-          }
-          // The answer the store already holds needs no write, nor a task for the store's thread
-          // (most of an unchanged crawl's answers).
-          if (!SameAsStored(task, validators)) {
-            worker_.Post([this, task, now, validators] {
-              Check(store_.TouchPage(task.path, 304, now, validators));
-            }, 0);
-          }
-          return next;
-        }
-        // A list page's entries are needed now, to queue what it lists.
-        worker_.Call([&] {
-          if (!SameAsStored(task, validators)) {
-            Check(store_.TouchPage(task.path, 304, now, validators));
-          }
-          auto stored = store_.AnchorsOf(task.path);
-          if (!stored) return Check(stored.error());
-          rows = std::move(stored).value();
-          Update([&](CrawlReport& r) { r.stats.anchors += static_cast<std::int64_t>(rows.size()); });
-        });
+        rows = OnNotModified(task, result, now, next);
         break;
-      }
       case index::FetchOutcome::kAbsent:
         Update([](CrawlReport& r) { ++r.stats.pages_absent; });
         if (task.kind == PageKind::kVariantsJson) {
           // Nothing is written: what the store had of the file stays.
-          Warn("bad variants.json", base_url_ + task.path + " (linked from " + task.linked_from +
-               ") answered " + std::to_string(result.status) + "; " + Consequence(task));
-          return next;
+          Warn("bad variants.json", base_url_ + task.path + " (linked from " + task.linked_from + ") answered " +
+                                        std::to_string(result.status) + "; " + Consequence(task));
+        } else {
+          OnAbsent(task, result, now, next);
         }
-        OnAbsent(task, result, now, next);
-        return next;
+        break;
       case index::FetchOutcome::kFailed:
-        if (task.kind != PageKind::kVariantsJson) Update([](CrawlReport& r) { ++r.stats.pages_failed; });
-        if (task.kind == PageKind::kVariantsJson) {
-          // One file of a variant index (too large, or its server failing): the rest of the
-          // crawl stands, and what the store had of the file stays.
-          Warn("bad variants.json", (result.error.empty() ? base_url_ + task.path + ": failed" : result.error) +
-               " (linked from " + task.linked_from + "); " + Consequence(task));
-          return next;
-        }
-        Failure(result.error.empty() ? result.request.url + ": failed" : result.error);
-        return next;
+        OnFailed(task, result);
+        break;
     }
+    if (rows) OnListed(task, *rows, next);
+    return next;
+  }
 
+  void OnFailed(const PageTask& task, const index::FetchResult& result) {
+    if (task.kind == PageKind::kVariantsJson) {
+      // One file of a variant index (too large, or its server failing): the rest of the
+      // crawl stands, and what the store had of the file stays.
+      Warn("bad variants.json", (result.error.empty() ? base_url_ + task.path + ": failed" : result.error) +
+                                    " (linked from " + task.linked_from + "); " + Consequence(task));
+      return;
+    }
+    Update([](CrawlReport& r) { ++r.stats.pages_failed; });
+    Failure(result.error.empty() ? result.request.url + ": failed" : result.error);
+  }
+
+  // What a list page lists is the next requests.
+  void OnListed(const PageTask& task, const AnchorRows& rows, std::vector<index::FetchRequest>& next) {
     switch (task.kind) {
       case PageKind::kChannelRoot:
         OnChannelRoot(task, rows, next);
@@ -826,7 +694,159 @@ class Crawler {
       case PageKind::kVariantsJson:
         break;
     }
-    return next;
+  }
+
+  // A page that did not parse, or has more links than a page may: a failure of the crawl.
+  template <typename Page>
+  bool Unreadable(const Page& page, const index::FetchResult& result) {
+    if (page && !page->more_anchors) return false;
+    Update([](CrawlReport& r) { ++r.stats.pages_failed; });
+    Failure(page ? TooManyLinks(result) : page.error().message);
+    return true;
+  }
+
+  // A fresh page: a list page's entries for OnListed, nullopt for a page that is done here (or
+  // handed to the parser and store threads).
+  std::optional<AnchorRows> OnFetched(const PageTask& task, index::FetchResult&& result, const std::string& now,
+                                      std::vector<index::FetchRequest>& next) {
+    if (task.kind == PageKind::kVariantsJson) {
+      OnVariantsJson(task, std::move(result), now);
+      return std::nullopt;
+    }
+    if (task.kind == PageKind::kProject && family_.IsVariantIndex(task.backend)) {
+      OnVariantIndexPage(task, std::move(result), now, next);
+      return std::nullopt;
+    }
+    if (task.kind == PageKind::kProject) {
+      PostProjectPage(task, std::move(result), now);
+      return std::nullopt;
+    }
+    auto page = index::ParsePage(result.body, result.content_type, PageUrl(result), options_.max_links);
+    if (Unreadable(page, result)) return std::nullopt;
+    AnchorRows rows;
+    if (task.kind == PageKind::kDiscovery) {
+      // A flat project page ("torch/" at the channel root) links the files of every backend:
+      // keep them as files (version, tags, hash, backend), for the backends whose own page
+      // is missing (read_catalogue), and find backends through their links (OnDiscovery).
+      std::vector<CrawlWarning> warnings;  // already said for the project pages
+      AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors, &warnings, &wheel_names_,
+                       rows);
+    } else {
+      rows = ListAnchorRows(task, page->anchors);
+    }
+    worker_.Post([this, task, now, shape = page->shape, rows, result = std::move(result)]() mutable {
+      StorePage(task, result, shape, rows, now);
+    }, 0);
+    return rows;
+  }
+
+  // A variant index's project page: read here, since the variants.json files it links are the
+  // next requests (a variant index has a few pages).
+  void OnVariantIndexPage(const PageTask& task, index::FetchResult&& result, const std::string& now,
+                          std::vector<index::FetchRequest>& next) {
+    auto page = index::ParsePage(result.body, result.content_type, PageUrl(result), options_.max_links);
+    if (Unreadable(page, result)) return;
+    std::vector<CrawlWarning> warnings;
+    PageRows project_rows(page->anchors.size());
+    AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors, &warnings, &wheel_names_,
+                     project_rows.rows);
+    for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
+    QueueVariantsFiles(task, project_rows.rows, next);
+    worker_.Post([this, task, now, shape = page->shape, result = std::move(result),
+                  rows = std::make_shared<PageRows>(std::move(project_rows))]() {
+      StorePage(task, result, shape, rows->rows, now);
+    }, 0);
+  }
+
+  // A pipeline: this thread reads the network, the parser thread turns bodies into rows, the
+  // store thread writes them. Each queue is bounded, so memory stays flat.
+  void PostProjectPage(const PageTask& task, index::FetchResult&& result, const std::string& now) {
+    const std::size_t bytes = result.body.size();
+    Worker& parser = parsers_[next_parser_++ % parsers_.size()];
+    parser.Post([this, task, now, result = std::move(result)]() mutable {
+      auto page = index::ParsePage(result.body, result.content_type, PageUrl(result), options_.max_links);
+      std::string().swap(result.body);
+      if (Unreadable(page, result)) return;
+      std::vector<CrawlWarning> warnings;
+      PageRows project_rows(page->anchors.size());
+      AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors, &warnings, &wheel_names_,
+                       project_rows.rows);
+      for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
+      const std::size_t row_bytes = RowBytes(project_rows.rows);
+      const index::PageShape shape = page->shape;
+      // The anchors' strings are copied: freed here, on the thread that made them.
+      std::vector<index::Anchor>().swap(page->anchors);
+      worker_.Post([this, task, now, shape, result = std::move(result),
+                    rows = std::make_shared<PageRows>(std::move(project_rows))]() {
+        StorePage(task, result, shape, rows->rows, now);
+      }, row_bytes);
+    }, bytes);
+  }
+
+  // A 304 whose entries are needed now (a list page, to queue what it lists; a variant index's
+  // page, to ask for its variants.json files again): the store's copy, touched.
+  AnchorRows StoredRows(const PageTask& task, const catalogue::Validators& validators, const std::string& now) {
+    AnchorRows rows;
+    worker_.Call([&] {
+      if (!SameAsStored(task, validators)) Check(store_.TouchPage(task.path, 304, now, validators));
+      auto stored = store_.AnchorsOf(task.path);
+      if (!stored) return Check(stored.error());
+      rows = std::move(stored).value();
+      Update([&](CrawlReport& r) { r.stats.anchors += static_cast<std::int64_t>(rows.size()); });
+    });
+    return rows;
+  }
+
+  // The file is as stored, but the page's wheels may have changed since: their labels are
+  // checked against it again.
+  void RecheckStoredVariantsJson(const PageTask& task) {
+    std::optional<catalogue::VariantsFileRecord> stored;
+    worker_.Call([&] {
+      auto files = store_.VariantsFiles(task.channel);
+      if (!files) return Check(files.error());
+      for (catalogue::VariantsFileRecord& f : *files) {
+        if (f.path == task.path) stored = std::move(f);
+      }
+    });
+    const std::string url = base_url_ + task.path;
+    if (!stored) {
+      Warn("bad variants.json", url + " (linked from " + task.linked_from +
+                                    ") answered 304 Not Modified, but the store holds no copy of it; nothing is stored "
+                                    "of it, and the variant wheels of " +
+                                    task.project + " " + task.version + " have no variant metadata");
+    } else if (!task.sha256.empty() && stored->sha256 != task.sha256) {
+      // The server says unchanged; the page vouches for other bytes.
+      Warn("bad variants.json", url + " answered 304 Not Modified, but its link on " + task.linked_from +
+                                    " now gives sha256 " + task.sha256 + ", not the " + stored->sha256 +
+                                    " of the stored copy; the stored copy is kept");
+    } else if (auto parsed = catalogue::ParseVariantsJson(stored->json, url)) {
+      CheckLabels(task, *parsed, url);
+    }
+  }
+
+  // A 304: a list page's stored entries for OnListed, nullopt for a page done here.
+  std::optional<AnchorRows> OnNotModified(const PageTask& task, const index::FetchResult& result,
+                                          const std::string& now, std::vector<index::FetchRequest>& next) {
+    const catalogue::Validators validators{result.etag, result.last_modified};
+    if (task.kind == PageKind::kProject && family_.IsVariantIndex(task.backend)) {
+      // As stored: its variants.json links are asked again (conditionally).
+      QueueVariantsFiles(task, StoredRows(task, validators, now), next);
+      return std::nullopt;
+    }
+    if (task.kind == PageKind::kVariantsJson) RecheckStoredVariantsJson(task);
+    if (task.kind == PageKind::kProject || task.kind == PageKind::kVariantsJson) {
+      if (auto it = stored_.find(task.path); it != stored_.end()) {
+        const std::int64_t anchors = it->second.anchors;
+        Update([&](CrawlReport& r) { r.stats.anchors += anchors; });
+      }
+      // The answer the store already holds needs no write, nor a task for the store's thread
+      // (most of an unchanged crawl's answers).
+      if (!SameAsStored(task, validators)) {
+        worker_.Post([this, task, now, validators] { Check(store_.TouchPage(task.path, 304, now, validators)); }, 0);
+      }
+      return std::nullopt;
+    }
+    return StoredRows(task, validators, now);
   }
 
   // What happens to the store's copy of a variants.json this crawl could not use, and what
