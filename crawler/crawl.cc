@@ -1277,100 +1277,120 @@ class Crawler {
     return key;
   }
 
+  // Pages of the store this crawl did not ask for left the index. What was asked is known
+  // here, so the pages that answered as before need no write to say they were seen.
+  core::Status RemoveUnseenPages(const std::string& name, const std::unordered_set<std::string_view>& asked) {
+    const std::vector<std::string>& narrowed = options_.backends;
+    std::vector<std::string> unseen;
+    for (const auto& [path, page] : stored_) {
+      if (page.channel != name || asked.contains(path)) continue;
+      if (!narrowed.empty() && std::find(narrowed.begin(), narrowed.end(), page.backend) == narrowed.end()) continue;
+      unseen.push_back(path);
+    }
+    std::sort(unseen.begin(), unseen.end());
+    if (auto s = store_.RemovePages(unseen); !s) return s;
+    if (!unseen.empty()) MarkChanged(name);
+    return {};
+  }
+
+  // Backends: written when they differ from the stored record, removed when the channel was
+  // crawled whole and they are gone.
+  core::Status StoreBackends(const std::string& name, const ChannelState& channel) {
+    const bool narrowed = !options_.backends.empty();
+    auto stored_backends = store_.Backends(name);
+    if (!stored_backends) return stored_backends.error();
+    std::map<std::string, const BackendRecord*> before;
+    for (const BackendRecord& b : *stored_backends) before[b.name] = &b;
+    for (const auto& [backend_name, b] : channel.backends) {
+      if (narrowed && b.state.starts_with("skipped")) continue;
+      report_.backends[name].push_back(b);
+      auto it = before.find(backend_name);
+      if (it != before.end() && SameBackend(*it->second, b)) continue;
+      if (auto s = store_.PutBackend(b); !s) return s;
+      MarkChanged(name);
+    }
+    if (narrowed) return {};
+    for (const auto& [backend_name, b] : before) {
+      if (channel.backends.contains(backend_name)) continue;
+      if (auto s = store_.RemoveBackend(name, backend_name); !s) return s;
+      MarkChanged(name);
+    }
+    return {};
+  }
+
+  // Nothing changed since the last classification of this channel: it stands, counted from the
+  // store. This is most of a re-crawl's own work otherwise (grouping every anchor of the channel).
+  core::Expected<bool> ClassificationStands(const std::string& name, const std::string& meta_key) {
+    auto last_inputs = store_.GetMeta(meta_key);
+    if (!last_inputs) return last_inputs.error();
+    if (report_.changed_channels.contains(name) || !options_.default_index.empty() ||
+        *last_inputs != ClassificationInputs()) {
+      return false;
+    }
+    auto stored = store_.Projects(name);
+    if (!stored) return stored.error();
+    if (stored->empty()) return false;
+    for (const catalogue::ProjectRecord& p : *stored) ++report_.classes[name][p.cls];
+    return true;
+  }
+
+  // What the classification of a channel reads from the store.
+  core::Expected<catalogue::ClassifyInput> ClassifyInputOf(const std::string& name) {
+    auto listed = store_.ListedProjects(name);
+    if (!listed) return listed.error();
+    auto groups = store_.ProjectFileGroups(name);
+    if (!groups) return groups.error();
+    catalogue::ClassifyInput input;
+    for (const auto& [backend, project] : *listed) input.projects.push_back(project);
+    input.groups = std::move(groups).value();
+    if (!default_newest_.empty()) {
+      auto versions = store_.ProjectVersions(name);
+      if (!versions) return versions.error();
+      for (auto& [project, version] : *versions) input.versions[project].push_back(version);
+    }
+    input.default_index_newest = default_newest_;
+    input.policy = &policy_;
+    // A channel the store held no page of before this run holds the anchors this run wrote:
+    // when none of them was a variant wheel, neither is any of the store's, and the query
+    // that scans every anchor of the channel for them is not made (a new store's stable and
+    // nightly channels).
+    bool stored_before = false;
+    for (const auto& [path, page] : stored_) stored_before = stored_before || page.channel == name;
+    if (stored_before || WroteVariantWheels(name)) {
+      auto variant_wheels = store_.VariantWheels(name);
+      if (!variant_wheels) return variant_wheels.error();
+      for (const catalogue::VariantWheelRow& w : *variant_wheels) {
+        input.variant_wheels.emplace(w.project, w.filename);  // the first in order: an example
+      }
+    }
+    return input;
+  }
+
+  core::Status ClassifyChannel(const std::string& name) {
+    const std::string meta_key = "classified:" + name;
+    core::Expected<bool> stands = ClassificationStands(name, meta_key);
+    if (!stands) return stands.error();
+    if (*stands) return {};
+    core::Expected<catalogue::ClassifyInput> input = ClassifyInputOf(name);
+    if (!input) return input.error();
+    const std::vector<catalogue::ProjectRecord> classes = catalogue::Classify(name, *input);
+    for (const catalogue::ProjectRecord& p : classes) ++report_.classes[name][p.cls];
+    if (auto s = store_.ReplaceProjects(name, classes); !s) return s;
+    MarkChanged(name);
+    return store_.PutMeta(meta_key, options_.default_index.empty() ? ClassificationInputs() : "");
+  }
+
   core::Status Finish() {
-    // Pages of the store this crawl did not ask for left the index. What was asked is known
-    // here, so the pages that answered as before need no write to say they were seen.
     std::unordered_set<std::string_view> asked;
     for (const PageTask& t : tasks_) asked.insert(t.path);
-    for (auto& [name, channel] : channels_) {
-      const std::vector<std::string>& narrowed = options_.backends;
-      std::vector<std::string> unseen;
-      for (const auto& [path, page] : stored_) {
-        if (page.channel != name || asked.contains(path)) continue;
-        if (!narrowed.empty() &&
-            std::find(narrowed.begin(), narrowed.end(), page.backend) == narrowed.end()) {
-          continue;
-        }
-        unseen.push_back(path);
-      }
-      std::sort(unseen.begin(), unseen.end());
-      if (auto s = store_.RemovePages(unseen); !s) return s;
-      const auto removed = static_cast<std::int64_t>(unseen.size());
-      if (removed != 0) MarkChanged(name);
-      // Backends: written when they differ from the stored record, removed when the channel was
-      // crawled whole and they are gone.
-      auto stored_backends = store_.Backends(name);
-      if (!stored_backends) return stored_backends.error();
-      std::map<std::string, const BackendRecord*> before;
-      for (const BackendRecord& b : *stored_backends) before[b.name] = &b;
-      for (auto& [backend_name, b] : channel.backends) {
-        if (!narrowed.empty() && b.state.starts_with("skipped")) continue;
-        report_.backends[name].push_back(b);
-        auto it = before.find(backend_name);
-        if (it != before.end() && SameBackend(*it->second, b)) continue;
-        if (auto s = store_.PutBackend(b); !s) return s;
-        MarkChanged(name);
-      }
-      if (narrowed.empty()) {
-        for (const auto& [backend_name, b] : before) {
-          if (channel.backends.contains(backend_name)) continue;
-          if (auto s = store_.RemoveBackend(name, backend_name); !s) return s;
-          MarkChanged(name);
-        }
-      }
-      // Nothing changed since the last classification of this channel: it stands. This is most
-      // of a re-crawl's own work otherwise (grouping every anchor of the channel).
-      const std::string meta_key = "classified:" + name;
-      auto last_inputs = store_.GetMeta(meta_key);
-      if (!last_inputs) return last_inputs.error();
-      if (!report_.changed_channels.contains(name) && options_.default_index.empty() &&
-          *last_inputs == ClassificationInputs()) {
-        auto stored = store_.Projects(name);
-        if (!stored) return stored.error();
-        if (!stored->empty()) {
-          for (const catalogue::ProjectRecord& p : *stored) ++report_.classes[name][p.cls];
-          continue;
-        }
-      }
-      auto listed = store_.ListedProjects(name);
-      if (!listed) return listed.error();
-      auto groups = store_.ProjectFileGroups(name);
-      if (!groups) return groups.error();
-      catalogue::ClassifyInput input;
-      for (const auto& [backend, project] : *listed) input.projects.push_back(project);
-      input.groups = std::move(groups).value();
-      if (!default_newest_.empty()) {
-        auto versions = store_.ProjectVersions(name);
-        if (!versions) return versions.error();
-        for (auto& [project, version] : *versions) input.versions[project].push_back(version);
-      }
-      input.default_index_newest = default_newest_;
-      input.policy = &policy_;
-      // A channel the store held no page of before this run holds the anchors this run wrote:
-      // when none of them was a variant wheel, neither is any of the store's, and the query
-      // that scans every anchor of the channel for them is not made (a new store's stable and
-      // nightly channels).
-      bool stored_before = false;
-      for (const auto& [path, page] : stored_) stored_before = stored_before || page.channel == name;
-      if (stored_before || WroteVariantWheels(name)) {
-        auto variant_wheels = store_.VariantWheels(name);
-        if (!variant_wheels) return variant_wheels.error();
-        for (const catalogue::VariantWheelRow& w : *variant_wheels) {
-          input.variant_wheels.emplace(w.project, w.filename);  // the first in order: an example
-        }
-      }
-      const std::vector<catalogue::ProjectRecord> classes = catalogue::Classify(name, input);
-      for (const catalogue::ProjectRecord& p : classes) ++report_.classes[name][p.cls];
-      if (auto s = store_.ReplaceProjects(name, classes); !s) return s;
-      MarkChanged(name);
-      if (auto s = store_.PutMeta(meta_key, options_.default_index.empty() ? ClassificationInputs() : ""); !s) {
-        return s;
-      }
+    for (const auto& [name, channel] : channels_) {
+      if (auto s = RemoveUnseenPages(name, asked); !s) return s;
+      if (auto s = StoreBackends(name, channel); !s) return s;
+      if (auto s = ClassifyChannel(name); !s) return s;
     }
     const auto committing = std::chrono::steady_clock::now();
     core::Status committed = store_.CommitRun(clock_(), report_.stats);
-    report_.phases["commit"] =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - committing).count();
+    report_.phases["commit"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - committing).count();
     return committed;
   }
 
