@@ -325,49 +325,52 @@ int ExportAfterCrawl(catalogue::Store& store, const std::string& family, const s
   return kExitOk;
 }
 
-int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-             const CliDeps& deps) {
-  const po::options_description desc = CrawlOptionsDescription();
-  po::variables_map vm;
-  if (!Parse(args, desc, nullptr, vm, err)) return kExitUsage;
-  if (vm.count("help")) {
-    out << desc;
-    return kExitOk;
-  }
+// What the crawl's options name: the family of --indexes and its routing policy.
+struct CrawlInputs {
+  catalogue::IndexConfig config;
+  catalogue::RoutingPolicy policy;
+  const catalogue::IndexFamily* family = nullptr;
+};
+
+core::Expected<CrawlInputs> ReadCrawlInputs(const po::variables_map& vm, const CliDeps& deps) {
   const std::string indexes_path =
       vm.count("indexes") ? vm["indexes"].as<std::string>() : deps.data_dir + "/indexes.json";
   const std::string policy_path =
       vm.count("policy") ? vm["policy"].as<std::string>() : deps.data_dir + "/routing-policy.json";
   auto config = catalogue::LoadIndexConfig(indexes_path);
-  if (!config) return Report(err, config.error());
+  if (!config) return config.error();
   auto policy = catalogue::LoadRoutingPolicy(policy_path);
-  if (!policy) return Report(err, policy.error());
-  auto found = catalogue::FindFamily(*config, vm["family"].as<std::string>(), indexes_path);
-  if (!found) return Report(err, found.error());
-  const catalogue::IndexFamily* family = *found;
+  if (!policy) return policy.error();
+  CrawlInputs inputs{std::move(config).value(), std::move(policy).value(), nullptr};
+  auto found = catalogue::FindFamily(inputs.config, vm["family"].as<std::string>(), indexes_path);
+  if (!found) return found.error();
+  inputs.family = *found;
   // The family's routed projects are policy entries of its crawl (the routing policy's own
   // entry for the same name wins).
-  for (const catalogue::RoutedProject& routed : family->routed_projects) {
-    policy->projects.emplace(routed.name, catalogue::PolicyEntry{"routed", routed.reason,
-                                                                 std::filesystem::path(indexes_path).filename().string() + " (" + family->name + "): " + routed.source});
+  for (const catalogue::RoutedProject& routed : inputs.family->routed_projects) {
+    inputs.policy.projects.emplace(
+        routed.name, catalogue::PolicyEntry{"routed", routed.reason,
+                                            std::filesystem::path(indexes_path).filename().string() + " (" +
+                                                inputs.family->name + "): " + routed.source});
   }
+  return inputs;
+}
 
-  CrawlOptions options;
+// The crawl's and the fetcher's options, from the command line.
+core::Status ReadCrawlOptions(const po::variables_map& vm, const catalogue::IndexFamily& family,
+                              CrawlOptions& options, index::FetchOptions& fetch) {
   if (vm.count("base-url")) options.base_url = vm["base-url"].as<std::string>();
   if (vm.count("channel")) options.channels = vm["channel"].as<std::vector<std::string>>();
   if (vm.count("backend")) options.backends = vm["backend"].as<std::vector<std::string>>();
   options.include_legacy = vm.count("include-legacy") != 0;
   if (vm.count("default-index")) options.default_index = vm["default-index"].as<std::string>();
   for (const std::string& c : options.channels) {
-    if (family->FindChannel(c) == nullptr) {
+    if (family.FindChannel(c) == nullptr) {
       std::string known;
-      for (const catalogue::Channel& ch : family->channels) known += " " + ch.name;
-      return Report(err, core::MakeError("unknown channel '" + c + "'; known:" + known,
-                                         core::ErrorCode::kUsage));
+      for (const catalogue::Channel& ch : family.channels) known += " " + ch.name;
+      return core::MakeError("unknown channel '" + c + "'; known:" + known, core::ErrorCode::kUsage);
     }
   }
-
-  index::FetchOptions fetch;
   NumberFlags numbers{vm, ""};
   fetch.parallelism = static_cast<int>(numbers.Count("jobs", 256));
   fetch.max_attempts = static_cast<int>(numbers.Count("attempts", 100));
@@ -377,11 +380,43 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
   options.max_links = numbers.Count("max-links", 10'000'000);
   options.max_follow = numbers.Count("max-follow", 1'000'000);
   options.max_pages = numbers.Count("max-pages", 10'000'000);
-  if (!numbers.error.empty()) {
-    return Report(err, core::MakeError(numbers.error, core::ErrorCode::kUsage));
-  }
+  if (!numbers.error.empty()) return core::MakeError(numbers.error, core::ErrorCode::kUsage);
   fetch.user_agent = std::string("torchdex/") + TORCHDEX_VERSION;
   fetch.check_redirect = RefuseCrossOriginRedirect;
+  return {};
+}
+
+// The summary line on stderr, after the warnings and failures.
+void ReportCrawl(const CrawlReport& report, double seconds, bool verbose, std::ostream& err) {
+  std::size_t backend_count = 0;
+  for (const auto& [channel, backends] : report.backends) backend_count += backends.size();
+  const catalogue::RunStats& st = report.stats;
+  const std::int64_t pages = st.pages_fetched + st.pages_not_modified + st.pages_absent + st.pages_failed;
+  err << WarningsText(report.warnings, verbose);
+  for (const std::string& f : report.failures) err << "torchdex-crawl: error: " << f << "\n";
+  err << "torchdex-crawl: " << (report.ok ? "done" : "FAILED, nothing stored") << ": " << pages << " pages ("
+      << st.pages_fetched << " fetched, " << st.pages_changed << " changed, " << st.pages_not_modified
+      << " not modified, " << st.pages_absent << " absent, " << st.pages_failed << " failed), " << st.anchors
+      << " anchors, " << backend_count << " backends, " << report.warnings.size() << " warnings, "
+      << HumanBytes(static_cast<double>(st.wire_bytes)) << ", " << std::fixed << std::setprecision(2) << seconds
+      << " s\n";
+}
+
+int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+             const CliDeps& deps) {
+  const po::options_description desc = CrawlOptionsDescription();
+  po::variables_map vm;
+  if (!Parse(args, desc, nullptr, vm, err)) return kExitUsage;
+  if (vm.count("help")) {
+    out << desc;
+    return kExitOk;
+  }
+  core::Expected<CrawlInputs> inputs = ReadCrawlInputs(vm, deps);
+  if (!inputs) return Report(err, inputs.error());
+  const catalogue::IndexFamily* family = inputs->family;
+  CrawlOptions options;
+  index::FetchOptions fetch;
+  if (core::Status ok = ReadCrawlOptions(vm, *family, options, fetch); !ok) return Report(err, ok.error());
 
   const std::string store_path = vm["store"].as<std::string>();
   auto store = catalogue::Store::Open(store_path, catalogue::StoreAccess::kCrawl);
@@ -410,24 +445,10 @@ int RunCrawl(const std::vector<std::string>& args, std::ostream& out, std::ostre
     };
   }
   std::unique_ptr<index::Fetcher> fetcher = deps.make_fetcher(fetch);
-  const CrawlReport report = Crawl(*family, *policy, options, *fetcher, **store, deps.clock, on_progress);
+  const CrawlReport report = Crawl(*family, inputs->policy, options, *fetcher, **store, deps.clock, on_progress);
   const double seconds = std::chrono::duration<double>(now() - started).count();
   if (progress) err << "\n";
-
-  std::size_t backend_count = 0;
-  for (const auto& [channel, backends] : report.backends) backend_count += backends.size();
-  const catalogue::RunStats& st = report.stats;
-  const std::int64_t pages = st.pages_fetched + st.pages_not_modified + st.pages_absent + st.pages_failed;
-  err << WarningsText(report.warnings, vm.count("verbose") != 0);
-  for (const std::string& f : report.failures) err << "torchdex-crawl: error: " << f << "\n";
-  err << "torchdex-crawl: " << (report.ok ? "done" : "FAILED, nothing stored") << ": " << pages
-      << " pages (" << st.pages_fetched << " fetched, " << st.pages_changed << " changed, "
-      << st.pages_not_modified << " not modified, " << st.pages_absent << " absent, "
-      << st.pages_failed << " failed), " << st.anchors << " anchors, " << backend_count
-      << " backends, " << report.warnings.size() << " warnings, "
-      << HumanBytes(static_cast<double>(st.wire_bytes)) << ", " << std::fixed
-      << std::setprecision(2) << seconds << " s\n";
-
+  ReportCrawl(report, seconds, vm.count("verbose") != 0, err);
   if (json) out << CrawlSummaryJson(report, seconds);
   if (!report.ok) return ExitStatus(report.error_code);
   if (vm.count("export")) {
