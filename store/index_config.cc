@@ -92,6 +92,173 @@ std::optional<std::string> IndexFamily::LegacyReason(std::string_view dir) const
   return legacy_patterns[static_cast<std::size_t>(index)].reason;
 }
 
+namespace {
+
+// Whether every key of `keys` is a non-empty string of `object`; the first that is not.
+const char* FirstMissingString(const json& object, std::initializer_list<const char*> keys) {
+  for (const char* key : keys) {
+    if (!object.is_object() || !object.contains(key) || !object[key].is_string() ||
+        object[key].get<std::string>().empty()) {
+      return key;
+    }
+  }
+  return nullptr;
+}
+
+// One family of indexes.json, at JSON pointer `at`.
+class FamilyReader {
+ public:
+  using Failure = std::optional<core::Error>;
+  FamilyReader(const Reader& r, const json& f, std::string at) : r_(r), f_(f), at_(std::move(at)) {}
+
+  core::Expected<IndexFamily> Read() const {
+    IndexFamily family;
+    auto name = Str("name");
+    if (!name) return name.error();
+    family.name = *name;
+    auto base = Str("base_url");
+    if (!base) return base.error();
+    family.base_url = *base;
+    if (!family.base_url.ends_with('/')) family.base_url.push_back('/');
+    auto pattern = Str("backend_pattern");
+    if (!pattern) return pattern.error();
+    family.compiled = std::make_shared<CompiledPatterns>();
+    try {
+      family.compiled->backend = std::regex(*pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return r_.Fail(at_ + "/backend_pattern", std::string("not a valid regular expression: ") + e.what());
+    }
+    family.backend_pattern = *pattern;
+    if (Failure e = Strings("hosts", &family.hosts)) return *e;
+    if (Failure e = Strings("not_projects", &family.not_projects)) return *e;
+    if (Failure e = Strings("discovery_projects", &family.discovery_projects)) return *e;
+    if (f_.contains("primary_project")) {
+      auto primary = Str("primary_project");
+      if (!primary) return primary.error();
+      family.primary_project = core::NormalizeName(*primary);
+    } else if (!family.discovery_projects.empty()) {
+      family.primary_project = core::NormalizeName(family.discovery_projects.front());
+    }
+    if (Failure e = ReadRoutedProjects(family)) return *e;
+    if (Failure e = ReadChannels(family)) return *e;
+    if (Failure e = ReadLegacyPatterns(family)) return *e;
+    return family;
+  }
+
+ private:
+  core::Expected<std::string> Str(const char* key) const {
+    if (FirstMissingString(f_, {key}) != nullptr) return r_.Fail(at_ + "/" + key, "expected a non-empty string");
+    return f_[key].get<std::string>();
+  }
+
+  Failure Strings(const char* key, std::vector<std::string>* out) const {
+    if (!f_.contains(key)) return std::nullopt;
+    if (!f_[key].is_array()) return r_.Fail(at_ + "/" + key, "expected an array of strings");
+    for (std::size_t k = 0; k < f_[key].size(); ++k) {
+      if (!f_[key][k].is_string()) return r_.Fail(at_ + "/" + key + "/" + std::to_string(k), "expected a string");
+      out->push_back(f_[key][k].get<std::string>());
+    }
+    return std::nullopt;
+  }
+
+  Failure ReadRoutedProjects(IndexFamily& family) const {
+    if (!f_.contains("routed_projects")) return std::nullopt;
+    if (!f_["routed_projects"].is_array()) return r_.Fail(at_ + "/routed_projects", "expected an array");
+    for (std::size_t k = 0; k < f_["routed_projects"].size(); ++k) {
+      const json& p = f_["routed_projects"][k];
+      const std::string pat = at_ + "/routed_projects/" + std::to_string(k);
+      if (const char* missing = FirstMissingString(p, {"name", "reason", "source"})) {
+        return r_.Fail(pat + "/" + missing, "expected a non-empty string");
+      }
+      RoutedProject routed;
+      routed.name = core::NormalizeName(p["name"].get<std::string>());
+      routed.reason = p["reason"].get<std::string>();
+      routed.source = p["source"].get<std::string>();
+      for (const RoutedProject& seen : family.routed_projects) {
+        if (seen.name == routed.name) return r_.Fail(pat + "/name", "'" + routed.name + "' is listed twice");
+      }
+      family.routed_projects.push_back(std::move(routed));
+    }
+    return std::nullopt;
+  }
+
+  Failure ReadChannels(IndexFamily& family) const {
+    if (!f_.contains("channels") || !f_["channels"].is_array() || f_["channels"].empty()) {
+      return r_.Fail(at_ + "/channels", "expected a non-empty array of channels");
+    }
+    for (std::size_t k = 0; k < f_["channels"].size(); ++k) {
+      const json& c = f_["channels"][k];
+      const std::string cat = at_ + "/channels/" + std::to_string(k);
+      if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !c.contains("path") ||
+          !c["path"].is_string()) {
+        return r_.Fail(cat, "expected {\"name\": string, \"path\": string}");
+      }
+      Channel channel{c["name"].get<std::string>(), c["path"].get<std::string>()};
+      if (!channel.path.empty() && !channel.path.ends_with('/')) channel.path.push_back('/');
+      if (c.contains("variant_indexes")) {
+        if (Failure e = ReadVariantIndexes(c["variant_indexes"], cat + "/variant_indexes", channel)) return e;
+      }
+      if (family.FindChannel(channel.name) != nullptr) {
+        return r_.Fail(cat + "/name", "duplicate channel '" + channel.name + "'");
+      }
+      family.channels.push_back(std::move(channel));
+    }
+    return std::nullopt;
+  }
+
+  Failure ReadVariantIndexes(const json& list, const std::string& at, Channel& channel) const {
+    if (!list.is_array()) return r_.Fail(at, "expected an array");
+    for (std::size_t v = 0; v < list.size(); ++v) {
+      const json& e = list[v];
+      const std::string vat = at + "/" + std::to_string(v);
+      if (const char* missing = FirstMissingString(e, {"name", "path", "reason", "source"})) {
+        return r_.Fail(vat + "/" + missing, "expected a non-empty string");
+      }
+      VariantIndex index{e["name"].get<std::string>(), e["path"].get<std::string>(), e["reason"].get<std::string>(),
+                         e["source"].get<std::string>()};
+      if (!index.path.ends_with('/')) index.path.push_back('/');
+      // One directory below the channel: the crawler stores it as a backend of that name.
+      if (index.path != index.name + "/") {
+        return r_.Fail(vat + "/path", "expected \"" + index.name + "/\" (the directory named like the index)");
+      }
+      if (!core::IsValidName(index.name) || index.name.find('.') != std::string::npos) {
+        return r_.Fail(vat + "/name", "'" + index.name + "' is not a directory name of letters, digits, '-' and '_'");
+      }
+      channel.variant_indexes.push_back(std::move(index));
+    }
+    return std::nullopt;
+  }
+
+  Failure ReadLegacyPatterns(IndexFamily& family) const {
+    if (!f_.contains("legacy_patterns")) return std::nullopt;
+    if (!f_["legacy_patterns"].is_array()) return r_.Fail(at_ + "/legacy_patterns", "expected an array");
+    for (std::size_t k = 0; k < f_["legacy_patterns"].size(); ++k) {
+      const json& p = f_["legacy_patterns"][k];
+      const std::string pat = at_ + "/legacy_patterns/" + std::to_string(k);
+      if (!p.is_object() || !p.contains("pattern") || !p["pattern"].is_string() || !p.contains("reason") ||
+          !p["reason"].is_string()) {
+        return r_.Fail(pat, "expected {\"pattern\": string, \"reason\": string}");
+      }
+      LegacyPattern legacy;
+      legacy.pattern = p["pattern"].get<std::string>();
+      legacy.reason = p["reason"].get<std::string>();
+      try {
+        family.compiled->legacy.emplace_back(legacy.pattern, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        return r_.Fail(pat + "/pattern", std::string("not a valid regular expression: ") + e.what());
+      }
+      family.legacy_patterns.push_back(std::move(legacy));
+    }
+    return std::nullopt;
+  }
+
+  const Reader& r_;
+  const json& f_;
+  const std::string at_;
+};
+
+}  // namespace
+
 core::Expected<IndexConfig> ParseIndexConfig(std::string_view text, std::string_view origin) {
   const Reader r{origin};
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
@@ -103,137 +270,12 @@ core::Expected<IndexConfig> ParseIndexConfig(std::string_view text, std::string_
   const json& families = doc["families"];
   for (std::size_t i = 0; i < families.size(); ++i) {
     const std::string at = "/families/" + std::to_string(i);
-    const json& f = families[i];
-    auto str = [&](const char* key) -> core::Expected<std::string> {
-      if (!f.is_object() || !f.contains(key) || !f[key].is_string() ||
-          f[key].get<std::string>().empty()) {
-        return r.Fail(at + "/" + key, "expected a non-empty string");
-      }
-      return f[key].get<std::string>();
-    };
-    auto strings = [&](const char* key, std::vector<std::string>* out) -> std::optional<core::Error> {
-      if (!f.contains(key)) return std::nullopt;
-      if (!f[key].is_array()) return r.Fail(at + "/" + key, "expected an array of strings");
-      for (std::size_t k = 0; k < f[key].size(); ++k) {
-        if (!f[key][k].is_string()) {
-          return r.Fail(at + "/" + key + "/" + std::to_string(k), "expected a string");
-        }
-        out->push_back(f[key][k].get<std::string>());
-      }
-      return std::nullopt;
-    };
-    IndexFamily family;
-    auto name = str("name");
-    if (!name) return name.error();
-    family.name = *name;
-    auto base = str("base_url");
-    if (!base) return base.error();
-    family.base_url = *base;
-    if (!family.base_url.ends_with('/')) family.base_url.push_back('/');
-    auto pattern = str("backend_pattern");
-    if (!pattern) return pattern.error();
-    family.compiled = std::make_shared<CompiledPatterns>();
-    try {
-      family.compiled->backend = std::regex(*pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return r.Fail(at + "/backend_pattern", std::string("not a valid regular expression: ") + e.what());
-    }
-    family.backend_pattern = *pattern;
-    if (auto e = strings("hosts", &family.hosts)) return *e;
-    if (auto e = strings("not_projects", &family.not_projects)) return *e;
-    if (auto e = strings("discovery_projects", &family.discovery_projects)) return *e;
-    if (f.contains("primary_project")) {
-      auto primary = str("primary_project");
-      if (!primary) return primary.error();
-      family.primary_project = core::NormalizeName(*primary);
-    } else if (!family.discovery_projects.empty()) {
-      family.primary_project = core::NormalizeName(family.discovery_projects.front());
-    }
-    if (f.contains("routed_projects")) {
-      if (!f["routed_projects"].is_array()) return r.Fail(at + "/routed_projects", "expected an array");
-      for (std::size_t k = 0; k < f["routed_projects"].size(); ++k) {
-        const json& p = f["routed_projects"][k];
-        const std::string pat = at + "/routed_projects/" + std::to_string(k);
-        RoutedProject routed;
-        for (const char* key : {"name", "reason", "source"}) {
-          if (!p.is_object() || !p.contains(key) || !p[key].is_string() || p[key].get<std::string>().empty()) {
-            return r.Fail(pat + "/" + key, "expected a non-empty string");
-          }
-        }
-        routed.name = core::NormalizeName(p["name"].get<std::string>());
-        routed.reason = p["reason"].get<std::string>();
-        routed.source = p["source"].get<std::string>();
-        for (const RoutedProject& seen : family.routed_projects) {
-          if (seen.name == routed.name) return r.Fail(pat + "/name", "'" + routed.name + "' is listed twice");
-        }
-        family.routed_projects.push_back(std::move(routed));
-      }
-    }
-
-    if (!f.contains("channels") || !f["channels"].is_array() || f["channels"].empty()) {
-      return r.Fail(at + "/channels", "expected a non-empty array of channels");
-    }
-    for (std::size_t k = 0; k < f["channels"].size(); ++k) {
-      const json& c = f["channels"][k];
-      const std::string cat = at + "/channels/" + std::to_string(k);
-      if (!c.is_object() || !c.contains("name") || !c["name"].is_string() ||
-          !c.contains("path") || !c["path"].is_string()) {
-        return r.Fail(cat, "expected {\"name\": string, \"path\": string}");
-      }
-      Channel channel{c["name"].get<std::string>(), c["path"].get<std::string>()};
-      if (!channel.path.empty() && !channel.path.ends_with('/')) channel.path.push_back('/');
-      if (c.contains("variant_indexes")) {
-        if (!c["variant_indexes"].is_array()) return r.Fail(cat + "/variant_indexes", "expected an array");
-        for (std::size_t v = 0; v < c["variant_indexes"].size(); ++v) {
-          const json& e = c["variant_indexes"][v];
-          const std::string vat = cat + "/variant_indexes/" + std::to_string(v);
-          for (const char* key : {"name", "path", "reason", "source"}) {
-            if (!e.is_object() || !e.contains(key) || !e[key].is_string() || e[key].get<std::string>().empty()) {
-              return r.Fail(vat + "/" + key, "expected a non-empty string");
-            }
-          }
-          VariantIndex index{e["name"].get<std::string>(), e["path"].get<std::string>(),
-                             e["reason"].get<std::string>(), e["source"].get<std::string>()};
-          if (!index.path.ends_with('/')) index.path.push_back('/');
-          // One directory below the channel: the crawler stores it as a backend of that name.
-          if (index.path != index.name + "/") {
-            return r.Fail(vat + "/path", "expected \"" + index.name + "/\" (the directory named like the index)");
-          }
-          if (!core::IsValidName(index.name) || index.name.find('.') != std::string::npos) {
-            return r.Fail(vat + "/name", "'" + index.name + "' is not a directory name of letters, digits, '-' and '_'");
-          }
-          channel.variant_indexes.push_back(std::move(index));
-        }
-      }
-      if (family.FindChannel(channel.name) != nullptr) {
-        return r.Fail(cat + "/name", "duplicate channel '" + channel.name + "'");
-      }
-      family.channels.push_back(std::move(channel));
-    }
-    if (f.contains("legacy_patterns")) {
-      if (!f["legacy_patterns"].is_array()) return r.Fail(at + "/legacy_patterns", "expected an array");
-      for (std::size_t k = 0; k < f["legacy_patterns"].size(); ++k) {
-        const json& p = f["legacy_patterns"][k];
-        const std::string pat = at + "/legacy_patterns/" + std::to_string(k);
-        if (!p.is_object() || !p.contains("pattern") || !p["pattern"].is_string() ||
-            !p.contains("reason") || !p["reason"].is_string()) {
-          return r.Fail(pat, "expected {\"pattern\": string, \"reason\": string}");
-        }
-        LegacyPattern legacy;
-        legacy.pattern = p["pattern"].get<std::string>();
-        legacy.reason = p["reason"].get<std::string>();
-        try {
-          family.compiled->legacy.emplace_back(legacy.pattern, std::regex::ECMAScript);
-        } catch (const std::regex_error& e) {
-          return r.Fail(pat + "/pattern", std::string("not a valid regular expression: ") + e.what());
-        }
-        family.legacy_patterns.push_back(std::move(legacy));
-      }
-    }
+    core::Expected<IndexFamily> family = FamilyReader(r, families[i], at).Read();
+    if (!family) return family.error();
     for (const IndexFamily& seen : config.families) {
-      if (seen.name == family.name) return r.Fail(at + "/name", "duplicate family '" + family.name + "'");
+      if (seen.name == family->name) return r.Fail(at + "/name", "duplicate family '" + family->name + "'");
     }
-    config.families.push_back(std::move(family));
+    config.families.push_back(std::move(family).value());
   }
   if (config.families.empty()) return r.Fail("/families", "expected at least one index family");
   return config;
