@@ -150,20 +150,14 @@ const char* GuardVerdictName(GuardVerdict verdict) {
   return "?";
 }
 
-GuardReport CheckCatalogueChange(const Catalogue& before, const Catalogue& after,
-                                 const CatalogueDiff& diff, const GuardOptions& options) {
-  GuardReport r;
-  r.max_wheel_loss = options.max_wheel_loss;
-  r.wheels_before = diff.wheels_before;
-  r.wheels_removed = diff.wheels_removed;
-  r.wheel_loss = diff.wheels_before == 0 ? (diff.wheels_removed > 0 ? 1.0 : 0.0)
-                                         : static_cast<double>(diff.wheels_removed) /
-                                               static_cast<double>(diff.wheels_before);
+namespace {
 
-  // For the reviewer. New backends first: they change what `--torch-backend=auto` can pick.
+// For the reviewer. New backends first: they change what `--torch-backend=auto` can pick; then
+// new packages, reclassifications, new releases of the primary project.
+void CallOutNews(const Catalogue& before, const Catalogue& after, const CatalogueDiff& diff,
+                 const std::string& primary, GuardReport& r) {
   for (const std::string& name : diff.backends_added) {
-    r.callouts.push_back("new backend: " + name + " (" +
-                         DescribeBackendRecord(after.backends.at(name)) + ")");
+    r.callouts.push_back("new backend: " + name + " (" + DescribeBackendRecord(after.backends.at(name)) + ")");
   }
   for (const auto& [name, p] : after.projects) {
     if (IsBuildClass(p.cls) && before.projects.count(name) == 0) {
@@ -171,33 +165,31 @@ GuardReport CheckCatalogueChange(const Catalogue& before, const Catalogue& after
     }
   }
   for (const Reclassification& c : diff.reclassified) {
-    r.callouts.push_back("reclassified: " + c.project + ": " + c.from + " -> " + c.to + " (" +
-                         c.reason + ")");
+    r.callouts.push_back("reclassified: " + c.project + ": " + c.from + " -> " + c.to + " (" + c.reason + ")");
   }
-  const std::string& primary = options.primary_project;
-  {
-    const std::set<std::string> old_releases = PublicVersions(before, primary);
-    std::vector<std::string> releases;
-    for (const std::string& v : PublicVersions(after, primary)) {
-      if (old_releases.count(v) == 0) releases.push_back(v);
-    }
-    SortByVersion(releases);
-    if (!releases.empty())
-      r.callouts.push_back("new " + primary + " release(s): " + Join(releases));
-    for (const VersionChange& v : diff.versions) {
-      if (v.project != primary || v.added.empty()) continue;
-      const bool new_backend = before.backends.count(v.backend) == 0;
-      r.callouts.push_back("new " + primary + " version(s) on " + v.backend +
-                           (new_backend ? " (new backend)" : "") + ": " + Join(v.added));
-    }
+  const std::set<std::string> old_releases = PublicVersions(before, primary);
+  std::vector<std::string> releases;
+  for (const std::string& v : PublicVersions(after, primary)) {
+    if (old_releases.count(v) == 0) releases.push_back(v);
   }
+  SortByVersion(releases);
+  if (!releases.empty()) r.callouts.push_back("new " + primary + " release(s): " + Join(releases));
+  for (const VersionChange& v : diff.versions) {
+    if (v.project != primary || v.added.empty()) continue;
+    const bool new_backend = before.backends.count(v.backend) == 0;
+    r.callouts.push_back("new " + primary + " version(s) on " + v.backend + (new_backend ? " (new backend)" : "") +
+                         ": " + Join(v.added));
+  }
+}
 
-  // Removals, and which of them refuse the change.
+// Backends removed or emptied; refused unless allowed. Returns their names.
+std::set<std::string> JudgeBackendLosses(const Catalogue& before, const Catalogue& after, const CatalogueDiff& diff,
+                                         const GuardOptions& options, GuardReport& r) {
   std::set<std::string> gone_backends;
   for (const std::string& name : diff.backends_removed) {
     const CatalogueBackend& b = before.backends.at(name);
-    r.removals.push_back("backend " + name + " (" + DescribeBackendRecord(b) + ", " +
-                         std::to_string(b.projects) + " projects, state " + b.state + ")");
+    r.removals.push_back("backend " + name + " (" + DescribeBackendRecord(b) + ", " + std::to_string(b.projects) +
+                         " projects, state " + b.state + ")");
     if (Allowed(options, name)) {
       r.callouts.push_back("backend removed (accepted with --allow-removed): " + name);
     } else {
@@ -208,9 +200,9 @@ GuardReport CheckCatalogueChange(const Catalogue& before, const Catalogue& after
   for (const auto& [name, b] : before.backends) {
     auto it = after.backends.find(name);
     if (it == after.backends.end() || !Offers(b) || Offers(it->second)) continue;
-    r.removals.push_back("backend " + name + ": its project list (" + std::to_string(b.projects) +
-                         " projects; state " + b.state + " -> " + it->second.state + ", " +
-                         std::to_string(it->second.projects) + " projects)");
+    r.removals.push_back("backend " + name + ": its project list (" + std::to_string(b.projects) + " projects; state " +
+                         b.state + " -> " + it->second.state + ", " + std::to_string(it->second.projects) +
+                         " projects)");
     if (Allowed(options, name)) {
       r.callouts.push_back("backend emptied (accepted with --allow-removed): " + name);
     } else {
@@ -219,29 +211,39 @@ GuardReport CheckCatalogueChange(const Catalogue& before, const Catalogue& after
     }
     gone_backends.insert(name);
   }
+  return gone_backends;
+}
+
+// Projects removed, and routed packages that would leave the routed list; refused unless
+// allowed. Returns the routed packages lost.
+std::set<std::string> JudgeProjectLosses(const Catalogue& before, const Catalogue& after,
+                                         const GuardOptions& options, GuardReport& r) {
   std::set<std::string> lost_projects;
   for (const auto& [name, p] : before.projects) {
     auto it = after.projects.find(name);
-    if (it == after.projects.end()) {
-      r.removals.push_back("project " + name + " (" + p.cls + ")");
-    }
+    if (it == after.projects.end()) r.removals.push_back("project " + name + " (" + p.cls + ")");
     if (p.cls != "routed") continue;
     std::string why;
     if (it == after.projects.end()) {
       why = "routed package " + name + " would be removed";
     } else if (it->second.cls != "routed") {
-      why = "routed package " + name + " would leave the routed list (now " + it->second.cls +
-            ": " + it->second.reason + ")";
-      r.removals.push_back("routed package " + name + " from the routed list (now " +
-                           it->second.cls + ")");
+      why = "routed package " + name + " would leave the routed list (now " + it->second.cls + ": " +
+            it->second.reason + ")";
+      r.removals.push_back("routed package " + name + " from the routed list (now " + it->second.cls + ")");
     } else {
       continue;
     }
     lost_projects.insert(name);
     if (!Allowed(options, name)) r.refusals.push_back(why);
   }
-  // A routed or companion package taken off a backend that is still there: a page answering
-  // 403 or 404, the classic partial outage.
+  return lost_projects;
+}
+
+// A routed or companion package taken off a backend that is still there: a page answering
+// 403 or 404, the classic partial outage.
+void JudgeBuildLosses(const Catalogue& before, const Catalogue& after, const GuardOptions& options,
+                      const std::set<std::string>& gone_backends, const std::set<std::string>& lost_projects,
+                      GuardReport& r) {
   for (const auto& [name, p] : before.projects) {
     if (!IsBuildClass(p.cls) || lost_projects.count(name) != 0) continue;
     for (const auto& [backend, versions] : p.builds) {
@@ -249,28 +251,29 @@ GuardReport CheckCatalogueChange(const Catalogue& before, const Catalogue& after
       if (BuildsOf(after, name, backend) != nullptr) continue;
       if (after.projects.count(name) == 0) continue;  // reported as a removed project
       if (Allowed(options, name) || Allowed(options, backend)) continue;
-      r.refusals.push_back(p.cls + " package " + name + " would no longer be offered on " +
-                           backend + " (" + std::to_string(versions.size()) + " versions)");
+      r.refusals.push_back(p.cls + " package " + name + " would no longer be offered on " + backend + " (" +
+                           std::to_string(versions.size()) + " versions)");
     }
   }
+}
+
+// Versions removed, and wheels dropped from versions that stay (a platform tag gone from a
+// release): said, not refused (the wheel-loss bound judges them).
+void ListWheelRemovals(const Catalogue& before, const Catalogue& after, const CatalogueDiff& diff, GuardReport& r) {
   for (const VersionChange& v : diff.versions) {
     const VersionTags* old_builds = BuildsOf(before, v.project, v.backend);
-    if (old_builds == nullptr) continue;
-    if (!v.removed.empty()) {
-      std::vector<std::string> items;
-      std::size_t wheels = 0;
-      for (const std::string& version : v.removed) {
-        auto it = old_builds->find(version);
-        const std::size_t n = it == old_builds->end() ? 0 : it->second.size();
-        wheels += n;
-        items.push_back(version + " (" + std::to_string(n) + ")");
-      }
-      r.removals.push_back(v.project + " on " + v.backend + ": " + std::to_string(wheels) +
-                           " wheel(s) of " + std::to_string(v.removed.size()) +
-                           " version(s): " + Join(items));
+    if (old_builds == nullptr || v.removed.empty()) continue;
+    std::vector<std::string> items;
+    std::size_t wheels = 0;
+    for (const std::string& version : v.removed) {
+      auto it = old_builds->find(version);
+      const std::size_t n = it == old_builds->end() ? 0 : it->second.size();
+      wheels += n;
+      items.push_back(version + " (" + std::to_string(n) + ")");
     }
+    r.removals.push_back(v.project + " on " + v.backend + ": " + std::to_string(wheels) + " wheel(s) of " +
+                         std::to_string(v.removed.size()) + " version(s): " + Join(items));
   }
-  // Wheels dropped from versions that stay (a platform tag gone from a release).
   for (const auto& [name, p] : before.projects) {
     for (const auto& [backend, versions] : p.builds) {
       const VersionTags* now = BuildsOf(after, name, backend);
@@ -280,23 +283,38 @@ GuardReport CheckCatalogueChange(const Catalogue& before, const Catalogue& after
         if (it == now->end()) continue;
         std::vector<std::string> dropped;
         for (const std::string& tag : tags) {
-          if (std::find(it->second.begin(), it->second.end(), tag) == it->second.end())
-            dropped.push_back(tag);
+          if (std::find(it->second.begin(), it->second.end(), tag) == it->second.end()) dropped.push_back(tag);
         }
         if (!dropped.empty()) {
-          r.removals.push_back(name + " " + version + " on " + backend + ": " +
-                               std::to_string(dropped.size()) + " wheel(s): " + Join(dropped));
+          r.removals.push_back(name + " " + version + " on " + backend + ": " + std::to_string(dropped.size()) +
+                               " wheel(s): " + Join(dropped));
         }
       }
     }
   }
+}
+
+}  // namespace
+
+GuardReport CheckCatalogueChange(const Catalogue& before, const Catalogue& after,
+                                 const CatalogueDiff& diff, const GuardOptions& options) {
+  GuardReport r;
+  r.max_wheel_loss = options.max_wheel_loss;
+  r.wheels_before = diff.wheels_before;
+  r.wheels_removed = diff.wheels_removed;
+  r.wheel_loss = diff.wheels_before == 0 ? (diff.wheels_removed > 0 ? 1.0 : 0.0)
+                                         : static_cast<double>(diff.wheels_removed) /
+                                               static_cast<double>(diff.wheels_before);
+  CallOutNews(before, after, diff, options.primary_project, r);
+  const std::set<std::string> gone_backends = JudgeBackendLosses(before, after, diff, options, r);
+  const std::set<std::string> lost_projects = JudgeProjectLosses(before, after, options, r);
+  JudgeBuildLosses(before, after, options, gone_backends, lost_projects, r);
+  ListWheelRemovals(before, after, diff, r);
   if (r.wheel_loss > options.max_wheel_loss) {
-    r.refusals.push_back(std::to_string(r.wheels_removed) + " of " +
-                         std::to_string(r.wheels_before) + " wheels would be removed (" +
-                         Percent(r.wheel_loss) + ", more than the " +
+    r.refusals.push_back(std::to_string(r.wheels_removed) + " of " + std::to_string(r.wheels_before) +
+                         " wheels would be removed (" + Percent(r.wheel_loss) + ", more than the " +
                          Percent(options.max_wheel_loss) + " allowed)");
   }
-
   OtherChanges(before, after, r);
   if (!r.refusals.empty()) {
     r.verdict = GuardVerdict::kRefused;
