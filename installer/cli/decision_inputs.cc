@@ -236,6 +236,93 @@ core::Expected<UserCatalogue> LoadUserCatalogue(const std::vector<std::string>& 
                        std::make_shared<CatalogueSource>(std::move(source).value())};
 }
 
+namespace {
+
+// Custom backends are read live: their versions are in no catalogue. Every channel's view
+// answers for them (a custom backend serves whatever channel it has).
+core::Status ReadCustomBackends(const std::vector<std::string>& custom, bool named, Deps& deps, DecisionInputs& in) {
+  std::vector<std::string> projects;
+  for (const AskedRequirement& r : in.request.requirements) {
+    const std::string name = r.requirement.NormalizedName();
+    if (in.catalogue.source->IsRouted(name)) projects.push_back(name);
+  }
+  if (projects.empty()) projects.push_back(in.catalogue.source->primary);
+  LivePages live;
+  if (core::Status ok = ReadCustomPages(custom, projects, in.catalogue, named, deps, live, in.warnings); !ok) return ok;
+  for (auto& [channel, view] : in.catalogue.source->channel_views) {
+    if (view != nullptr) view = WithLivePages(std::move(view), live);
+  }
+  in.catalogue.source->view = WithLivePages(std::move(in.catalogue.source->view), std::move(live));
+  return {};
+}
+
+// The target of an interpreter: its tags, OS and arch.
+void TargetOfInterpreter(const Interpreter& interpreter, SelectionTarget& target) {
+  target.supported_tags = core::SupportedTags(interpreter.info);
+  target.python_description = interpreter.description;
+  target.os = OsOf(interpreter.info.os);
+  target.arch = interpreter.info.arch;
+}
+
+// The target --python-version and --platform describe, or, without a version, any CPython
+// 3.9-3.14 on the platform.
+core::Status DescribedTarget(const ChoiceOptions& o, const std::string& platform, int glibc_minor,
+                             SelectionTarget& target) {
+  auto info = DescribeTarget(o.python_version.empty() ? "3.12" : o.python_version, platform, glibc_minor);
+  if (!info) return core::MakeError(info.error().message, core::ErrorCode::kUsage);
+  target.os = OsOf(info->os);
+  target.arch = info->arch == "arm64" && target.os != core::TargetOs::kMacOS ? "aarch64" : info->arch;
+  if (!o.python_version.empty()) {
+    target.supported_tags = core::SupportedTags(*info);
+    target.python_description = "CPython " + o.python_version;
+    return {};
+  }
+  std::vector<core::InterpreterInfo> any;
+  for (int minor = 9; minor <= 14; ++minor) {
+    for (bool free_threaded : {false, true}) {
+      if (free_threaded && minor < 13) continue;
+      any.push_back(*info);
+      any.back().python_minor = minor;
+      any.back().free_threaded = free_threaded;
+    }
+  }
+  target.supported_tags = core::SupportedTagsOfAny(any);
+  target.python_description = "any CPython 3.9-3.14";
+  return {};
+}
+
+// The target: an interpreter asked once, a described one, or any Python on the platform.
+core::Status GatherTarget(const ChoiceOptions& o, Deps& deps, const Interpreter* known, const FileReader& files,
+                          DecisionInputs& in) {
+  SelectionTarget& target = in.request.target;
+  const bool this_machine = files.IsRealRoot() && o.platform.empty();
+  std::string platform = o.platform;
+  if (platform.empty()) {
+    const std::string arch = in.facts.arch.empty() ? deps.system.machine : in.facts.arch;
+    platform = (in.facts.os == core::TargetOs::kMacOS ? "macosx_11_0_" : "linux_") + arch;
+  }
+  const int glibc_minor = this_machine ? deps.system.glibc_minor : 35;
+  if (known != nullptr) {
+    in.interpreter = *known;
+  } else if (!o.python.empty()) {
+    auto path = FindInterpreter(o.python, deps.env);
+    if (!path) return path.error();
+    auto python = QueryInterpreterCached(*path, deps.runner, deps.env, std::chrono::seconds(30));
+    if (!python) return python.error();
+    in.interpreter = std::move(python).value();
+  }
+  if (in.interpreter) {
+    TargetOfInterpreter(*in.interpreter, target);
+  } else if (core::Status ok = DescribedTarget(o, platform, glibc_minor, target); !ok) {
+    return ok;
+  }
+  target.description = target.python_description + " on " + std::string(core::TargetOsWord(target.os)) + " " +
+                       target.arch + (o.platform.empty() ? "" : " (--platform " + o.platform + ")");
+  return {};
+}
+
+}  // namespace
+
 core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps& deps,
                                                     const Interpreter* known) {
   DecisionInputs in;
@@ -254,25 +341,8 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
   // described with --root (then its GPUs are checked against what the named toolkit can build).
   auto resolved = ResolveBackend(request, in.catalogue);
   if (!resolved) return resolved.error();
-  // Custom backends are read live: their versions are in no catalogue.
   if (const std::vector<std::string> custom = CustomBackendsToRead(in.catalogue.overrides, *resolved); !custom.empty()) {
-    std::vector<std::string> projects;
-    for (const AskedRequirement& r : request.requirements) {
-      const std::string name = r.requirement.NormalizedName();
-      if (in.catalogue.source->IsRouted(name)) projects.push_back(name);
-    }
-    if (projects.empty()) projects.push_back(in.catalogue.source->primary);
-    LivePages live;
-    if (core::Status ok = ReadCustomPages(custom, projects, in.catalogue, !resolved->automatic(), deps, live,
-                                          in.warnings);
-        !ok) {
-      return ok.error();
-    }
-    // Every channel's view answers for them (a custom backend serves whatever channel it has).
-    for (auto& [channel, view] : in.catalogue.source->channel_views) {
-      if (view != nullptr) view = WithLivePages(std::move(view), live);
-    }
-    in.catalogue.source->view = WithLivePages(std::move(in.catalogue.source->view), std::move(live));
+    if (core::Status ok = ReadCustomBackends(custom, !resolved->automatic(), deps, in); !ok) return ok.error();
   }
   const FileReader files(o.root);  // "" and "/" are this machine
   if (resolved->automatic() || !files.IsRealRoot()) {
@@ -288,55 +358,7 @@ core::Expected<DecisionInputs> GatherDecisionInputs(const ChoiceOptions& o, Deps
     in.facts.os = core::TargetOs::kLinux;
     in.facts.arch = HostArch(o, deps);
   }
-
-  // The target: an interpreter asked once, a described one, or any Python on the platform.
-  SelectionTarget& target = request.target;
-  const bool this_machine = files.IsRealRoot() && o.platform.empty();
-  std::string platform = o.platform;
-  if (platform.empty()) {
-    const std::string arch = in.facts.arch.empty() ? deps.system.machine : in.facts.arch;
-    platform = (in.facts.os == core::TargetOs::kMacOS ? "macosx_11_0_" : "linux_") + arch;
-  }
-  const int glibc_minor = this_machine ? deps.system.glibc_minor : 35;
-  if (known != nullptr || !o.python.empty()) {
-    if (known != nullptr) {
-      in.interpreter = *known;
-    } else {
-      auto path = FindInterpreter(o.python, deps.env);
-      if (!path) return path.error();
-      auto python = QueryInterpreterCached(*path, deps.runner, deps.env, std::chrono::seconds(30));
-      if (!python) return python.error();
-      in.interpreter = std::move(python).value();
-    }
-    target.supported_tags = core::SupportedTags(in.interpreter->info);
-    target.python_description = in.interpreter->description;
-    target.os = OsOf(in.interpreter->info.os);
-    target.arch = in.interpreter->info.arch;
-  } else {
-    auto info = DescribeTarget(o.python_version.empty() ? "3.12" : o.python_version, platform, glibc_minor);
-    if (!info) return core::MakeError(info.error().message, core::ErrorCode::kUsage);
-    target.os = OsOf(info->os);
-    target.arch = info->arch == "arm64" && target.os != core::TargetOs::kMacOS ? "aarch64" : info->arch;
-    if (!o.python_version.empty()) {
-      target.supported_tags = core::SupportedTags(*info);
-      target.python_description = "CPython " + o.python_version;
-    } else {
-      // No interpreter named: any CPython 3.9-3.14 on the platform will do.
-      std::vector<core::InterpreterInfo> any;
-      for (int minor = 9; minor <= 14; ++minor) {
-        for (bool free_threaded : {false, true}) {
-          if (free_threaded && minor < 13) continue;
-          any.push_back(*info);
-          any.back().python_minor = minor;
-          any.back().free_threaded = free_threaded;
-        }
-      }
-      target.supported_tags = core::SupportedTagsOfAny(any);
-      target.python_description = "any CPython 3.9-3.14";
-    }
-  }
-  target.description = target.python_description + " on " + std::string(core::TargetOsWord(target.os)) +
-                       " " + target.arch + (o.platform.empty() ? "" : " (--platform " + o.platform + ")");
+  if (core::Status ok = GatherTarget(o, deps, known, files, in); !ok) return ok.error();
   return in;
 }
 
