@@ -196,28 +196,16 @@ void RunNvidiaSmi(DetectContext& context, NvidiaFacts& nvidia) {
   Merge(context, nvidia, answer, "nvidia-smi (" + *tool + ")");
 }
 
-}  // namespace
-
-void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevice>& pci) {
-  int64_t start = context.Now();
-  HostFacts& facts = context.facts;
-  const FileReader& files = context.files();
-  const bool jetson = facts.jetson.has_value();
-  NvidiaFacts nvidia;
-  nvidia.driver_table = jetson      ? DriverTable::kNone
-                        : facts.wsl ? DriverTable::kWindows
-                                    : DriverTable::kLinux;
+// 1. The kernel module's own files: the driver version. Whether any was there.
+bool ReadDriverFiles(DetectContext& context, bool jetson, NvidiaFacts& nvidia) {
   bool evidence = false;
-
-  // 1. The kernel module's own files.
   if (std::optional<std::string> text = context.ReadText(kSysModuleVersion, 4096)) {
     evidence = true;
     if (std::optional<core::DriverVersion> version = ParseSysModuleVersion(*text)) {
       nvidia.driver_version = *version;
       nvidia.driver_source = kSysModuleVersion;
     } else {
-      context.Warn(std::string(kSysModuleVersion) + ": unexpected contents " + Quote(*text) +
-                   "; ignored");
+      context.Warn(std::string(kSysModuleVersion) + ": unexpected contents " + Quote(*text) + "; ignored");
     }
   }
   if (std::optional<std::string> text = context.ReadText(kProcVersion, 4096)) {
@@ -228,21 +216,23 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
         nvidia.driver_source = kProcVersion;
       }
     } else {
-      context.Warn(std::string(kProcVersion) +
-                   ": no \"NVRM version:\" line with a version; ignored");
+      context.Warn(std::string(kProcVersion) + ": no \"NVRM version:\" line with a version; ignored");
     }
   }
-  if (jetson && nvidia.driver_version) {
-    // JetPack 5 writes the L4T release where the driver version goes (nixGL #139).
-    if (nvidia.driver_version->major() < 100) {
-      context.Warn(nvidia.driver_source + " gives " + nvidia.driver_version->ToString() +
-                   ", the L4T release of this Jetson, not a driver version; ignored");
-      nvidia.driver_version.reset();
-      nvidia.driver_source.clear();
-    }
+  // JetPack 5 writes the L4T release where the driver version goes (nixGL #139).
+  if (jetson && nvidia.driver_version && nvidia.driver_version->major() < 100) {
+    context.Warn(nvidia.driver_source + " gives " + nvidia.driver_version->ToString() +
+                 ", the L4T release of this Jetson, not a driver version; ignored");
+    nvidia.driver_version.reset();
+    nvidia.driver_source.clear();
   }
+  return evidence;
+}
 
-  // 2. The GPUs on the PCI bus, named and given a compute capability by the compiled table.
+// 2. The GPUs on the PCI bus, named and given a compute capability by the compiled table. Whether
+// there was one.
+bool ReadPciGpus(const std::vector<PciDisplayDevice>& pci, NvidiaFacts& nvidia) {
+  bool evidence = false;
   for (const PciDisplayDevice& device : pci) {
     if (device.vendor != 0x10de) continue;
     evidence = true;
@@ -254,13 +244,17 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
       gpu.compute_capability = core::ComputeCapability{static_cast<std::uint8_t>(row->cc_major),
                                                        static_cast<std::uint8_t>(row->cc_minor)};
       gpu.compute_capability_source =
-          row->doubtful ? "PCI id table (row marked doubtful in data/nvidia-gpus.json)"
-                        : "PCI id table";
+          row->doubtful ? "PCI id table (row marked doubtful in data/nvidia-gpus.json)" : "PCI id table";
     }
     nvidia.gpus.push_back(std::move(gpu));
   }
-  // The driver's per-GPU files give the official name and the UUID (for CUDA_VISIBLE_DEVICES).
-  for (const std::string& entry : files.ListDirectory(kProcGpus)) {
+  return evidence;
+}
+
+// The driver's per-GPU files give the official name and the UUID (for CUDA_VISIBLE_DEVICES).
+bool ReadProcGpus(DetectContext& context, NvidiaFacts& nvidia) {
+  bool evidence = false;
+  for (const std::string& entry : context.files().ListDirectory(kProcGpus)) {
     evidence = true;
     const std::string path = std::string(kProcGpus) + entry + "/information";
     std::optional<std::string> text = context.ReadText(path, 16 * 1024);
@@ -280,45 +274,32 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
     if (!info->model.empty()) gpu->name = info->model;
     if (!info->uuid.empty()) gpu->uuid = info->uuid;
   }
-  // A Jetson's GPU is part of the SoC, not a PCI device: the device tree names the SoC.
-  if (jetson) {
-    evidence = true;
-    // NUL-separated strings, so read raw rather than as text.
-    const ReadResult compatible = files.Read("/proc/device-tree/compatible", 4096);
-    if (compatible.status == ReadResult::Status::kOk) {
-      const std::string* text = &compatible.contents;
-      if (std::optional<TegraGpu> tegra = FindTegraGpu(*text)) {
-        NvidiaGpu gpu;
-        gpu.name = std::string(tegra->name);
-        gpu.compute_capability = tegra->compute_capability;
-        gpu.compute_capability_source =
-            "/proc/device-tree/compatible (" + std::string(tegra->soc) + ")";
-        nvidia.gpus.push_back(std::move(gpu));
-      }
-    }
-  }
+  return evidence;
+}
 
-  // 3. Device nodes: is a GPU usable from here (a container may see the module but no device)?
-  const bool nvidiactl = files.Exists("/dev/nvidiactl");
-  if (nvidiactl) evidence = true;
-  if (facts.wsl) {
-    for (const char* path : {"/usr/lib/wsl/lib/libcuda.so.1", "/usr/lib/wsl/lib/libnvidia-ml.so.1",
-                             "/usr/lib/wsl/lib/nvidia-smi"}) {
-      if (files.Exists(path)) evidence = true;
-    }
+// A Jetson's GPU is part of the SoC, not a PCI device: the device tree names the SoC.
+void ReadTegraGpu(const FileReader& files, NvidiaFacts& nvidia) {
+  // NUL-separated strings, so read raw rather than as text.
+  const ReadResult compatible = files.Read("/proc/device-tree/compatible", 4096);
+  if (compatible.status != ReadResult::Status::kOk) return;
+  if (std::optional<TegraGpu> tegra = FindTegraGpu(compatible.contents)) {
+    NvidiaGpu gpu;
+    gpu.name = std::string(tegra->name);
+    gpu.compute_capability = tegra->compute_capability;
+    gpu.compute_capability_source = "/proc/device-tree/compatible (" + std::string(tegra->soc) + ")";
+    nvidia.gpus.push_back(std::move(gpu));
   }
-  if (!evidence) {
-    context.AddTiming("nvidia", start);
-    return;
-  }
-  if (nvidiactl) {
+}
+
+// 3. Device nodes: is a GPU usable from here (a container may see the module but no device)?
+void ReadDeviceNodes(const FileReader& files, const HostFacts& facts, bool jetson, NvidiaFacts& nvidia) {
+  if (files.Exists("/dev/nvidiactl")) {
     nvidia.devices_exposed = true;
     nvidia.devices_exposed_source = "/dev/nvidiactl";
   } else if (facts.wsl && files.Exists("/dev/dxg")) {
     nvidia.devices_exposed = true;
     nvidia.devices_exposed_source = "/dev/dxg";
-  } else if (jetson &&
-             (files.Exists("/dev/nvhost-ctrl-gpu") || files.Exists("/dev/nvgpu/igpu0/ctrl"))) {
+  } else if (jetson && (files.Exists("/dev/nvhost-ctrl-gpu") || files.Exists("/dev/nvgpu/igpu0/ctrl"))) {
     nvidia.devices_exposed = true;
     nvidia.devices_exposed_source =
         files.Exists("/dev/nvhost-ctrl-gpu") ? "/dev/nvhost-ctrl-gpu" : "/dev/nvgpu/igpu0/ctrl";
@@ -326,20 +307,55 @@ void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevic
     nvidia.devices_exposed = false;
     nvidia.devices_exposed_source = "no /dev/nvidiactl";
   }
-  context.AddTiming("nvidia", start);
+}
 
-  // 4. Probes, only for what the files left unknown, and only where a device is reachable.
-  if (nvidia.devices_exposed && WhatIsMissing(context, nvidia, jetson).Any()) {
-    start = context.Now();
-    RunLibraryProbe(context, nvidia, "nvml", "libnvidia-ml.so.1", &ProbeNvml);
-    if (nvidia.devices_exposed && WhatIsMissing(context, nvidia, jetson).Any()) {
-      RunLibraryProbe(context, nvidia, "libcuda", "libcuda.so.1", &ProbeLibcuda);
-    }
-    if (nvidia.devices_exposed && WhatIsMissing(context, nvidia, jetson).Any()) {
-      RunNvidiaSmi(context, nvidia);
-    }
-    context.AddTiming("nvidia_probes", start);
+// Whether anything of the device nodes or WSL's libraries says the driver is here.
+bool DeviceEvidence(const FileReader& files, const HostFacts& facts) {
+  if (files.Exists("/dev/nvidiactl")) return true;
+  if (!facts.wsl) return false;
+  for (const char* path :
+       {"/usr/lib/wsl/lib/libcuda.so.1", "/usr/lib/wsl/lib/libnvidia-ml.so.1", "/usr/lib/wsl/lib/nvidia-smi"}) {
+    if (files.Exists(path)) return true;
   }
+  return false;
+}
+
+// 4. Probes, only for what the files left unknown, and only where a device is reachable.
+void RunProbes(DetectContext& context, bool jetson, NvidiaFacts& nvidia) {
+  if (!nvidia.devices_exposed || !WhatIsMissing(context, nvidia, jetson).Any()) return;
+  const int64_t start = context.Now();
+  RunLibraryProbe(context, nvidia, "nvml", "libnvidia-ml.so.1", &ProbeNvml);
+  if (nvidia.devices_exposed && WhatIsMissing(context, nvidia, jetson).Any()) {
+    RunLibraryProbe(context, nvidia, "libcuda", "libcuda.so.1", &ProbeLibcuda);
+  }
+  if (nvidia.devices_exposed && WhatIsMissing(context, nvidia, jetson).Any()) RunNvidiaSmi(context, nvidia);
+  context.AddTiming("nvidia_probes", start);
+}
+
+}  // namespace
+
+void DetectNvidiaLinux(DetectContext& context, const std::vector<PciDisplayDevice>& pci) {
+  const int64_t start = context.Now();
+  HostFacts& facts = context.facts;
+  const FileReader& files = context.files();
+  const bool jetson = facts.jetson.has_value();
+  NvidiaFacts nvidia;
+  nvidia.driver_table = jetson ? DriverTable::kNone : facts.wsl ? DriverTable::kWindows : DriverTable::kLinux;
+  bool evidence = ReadDriverFiles(context, jetson, nvidia);
+  evidence = ReadPciGpus(pci, nvidia) || evidence;
+  evidence = ReadProcGpus(context, nvidia) || evidence;
+  if (jetson) {
+    evidence = true;
+    ReadTegraGpu(files, nvidia);
+  }
+  evidence = DeviceEvidence(files, facts) || evidence;
+  if (!evidence) {
+    context.AddTiming("nvidia", start);
+    return;
+  }
+  ReadDeviceNodes(files, facts, jetson, nvidia);
+  context.AddTiming("nvidia", start);
+  RunProbes(context, jetson, nvidia);
   facts.nvidia = std::move(nvidia);
 }
 
