@@ -198,159 +198,206 @@ core::Status CheckDependentPage(const DependentIndex& index, const DependentPage
   return {};
 }
 
+namespace {
+
+// The asked requirements (not direct references) that name a project of the index.
+std::vector<const core::AskedRequirement*> AskedOf(const DependentIndex& index, const PlanRequest& request) {
+  std::vector<const core::AskedRequirement*> asked;
+  for (const core::AskedRequirement& a : request.other) {
+    if (!a.requirement.url.empty()) continue;  // a direct reference is taken as given
+    const std::string name = a.requirement.NormalizedName();
+    if (std::find(index.projects.begin(), index.projects.end(), name) != index.projects.end()) asked.push_back(&a);
+  }
+  return asked;
+}
+
+// What one index's packages are routed by: the planned wheel they depend on, the page for it.
+struct DependentTarget {
+  const DependentIndex& index;
+  const std::vector<const core::AskedRequirement*>& asked;
+  std::string names;   // "torch-scatter, torch-sparse"
+  const PlannedWheel& torch;
+  DependentPage page;
+  std::string chosen;  // "torch 2.5.1 on cu124"
+};
+
+core::Error NoPage(const DependentTarget& t, const InstallPlan& plan, const std::string& answer) {
+  const DependentIndex& index = t.index;
+  std::string message = t.names;
+  message += ": ";
+  message += index.name;
+  message += " publishes no page for ";
+  message += t.chosen;
+  message += " (";
+  message += t.page.url;
+  message += answer;
+  message += "); the nearest pages";
+  message += index.base_origin.empty() ? " (data/dependent-indexes.json)" : "";
+  message += ": ";
+  const std::vector<std::string> nearest = NearestPages(index, t.torch.version, plan.backend);
+  for (std::size_t i = 0; i < nearest.size(); ++i) message += (i ? ", " : "") + nearest[i];
+  if (nearest.empty()) message += "none";
+  message += "; ask for a ";
+  message += index.depends_on;
+  message += " and backend that have one (e.g. ";
+  message += index.depends_on;
+  message += "==X.Y.* --torch-backend NAME)";
+  return core::MakeError(message, core::ErrorCode::kNotOffered);
+}
+
+// The index's page for the chosen torch, read and checked (the HTTPS rule on every hop, and the
+// page is the one its URL is keyed by).
+core::Expected<index::FetchResult> FetchDependentPage(const DependentTarget& t, const InstallPlan& plan,
+                                                      const PlanRequest& request, index::Fetcher& fetcher) {
+  const DependentIndex& index = t.index;
+  const std::string what = "the " + index.name + " page";
+  if (core::Status ok = CheckTransport(t.page.url, request.trusted_hosts, what); !ok) return ok.error();
+  index::FetchResult result;
+  fetcher.Run({index::FetchRequest{t.page.url, "", "", 0}}, [&](index::FetchResult&& r) {
+    result = std::move(r);
+    return std::vector<index::FetchRequest>{};
+  });
+  if (result.outcome == index::FetchOutcome::kAbsent) return NoPage(t, plan, " answered " + std::to_string(result.status));
+  if (result.outcome == index::FetchOutcome::kFailed) {
+    return core::MakeError("cannot read the " + index.name + " page " + t.page.url + ": " + result.error,
+                           core::ErrorCode::kNetwork);
+  }
+  for (const std::string& hop : result.redirects) {
+    if (core::Status ok = CheckTransport(hop, request.trusted_hosts, what); !ok) return ok.error();
+  }
+  if (result.effective_url.empty()) result.effective_url = t.page.url;
+  if (core::Status ok = CheckDependentPage(index, t.page, result.body, result.content_type); !ok) return ok.error();
+  return result;
+}
+
+// The asked packages, resolved on the page by the planner; its dependencies among the index's
+// projects too. Its page requests are answered with the page read.
+core::Expected<InstallPlan> ResolveOnPage(const DependentTarget& t, const PlanRequest& request,
+                                          const index::FetchResult& result, index::Fetcher* fetcher) {
+  PlanRequest sub;
+  for (const core::AskedRequirement* a : t.asked) sub.routed.push_back(a->requirement);
+  sub.routed_projects.insert(t.index.projects.begin(), t.index.projects.end());
+  sub.backend = t.index.name + " page " + t.page.key;
+  sub.backend_index_url = t.page.url + "#/";  // the planner asks for <this><project>/
+  sub.trusted_hosts = request.trusted_hosts;
+  sub.supported_tags = request.supported_tags;
+  sub.markers = request.markers;
+  sub.target_description = request.target_description;
+  sub.prereleases = request.prereleases;
+  PageFetcher page_fetcher(sub.backend_index_url, result, fetcher);
+  core::Expected<InstallPlan> resolved = MakePlan(sub, &page_fetcher);
+  if (resolved) return resolved;
+  core::Error error = resolved.error();
+  for (const std::string& project : t.index.projects) {
+    error.message = Replace(error.message, sub.backend_index_url + project + "/", t.page.url);
+  }
+  error.message = Replace(error.message, sub.backend_index_url, t.page.url);
+  return error;
+}
+
+// The wheels resolved on the page join the plan, each with why; the asked requirements leave
+// what goes to the default index.
+void MergeResolved(const DependentTarget& t, InstallPlan resolved, InstallPlan& plan, DependentRouting& routing) {
+  const DependentIndex& index = t.index;
+  std::string why = "from the ";
+  why += index.name;
+  why += " page for ";
+  why += t.chosen;
+  why += ", ";
+  why += t.page.key;
+  why += " (its wheels are labelled +";
+  why += t.page.local_label;
+  why += ")";
+  for (PlannedWheel& w : resolved.routed) {
+    w.page_url = t.page.url;
+    w.required_by.push_back(why);
+    std::string line = w.name;
+    line += " ";
+    line += w.version;
+    line += ": ";
+    line += why;
+    line += ": ";
+    line += index.depends_on;
+    line += " ";
+    line += t.torch.version;
+    line += " is what torchdex chose, and ";
+    line += index.name;
+    line += " publishes one page per ";
+    line += index.depends_on;
+    line += " minor and backend";
+    line += t.page.listed ? "" : " (this page is not in data/dependent-indexes.json: read as published)";
+    line += index.base_origin.empty() ? "; source: " + index.source : "; base URL from " + index.base_origin;
+    routing.explanation.push_back(line);
+    plan.routed.push_back(std::move(w));
+  }
+  for (std::string& warning : resolved.warnings) {
+    if (std::find(plan.warnings.begin(), plan.warnings.end(), warning) == plan.warnings.end()) {
+      plan.warnings.push_back(std::move(warning));
+    }
+  }
+  for (const core::AskedRequirement* a : t.asked) {
+    auto it = std::find(plan.other.begin(), plan.other.end(), a->text);
+    if (it != plan.other.end()) plan.other.erase(it);
+  }
+  routing.routed_names.insert(routing.routed_names.end(), index.projects.begin(), index.projects.end());
+}
+
+// One index: its asked packages resolved on the page of the torch the plan chose.
+core::Status RouteIndex(InstallPlan& plan, const PlanRequest& request, const DependentIndex& index,
+                        index::Fetcher* fetcher, DependentRouting& routing) {
+  const std::vector<const core::AskedRequirement*> asked = AskedOf(index, request);
+  if (asked.empty()) return {};
+  auto torch = std::find_if(plan.routed.begin(), plan.routed.end(),
+                            [&](const PlannedWheel& w) { return w.name == index.depends_on; });
+  std::string names;
+  for (const core::AskedRequirement* a : asked) names += (names.empty() ? "" : ", ") + a->requirement.NormalizedName();
+  if (torch == plan.routed.end()) {
+    std::string line = names;
+    line += ": passed to the default index as written; ask for ";
+    line += index.depends_on;
+    line += " too (torchdex install ";
+    line += index.depends_on;
+    line += " ";
+    line += asked.front()->requirement.NormalizedName();
+    line += ") to get the ";
+    line += index.name;
+    line += " page of the ";
+    line += index.depends_on;
+    line += " torchdex chooses";
+    routing.explanation.push_back(line);
+    return {};
+  }
+  core::Expected<DependentPage> page = PageFor(index, torch->version, plan.backend);
+  if (!page) return page.error();
+  const PlannedWheel torch_wheel = *torch;  // plan.routed grows below
+  DependentTarget t{index, asked, names, torch_wheel, std::move(page).value(), {}};
+  t.chosen = index.depends_on;
+  t.chosen += " ";
+  t.chosen += torch_wheel.version;
+  t.chosen += " on ";
+  t.chosen += plan.backend;
+  if (plan.offline) {
+    plan.warnings.push_back("offline: " + names + " would be resolved on " + t.page.url + " (for " + t.chosen +
+                            "); the page is not read offline");
+    return {};
+  }
+  if (fetcher == nullptr) return core::MakeError("no fetcher to read " + t.page.url);
+  core::Expected<index::FetchResult> result = FetchDependentPage(t, plan, request, *fetcher);
+  if (!result) return result.error();
+  core::Expected<InstallPlan> resolved = ResolveOnPage(t, request, *result, fetcher);
+  if (!resolved) return resolved.error();
+  MergeResolved(t, std::move(resolved).value(), plan, routing);
+  return {};
+}
+
+}  // namespace
+
 core::Expected<DependentRouting> RouteDependentRequirements(
     InstallPlan& plan, const PlanRequest& request, const std::vector<DependentIndex>& indexes,
     index::Fetcher* fetcher) {
   DependentRouting routing;
   for (const DependentIndex& index : indexes) {
-    std::vector<const core::AskedRequirement*> asked;
-    for (const core::AskedRequirement& a : request.other) {
-      if (!a.requirement.url.empty()) continue;  // a direct reference is taken as given
-      const std::string name = a.requirement.NormalizedName();
-      if (std::find(index.projects.begin(), index.projects.end(), name) != index.projects.end()) {
-        asked.push_back(&a);
-      }
-    }
-    if (asked.empty()) continue;
-    auto torch = std::find_if(plan.routed.begin(), plan.routed.end(),
-                              [&](const PlannedWheel& w) { return w.name == index.depends_on; });
-    std::string names;
-    for (const core::AskedRequirement* a : asked) names += (names.empty() ? "" : ", ") + a->requirement.NormalizedName();
-    if (torch == plan.routed.end()) {
-      std::string line = names;
-      line += ": passed to the default index as written; ask for ";
-      line += index.depends_on;
-      line += " too (torchdex install ";
-      line += index.depends_on;
-      line += " ";
-      line += asked.front()->requirement.NormalizedName();
-      line += ") to get the ";
-      line += index.name;
-      line += " page of the ";
-      line += index.depends_on;
-      line += " torchdex chooses";
-      routing.explanation.push_back(line);
-      continue;
-    }
-    core::Expected<DependentPage> page = PageFor(index, torch->version, plan.backend);
-    if (!page) return page.error();
-    std::string chosen = index.depends_on;
-    chosen += " ";
-    chosen += torch->version;
-    chosen += " on ";
-    chosen += plan.backend;
-    const auto no_page = [&](const std::string& answer) {
-      std::string message = names;
-      message += ": ";
-      message += index.name;
-      message += " publishes no page for ";
-      message += chosen;
-      message += " (";
-      message += page->url;
-      message += answer;
-      message += "); the nearest pages";
-      message += index.base_origin.empty() ? " (data/dependent-indexes.json)" : "";
-      message += ": ";
-      const std::vector<std::string> nearest = NearestPages(index, torch->version, plan.backend);
-      for (std::size_t i = 0; i < nearest.size(); ++i) message += (i ? ", " : "") + nearest[i];
-      if (nearest.empty()) message += "none";
-      message += "; ask for a ";
-      message += index.depends_on;
-      message += " and backend that have one (e.g. ";
-      message += index.depends_on;
-      message += "==X.Y.* --torch-backend NAME)";
-      return core::MakeError(message, core::ErrorCode::kNotOffered);
-    };
-    if (plan.offline) {
-      plan.warnings.push_back("offline: " + names + " would be resolved on " + page->url +
-                              " (for " + chosen + "); the page is not read offline");
-      continue;
-    }
-    if (fetcher == nullptr) return core::MakeError("no fetcher to read " + page->url);
-    if (core::Status ok = CheckTransport(page->url, request.trusted_hosts, "the " + index.name + " page"); !ok) {
-      return ok.error();
-    }
-    index::FetchResult result;
-    fetcher->Run({index::FetchRequest{page->url, "", "", 0}}, [&](index::FetchResult&& r) {
-      result = std::move(r);
-      return std::vector<index::FetchRequest>{};
-    });
-    if (result.outcome == index::FetchOutcome::kAbsent) return no_page(" answered " + std::to_string(result.status));
-    if (result.outcome == index::FetchOutcome::kFailed) {
-      return core::MakeError("cannot read the " + index.name + " page " + page->url + ": " + result.error,
-                             core::ErrorCode::kNetwork);
-    }
-    for (const std::string& hop : result.redirects) {
-      if (core::Status ok = CheckTransport(hop, request.trusted_hosts, "the " + index.name + " page"); !ok) {
-        return ok.error();
-      }
-    }
-    if (result.effective_url.empty()) result.effective_url = page->url;
-    if (core::Status ok = CheckDependentPage(index, *page, result.body, result.content_type); !ok) return ok.error();
-
-    // The asked packages, resolved on the page by the planner; its dependencies among the
-    // index's projects too. Its page requests are answered with the page read above.
-    PlanRequest sub;
-    for (const core::AskedRequirement* a : asked) sub.routed.push_back(a->requirement);
-    sub.routed_projects.insert(index.projects.begin(), index.projects.end());
-    sub.backend = index.name + " page " + page->key;
-    sub.backend_index_url = page->url + "#/";  // the planner asks for <this><project>/
-    sub.trusted_hosts = request.trusted_hosts;
-    sub.supported_tags = request.supported_tags;
-    sub.markers = request.markers;
-    sub.target_description = request.target_description;
-    sub.prereleases = request.prereleases;
-    PageFetcher page_fetcher(sub.backend_index_url, result, fetcher);
-    core::Expected<InstallPlan> resolved = MakePlan(sub, &page_fetcher);
-    if (!resolved) {
-      core::Error error = resolved.error();
-      for (const std::string& project : index.projects) {
-        error.message = Replace(error.message, sub.backend_index_url + project + "/", page->url);
-      }
-      error.message = Replace(error.message, sub.backend_index_url, page->url);
-      return error;
-    }
-    std::string why = "from the ";
-    why += index.name;
-    why += " page for ";
-    why += chosen;
-    why += ", ";
-    why += page->key;
-    why += " (its wheels are labelled +";
-    why += page->local_label;
-    why += ")";
-    for (PlannedWheel& w : resolved->routed) {
-      w.page_url = page->url;
-      w.required_by.push_back(why);
-      std::string line = w.name;
-      line += " ";
-      line += w.version;
-      line += ": ";
-      line += why;
-      line += ": ";
-      line += index.depends_on;
-      line += " ";
-      line += torch->version;
-      line += " is what torchdex chose, and ";
-      line += index.name;
-      line += " publishes one page per ";
-      line += index.depends_on;
-      line += " minor and backend";
-      line += page->listed ? "" : " (this page is not in data/dependent-indexes.json: read as published)";
-      line += index.base_origin.empty() ? "; source: " + index.source : "; base URL from " + index.base_origin;
-      routing.explanation.push_back(line);
-      plan.routed.push_back(std::move(w));
-    }
-    for (std::string& warning : resolved->warnings) {
-      if (std::find(plan.warnings.begin(), plan.warnings.end(), warning) == plan.warnings.end()) {
-        plan.warnings.push_back(std::move(warning));
-      }
-    }
-    for (const core::AskedRequirement* a : asked) {
-      auto it = std::find(plan.other.begin(), plan.other.end(), a->text);
-      if (it != plan.other.end()) plan.other.erase(it);
-    }
-    routing.routed_names.insert(routing.routed_names.end(), index.projects.begin(), index.projects.end());
+    if (core::Status ok = RouteIndex(plan, request, index, fetcher, routing); !ok) return ok.error();
   }
   std::sort(plan.routed.begin(), plan.routed.end(),
             [](const PlannedWheel& a, const PlannedWheel& b) { return a.name < b.name; });
