@@ -224,6 +224,7 @@ class Planner {
   core::Status EnsureMetadata(const std::map<std::string, const WheelCandidate*>& picks);
   const WheelCandidate* Pick(const std::string& project, const Demand& demand,
                              const std::set<std::string>& excluded, std::string* why) const;
+  std::string WhyNothingFits(const std::string& project, const Demand& demand, const ProjectPage& page) const;
   core::Expected<Demands> UserDemands();
   core::Expected<Demands> DependencyDemands(
       const Demands& user, const Demands& current,
@@ -374,6 +375,37 @@ core::Status Planner::ReadPage(const std::string& project, const index::FetchRes
 // (the link on the page, hash checked), map the labels to properties (a label the file lacks,
 // or a version without a readable file, makes those wheels incompatible, with a warning), and
 // rank the variants against the host's properties.
+// Why a fetched variants.json cannot be used (it did not answer, or not with the bytes the page
+// vouches for); empty when it can.
+std::string FetchProblem(const std::string& url, const index::FetchResult& result, const std::string& sha256) {
+  if (result.outcome != index::FetchOutcome::kOk && result.outcome != index::FetchOutcome::kNotModified) {
+    return url + " answered " + std::to_string(result.status) + (result.error.empty() ? "" : " (" + result.error + ")");
+  }
+  if (!sha256.empty() && core::Sha256Hex(result.body) != sha256) {
+    return url + ": its sha256 is " + core::Sha256Hex(result.body) + ", the page says " + sha256;
+  }
+  return "";
+}
+
+// Each labelled wheel takes its label's place in the order; incompatible ones, and those of
+// versions whose variants.json is unusable, are dropped.
+void KeepRankedWheels(ProjectPage& parsed, const std::set<std::string>& unusable) {
+  std::vector<WheelCandidate> kept;
+  for (WheelCandidate& wheel : parsed.wheels) {
+    if (!wheel.variant_label.empty()) {
+      const std::string version = wheel.version.ToString();
+      if (unusable.count(version)) continue;
+      const std::vector<catalogue::RankedVariant>& ranked = parsed.variants[version].ranked;
+      auto it = std::find_if(ranked.begin(), ranked.end(),
+                             [&](const catalogue::RankedVariant& r) { return r.label == wheel.variant_label; });
+      if (it == ranked.end() || !it->compatible) continue;
+      wheel.variant_order = static_cast<std::size_t>(it - ranked.begin());
+    }
+    kept.push_back(std::move(wheel));
+  }
+  parsed.wheels = std::move(kept);
+}
+
 core::Status Planner::ReadVariants(const std::string& project, ProjectPage& parsed,
                                    const std::map<std::string, const index::Anchor*>& links) {
   std::map<std::string, std::vector<std::string>> labels;  // version -> labels of its wheels
@@ -413,18 +445,8 @@ core::Status Planner::ReadVariants(const std::string& project, ProjectPage& pars
     }
     const std::string url = OnMirror(link->second->url);
     const index::FetchResult& result = fetched[url];
-    std::string problem;
-    if (auto r = refused.find(version); r != refused.end()) {
-      problem = r->second;
-    } else if (result.outcome != index::FetchOutcome::kOk &&
-        result.outcome != index::FetchOutcome::kNotModified) {
-      problem = url + " answered " + std::to_string(result.status) +
-                (result.error.empty() ? "" : " (" + result.error + ")");
-    } else if (!link->second->sha256.empty() &&
-               core::Sha256Hex(result.body) != link->second->sha256) {
-      problem = url + ": its sha256 is " + core::Sha256Hex(result.body) + ", the page says " +
-                link->second->sha256;
-    }
+    auto r = refused.find(version);
+    std::string problem = r != refused.end() ? r->second : FetchProblem(url, result, link->second->sha256);
     std::optional<catalogue::VariantsJson> json;
     if (problem.empty()) {
       core::Expected<catalogue::VariantsJson> read = catalogue::ParseVariantsJson(result.body, url);
@@ -461,22 +483,7 @@ core::Status Planner::ReadVariants(const std::string& project, ProjectPage& pars
     v.ranked = catalogue::RankVariants(*json, *request_.variant_properties);
     parsed.variants[version] = std::move(v);
   }
-  // Each labelled wheel takes its label's place in the order; incompatible ones are dropped.
-  std::vector<WheelCandidate> kept;
-  for (WheelCandidate& wheel : parsed.wheels) {
-    if (!wheel.variant_label.empty()) {
-      const std::string version = wheel.version.ToString();
-      if (unusable.count(version)) continue;
-      const std::vector<catalogue::RankedVariant>& ranked = parsed.variants[version].ranked;
-      auto it = std::find_if(ranked.begin(), ranked.end(), [&](const catalogue::RankedVariant& r) {
-        return r.label == wheel.variant_label;
-      });
-      if (it == ranked.end() || !it->compatible) continue;
-      wheel.variant_order = static_cast<std::size_t>(it - ranked.begin());
-    }
-    kept.push_back(std::move(wheel));
-  }
-  parsed.wheels = std::move(kept);
+  KeepRankedWheels(parsed, unusable);
   return {};
 }
 
@@ -497,6 +504,70 @@ void Planner::ReadOfflinePage(const std::string& project) {
   pages_[project] = std::move(parsed);
 }
 
+// The wheel of the newest version that fits `combined` (a yanked one only `with_yanked`), the
+// most preferred variant first (PEP 825: variant properties before tags; the null variant
+// before wheels without a label), then the tags; nullptr when none.
+const WheelCandidate* NewestFitting(const ProjectPage& page, const core::SpecifierSet& combined,
+                                    const std::set<std::string>& excluded, bool with_yanked,
+                                    core::Prereleases prereleases) {
+  std::vector<core::Version> versions;
+  for (const WheelCandidate& wheel : page.wheels) {
+    if (wheel.yanked && !with_yanked) continue;
+    if (excluded.count(wheel.version.ToString())) continue;
+    versions.push_back(wheel.version);
+  }
+  std::vector<core::Version> fitting = combined.Filter(versions, prereleases);
+  if (fitting.empty()) return nullptr;
+  const core::Version best = *std::max_element(fitting.begin(), fitting.end());
+  const WheelCandidate* chosen = nullptr;
+  for (const WheelCandidate& wheel : page.wheels) {
+    if (!(wheel.version == best) || (wheel.yanked && !with_yanked)) continue;
+    if (chosen == nullptr || wheel.variant_order < chosen->variant_order ||
+        (wheel.variant_order == chosen->variant_order && wheel.rank < chosen->rank)) {
+      chosen = &wheel;
+    }
+  }
+  return chosen;
+}
+
+// PEP 592: a yanked file is chosen only for an exact pin.
+bool ExactlyPinned(const core::SpecifierSet& combined) {
+  return std::any_of(combined.specifiers().begin(), combined.specifiers().end(), [](const core::Specifier& s) {
+    return (s.op() == core::SpecOp::kEqual && !s.wildcard()) || s.op() == core::SpecOp::kArbitrary;
+  });
+}
+
+// Nothing fits: why, what dependents need first, then what the user asked ("torchvision
+// 0.20.1+cu124 needs torch==2.5.1; you asked torch>=2.6").
+std::string Planner::WhyNothingFits(const std::string& project, const Demand& demand, const ProjectPage& page) const {
+  const std::string where = "backend " + request_.backend + " (" + page.url + ")";
+  std::string variant_problems;
+  for (const std::string& problem : page.variant_problems) {
+    variant_problems += "; ";
+    variant_problems += problem;
+  }
+  if (page.wheels.empty()) {
+    return (page.listed == 0 ? where + " lists no wheel of " + project
+                             : "none of the " + std::to_string(page.listed) + " wheels of " + project + " on " +
+                                   where + " fits " + Target()) +
+           variant_problems;
+  }
+  std::string constraints;
+  for (const bool from_user : {false, true}) {
+    for (const Constraint& c : demand.constraints) {
+      if (c.origin_project.empty() != from_user) continue;
+      constraints += (constraints.empty() ? "" : "; ") + c.Describe();
+    }
+  }
+  const std::string available = JoinVersions(page.wheels);
+  if (demand.constraints.size() == 1) {
+    return "no version of " + project + " on " + where + " for " + Target() + " matches: " + constraints +
+           " (there: " + available + ")" + variant_problems;
+  }
+  return "conflict on " + project + ": " + constraints + " (on " + where + " for " + Target() + ": " + available +
+         ")" + variant_problems;
+}
+
 const WheelCandidate* Planner::Pick(const std::string& project, const Demand& demand,
                                     const std::set<std::string>& excluded, std::string* why) const {
   const ProjectPage& page = pages_.at(project);
@@ -509,74 +580,17 @@ const WheelCandidate* Planner::Pick(const std::string& project, const Demand& de
   // Each part came from a parsed SpecifierSet, so the join parses; say so if it ever does not.
   core::Expected<core::SpecifierSet> parsed = core::SpecifierSet::Parse(joined);
   if (!parsed) {
-    *why = project + ": the combined requirement \"" + joined +
-           "\" does not parse: " + parsed.error().message;
+    *why = project + ": the combined requirement \"" + joined + "\" does not parse: " + parsed.error().message;
     return nullptr;
   }
-  const core::SpecifierSet& combined = *parsed;
-  bool pinned = false;  // PEP 592: a yanked file is chosen only for an exact pin
-  for (const core::Specifier& s : combined.specifiers()) {
-    if ((s.op() == core::SpecOp::kEqual && !s.wildcard()) || s.op() == core::SpecOp::kArbitrary) {
-      pinned = true;
-    }
-  }
-
+  const bool pinned = ExactlyPinned(*parsed);
   for (const bool with_yanked : {false, true}) {
     if (with_yanked && !pinned) break;
-    std::vector<core::Version> versions;
-    for (const WheelCandidate& wheel : page.wheels) {
-      if (wheel.yanked && !with_yanked) continue;
-      if (excluded.count(wheel.version.ToString())) continue;
-      versions.push_back(wheel.version);
-    }
-    std::vector<core::Version> fitting = combined.Filter(versions, request_.prereleases);
-    if (fitting.empty()) continue;
-    const core::Version best = *std::max_element(fitting.begin(), fitting.end());
-    const WheelCandidate* chosen = nullptr;
-    for (const WheelCandidate& wheel : page.wheels) {
-      if (!(wheel.version == best) || (wheel.yanked && !with_yanked)) continue;
-      // The most preferred variant first (PEP 825: variant properties before tags; the null
-      // variant before wheels without a label), then the tags.
-      if (chosen == nullptr || wheel.variant_order < chosen->variant_order ||
-          (wheel.variant_order == chosen->variant_order && wheel.rank < chosen->rank)) {
-        chosen = &wheel;
-      }
-    }
-    if (chosen != nullptr) return chosen;
-  }
-
-  // Nothing fits: say why.
-  const std::string where = "backend " + request_.backend + " (" + page.url + ")";
-  std::string variant_problems;
-  for (const std::string& problem : page.variant_problems) {
-    variant_problems += "; ";
-    variant_problems += problem;
-  }
-  if (page.wheels.empty()) {
-    *why = page.listed == 0 ? where + " lists no wheel of " + project
-                            : "none of the " + std::to_string(page.listed) + " wheels of " +
-                                  project + " on " + where + " fits " + Target();
-    *why += variant_problems;
-    return nullptr;
-  }
-  // What dependents need first, then what the user asked: "torchvision 0.20.1+cu124 needs
-  // torch==2.5.1; you asked torch>=2.6".
-  std::string constraints;
-  for (const bool from_user : {false, true}) {
-    for (const Constraint& c : demand.constraints) {
-      if (c.origin_project.empty() != from_user) continue;
-      constraints += (constraints.empty() ? "" : "; ") + c.Describe();
+    if (const WheelCandidate* chosen = NewestFitting(page, *parsed, excluded, with_yanked, request_.prereleases)) {
+      return chosen;
     }
   }
-  const std::string available = JoinVersions(page.wheels);
-  if (demand.constraints.size() == 1) {
-    *why = "no version of " + project + " on " + where + " for " + Target() +
-           " matches: " + constraints + " (there: " + available + ")";
-  } else {
-    *why = "conflict on " + project + ": " + constraints + " (on " + where + " for " + Target() +
-           ": " + available + ")";
-  }
-  *why += variant_problems;
+  *why = WhyNothingFits(project, demand, page);
   return nullptr;
 }
 
