@@ -200,57 +200,90 @@ core::Expected<std::string> FindInterpreter(const std::string& explicit_path, co
   return core::MakeError("no python3 on PATH and no VIRTUAL_ENV; pass --python PATH");
 }
 
-core::Expected<core::InterpreterInfo> DescribeTarget(std::string_view python_version,
-                                                     std::string_view platform, int glibc_minor) {
-  core::InterpreterInfo info;
-  if (!python_version.empty()) {
-    std::string v(python_version);
-    if (v.ends_with('t')) {
-      info.free_threaded = true;
-      v.pop_back();
-    }
-    const auto [major, minor] = MajorMinor(v);
-    if (major != 3 || minor < 0 || v.find_first_not_of("0123456789.") != std::string::npos) {
-      return core::MakeError("--python-version " + std::string(python_version) +
-                             ": expected a Python 3 version such as 3.12 (or 3.13t)");
-    }
-    info.python_major = major;
-    info.python_minor = minor;
+namespace {
+
+// "3.12", "3.13t" into the interpreter's version and build.
+core::Status DescribePython(std::string_view python_version, core::InterpreterInfo& info) {
+  if (python_version.empty()) return {};
+  std::string v(python_version);
+  if (v.ends_with('t')) {
+    info.free_threaded = true;
+    v.pop_back();
   }
-  info.libc_major = 2;
-  info.libc_minor = glibc_minor;
-  // Wheel platform tags as people copy them from filenames: manylinux_2_28_aarch64 (glibc
-  // 2.28), manylinux2014_x86_64 (2.17, PEP 599), manylinux_2_17_x86_64.manylinux2014_x86_64.
+  const auto [major, minor] = MajorMinor(v);
+  if (major != 3 || minor < 0 || v.find_first_not_of("0123456789.") != std::string::npos) {
+    return core::MakeError("--python-version " + std::string(python_version) +
+                           ": expected a Python 3 version such as 3.12 (or 3.13t)");
+  }
+  info.python_major = major;
+  info.python_minor = minor;
+  return {};
+}
+
+// Wheel platform tags as people copy them from filenames: manylinux_2_28_aarch64 (glibc 2.28),
+// manylinux2014_x86_64 (2.17, PEP 599), manylinux_2_17_x86_64.manylinux2014_x86_64: the glibc
+// they name into `info`, the platform left as linux_<arch>.
+core::Status ReadManylinuxTag(std::string_view& platform, core::InterpreterInfo& info) {
   if (const std::size_t dot = platform.find('.'); dot != std::string_view::npos) platform = platform.substr(0, dot);
   static constexpr std::pair<std::string_view, int> kLegacyManylinux[] = {
       {"manylinux1_", 5}, {"manylinux2010_", 12}, {"manylinux2014_", 17}};
   for (const auto& [prefix, minor] : kLegacyManylinux) {
-    if (platform.starts_with(prefix)) {
-      const std::string arch(platform.substr(prefix.size()));
-      if (arch == "x86_64" || arch == "aarch64") {
-        info.libc_minor = minor;
-        platform = arch == "x86_64" ? "linux_x86_64" : "linux_aarch64";
-      }
+    if (!platform.starts_with(prefix)) continue;
+    const std::string arch(platform.substr(prefix.size()));
+    if (arch == "x86_64" || arch == "aarch64") {
+      info.libc_minor = minor;
+      platform = arch == "x86_64" ? "linux_x86_64" : "linux_aarch64";
     }
   }
-  if (platform.starts_with("manylinux_2_")) {
-    // manylinux_2_<minor>_<arch>
-    const std::string_view rest = platform.substr(12);
-    const std::size_t underscore = rest.find('_');
-    int minor = -1;
-    if (underscore != std::string_view::npos) {
-      auto [end, error] = std::from_chars(rest.data(), rest.data() + underscore, minor);
-      if (error != std::errc() || end != rest.data() + underscore) minor = -1;
-    }
-    const std::string_view arch = underscore == std::string_view::npos ? "" : rest.substr(underscore + 1);
-    if (minor < 0 || minor > 99 || (arch != "x86_64" && arch != "aarch64")) {
-      return core::MakeError("--platform " + std::string(platform) +
-                                 ": expected manylinux_2_<glibc minor>_x86_64 or _aarch64",
-                             core::ErrorCode::kUsage);
-    }
-    info.libc_minor = minor;
-    platform = arch == "x86_64" ? "linux_x86_64" : "linux_aarch64";
+  if (!platform.starts_with("manylinux_2_")) return {};
+  // manylinux_2_<minor>_<arch>
+  const std::string_view rest = platform.substr(12);
+  const std::size_t underscore = rest.find('_');
+  int minor = -1;
+  if (underscore != std::string_view::npos) {
+    auto [end, error] = std::from_chars(rest.data(), rest.data() + underscore, minor);
+    if (error != std::errc() || end != rest.data() + underscore) minor = -1;
   }
+  const std::string_view arch = underscore == std::string_view::npos ? "" : rest.substr(underscore + 1);
+  if (minor < 0 || minor > 99 || (arch != "x86_64" && arch != "aarch64")) {
+    return core::MakeError("--platform " + std::string(platform) +
+                               ": expected manylinux_2_<glibc minor>_x86_64 or _aarch64",
+                           core::ErrorCode::kUsage);
+  }
+  info.libc_minor = minor;
+  platform = arch == "x86_64" ? "linux_x86_64" : "linux_aarch64";
+  return {};
+}
+
+// macosx_11_0_arm64
+core::Status ReadMacosTag(std::string_view platform, core::InterpreterInfo& info) {
+  info.os = core::OperatingSystem::kMacOS;
+  std::string rest(platform.substr(7));
+  const std::size_t a = rest.find('_');
+  const std::size_t b = a == std::string::npos ? a : rest.find('_', a + 1);
+  const auto bad = [&] {
+    return core::MakeError("--platform " + std::string(platform) + ": expected macosx_<major>_<minor>_<arch>");
+  };
+  if (b == std::string::npos) return bad();
+  try {
+    info.macos_major = std::stoi(rest.substr(0, a));
+    info.macos_minor = std::stoi(rest.substr(a + 1, b - a - 1));
+  } catch (...) {
+    return bad();
+  }
+  info.arch = rest.substr(b + 1);
+  return {};
+}
+
+}  // namespace
+
+core::Expected<core::InterpreterInfo> DescribeTarget(std::string_view python_version,
+                                                     std::string_view platform, int glibc_minor) {
+  core::InterpreterInfo info;
+  if (core::Status ok = DescribePython(python_version, info); !ok) return ok.error();
+  info.libc_major = 2;
+  info.libc_minor = glibc_minor;
+  if (core::Status ok = ReadManylinuxTag(platform, info); !ok) return ok.error();
   if (platform == "linux_x86_64" || platform == "linux_aarch64") {
     info.os = core::OperatingSystem::kLinux;
     info.arch = std::string(platform.substr(6));
@@ -258,19 +291,7 @@ core::Expected<core::InterpreterInfo> DescribeTarget(std::string_view python_ver
     info.os = core::OperatingSystem::kWindows;
     info.arch = platform == "win_amd64" ? "x86_64" : "aarch64";
   } else if (platform.starts_with("macosx_")) {
-    // macosx_11_0_arm64
-    info.os = core::OperatingSystem::kMacOS;
-    std::string rest(platform.substr(7));
-    const std::size_t a = rest.find('_');
-    const std::size_t b = a == std::string::npos ? a : rest.find('_', a + 1);
-    if (b == std::string::npos) return core::MakeError("--platform " + std::string(platform) + ": expected macosx_<major>_<minor>_<arch>");
-    try {
-      info.macos_major = std::stoi(rest.substr(0, a));
-      info.macos_minor = std::stoi(rest.substr(a + 1, b - a - 1));
-    } catch (...) {
-      return core::MakeError("--platform " + std::string(platform) + ": expected macosx_<major>_<minor>_<arch>");
-    }
-    info.arch = rest.substr(b + 1);
+    if (core::Status ok = ReadMacosTag(platform, info); !ok) return ok.error();
   } else {
     return core::MakeError("--platform " + std::string(platform) +
                                ": expected linux_x86_64, linux_aarch64, manylinux_2_28_x86_64 (a wheel's "
