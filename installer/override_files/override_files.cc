@@ -110,7 +110,95 @@ class Checker {
   std::string prefix_;
 };
 
-std::optional<core::Error> ParseBackends(const json& backends, const Checker& c, OverrideFile& file) {
+using Failure = std::optional<core::Error>;
+
+// The kinds a custom backend may have: every kind of core/backend_kinds.def but "other".
+std::vector<std::string> CustomBackendKinds() {
+  std::vector<std::string> kinds;
+  for (core::BackendKind kind : core::kBackendKinds) {
+    if (kind != core::BackendKind::kOther) kinds.emplace_back(core::BackendKindWord(kind));
+  }
+  return kinds;
+}
+
+std::string JoinWords(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+Failure ParseDriverFloors(const json& floors, const std::string& at, const Checker& c, CustomBackend& b) {
+  if (!floors.is_object()) return c.Fail(at, "expected {\"linux\": \"560.28.03\", \"windows\": ...}");
+  if (auto e = c.Keys(floors, at, {"linux", "windows"})) return e;
+  for (const auto& [os, value] : floors.items()) {
+    std::string v;
+    if (auto e = c.String(value, at + "/" + os, &v)) return e;
+    const std::optional<core::DriverVersion> floor = core::DriverVersion::Parse(v);
+    if (!floor) return c.Fail(at + "/" + os, "\"" + v + "\" is not a driver version such as 560.28.03");
+    b.driver_floor[*core::ParseTargetOs(os)] = *floor;
+  }
+  return std::nullopt;
+}
+
+// "8.0" or "sm_80".
+std::optional<core::ComputeCapability> ParseCapability(const std::string& text) {
+  std::optional<core::ComputeCapability> cc = core::ComputeCapability::Parse(text);
+  if (!cc) cc = core::ComputeCapability::ParseSm(text);
+  return cc;
+}
+
+Failure ParseArchList(const json& list, const std::string& at, const Checker& c, CustomBackend& b) {
+  if (!list.is_array()) return c.Fail(at, "expected an array such as [\"8.0\", \"9.0\"]");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    std::string a;
+    const std::string where = at + "/" + std::to_string(i);
+    if (auto e = c.String(list[i], where, &a)) return e;
+    if (b.kind != core::BackendKind::kCuda) {
+      b.gfx_arch.push_back(a);
+      continue;
+    }
+    std::optional<core::ComputeCapability> cc = ParseCapability(a);
+    if (!cc) return c.Fail(where, "\"" + a + "\" is not a compute capability such as 8.0 or sm_80");
+    b.cuda_arch.push_back(*cc);
+  }
+  return std::nullopt;
+}
+
+// A custom backend: its kind, index, toolkit and what its builds hold.
+Failure ParseCustomBackend(const json& entry, const std::string& at, const Checker& c, CustomBackend& b) {
+  if (auto e = c.Keys(entry, at, {"kind", "toolkit", "url", "driver_floor", "arch", "ptx"})) return e;
+  std::string kind;
+  if (auto e = c.String(entry["kind"], at + "/kind", &kind)) return e;
+  const std::vector<std::string> kinds = CustomBackendKinds();
+  const std::optional<core::BackendKind> parsed_kind = core::ParseBackendKind(kind);
+  if (!parsed_kind || *parsed_kind == core::BackendKind::kOther) {
+    return c.Fail(at + "/kind", "\"" + kind + "\" is not one of " + JoinWords(kinds) + core::DidYouMean(kind, kinds));
+  }
+  b.kind = *parsed_kind;
+  if (!entry.contains("url")) return c.Fail(at, "a custom backend needs \"url\", its index");
+  if (auto e = c.Url(entry["url"], at + "/url", &b.index_url)) return e;
+  if (b.kind == core::BackendKind::kCuda || b.kind == core::BackendKind::kRocm) {
+    if (!entry.contains("toolkit")) return c.Fail(at, "a " + kind + " backend needs \"toolkit\" (\"12.6\")");
+    if (auto e = c.String(entry["toolkit"], at + "/toolkit", &b.toolkit)) return e;
+  }
+  if (entry.contains("driver_floor")) {
+    if (auto e = ParseDriverFloors(entry["driver_floor"], at + "/driver_floor", c, b)) return e;
+  }
+  if (entry.contains("arch")) {
+    if (auto e = ParseArchList(entry["arch"], at + "/arch", c, b)) return e;
+  }
+  if (entry.contains("ptx")) {
+    std::string ptx;
+    if (auto e = c.String(entry["ptx"], at + "/ptx", &ptx)) return e;
+    if (!ptx.empty()) {
+      b.ptx = ParseCapability(ptx);
+      if (!b.ptx) return c.Fail(at + "/ptx", "\"" + ptx + "\" is not a compute capability such as 9.0");
+    }
+  }
+  return std::nullopt;
+}
+
+Failure ParseBackends(const json& backends, const Checker& c, OverrideFile& file) {
   if (!backends.is_object()) return c.Fail("/backends", "expected an object of backends");
   for (const auto& [name, entry] : backends.items()) {
     const std::string at = "/backends/" + Escape(name);
@@ -123,62 +211,8 @@ std::optional<core::Error> ParseBackends(const json& backends, const Checker& c,
       file.backend_urls[name] = url;
       continue;
     }
-    if (auto e = c.Keys(entry, at, {"kind", "toolkit", "url", "driver_floor", "arch", "ptx"})) return e;
     CustomBackend b;
-    std::string kind;
-    if (auto e = c.String(entry["kind"], at + "/kind", &kind)) return e;
-    const std::vector<std::string> kinds = {"cpu", "cuda", "rocm", "xpu"};
-    const std::optional<core::BackendKind> parsed_kind = core::ParseBackendKind(kind);
-    if (!parsed_kind || *parsed_kind == core::BackendKind::kOther) {
-      return c.Fail(at + "/kind", "\"" + kind + "\" is not one of cpu, cuda, rocm, xpu" + core::DidYouMean(kind, kinds));
-    }
-    b.kind = *parsed_kind;
-    if (!entry.contains("url")) return c.Fail(at, "a custom backend needs \"url\", its index");
-    if (auto e = c.Url(entry["url"], at + "/url", &b.index_url)) return e;
-    const bool cuda = b.kind == core::BackendKind::kCuda;
-    if (cuda || b.kind == core::BackendKind::kRocm) {
-      if (!entry.contains("toolkit")) return c.Fail(at, "a " + kind + " backend needs \"toolkit\" (\"12.6\")");
-      if (auto e = c.String(entry["toolkit"], at + "/toolkit", &b.toolkit)) return e;
-    }
-    if (entry.contains("driver_floor")) {
-      const json& floors = entry["driver_floor"];
-      if (!floors.is_object()) return c.Fail(at + "/driver_floor", "expected {\"linux\": \"560.28.03\", \"windows\": ...}");
-      if (auto e = c.Keys(floors, at + "/driver_floor", {"linux", "windows"})) return e;
-      for (const auto& [os, value] : floors.items()) {
-        std::string v;
-        if (auto e = c.String(value, at + "/driver_floor/" + os, &v)) return e;
-        const std::optional<core::DriverVersion> floor = core::DriverVersion::Parse(v);
-        if (!floor) {
-          return c.Fail(at + "/driver_floor/" + os, "\"" + v + "\" is not a driver version such as 560.28.03");
-        }
-        b.driver_floor[*core::ParseTargetOs(os)] = *floor;
-      }
-    }
-    if (entry.contains("arch")) {
-      if (!entry["arch"].is_array()) return c.Fail(at + "/arch", "expected an array such as [\"8.0\", \"9.0\"]");
-      for (std::size_t i = 0; i < entry["arch"].size(); ++i) {
-        std::string a;
-        const std::string where = at + "/arch/" + std::to_string(i);
-        if (auto e = c.String(entry["arch"][i], where, &a)) return e;
-        if (cuda) {
-          std::optional<core::ComputeCapability> cc = core::ComputeCapability::Parse(a);
-          if (!cc) cc = core::ComputeCapability::ParseSm(a);
-          if (!cc) return c.Fail(where, "\"" + a + "\" is not a compute capability such as 8.0 or sm_80");
-          b.cuda_arch.push_back(*cc);
-        } else {
-          b.gfx_arch.push_back(a);
-        }
-      }
-    }
-    if (entry.contains("ptx")) {
-      std::string ptx;
-      if (auto e = c.String(entry["ptx"], at + "/ptx", &ptx)) return e;
-      if (!ptx.empty()) {
-        b.ptx = core::ComputeCapability::Parse(ptx);
-        if (!b.ptx) b.ptx = core::ComputeCapability::ParseSm(ptx);
-        if (!b.ptx) return c.Fail(at + "/ptx", "\"" + ptx + "\" is not a compute capability such as 9.0");
-      }
-    }
+    if (auto e = ParseCustomBackend(entry, at, c, b)) return e;
     file.custom_backends[name] = std::move(b);
   }
   return std::nullopt;
@@ -201,13 +235,117 @@ std::optional<core::Error> ParseReasons(const json& obj, const std::string& at, 
 
 }  // namespace
 
+namespace {
+
+Failure ParseRouted(const json& routed, const Checker& c, OverrideFile& file) {
+  if (!routed.is_object()) return c.Fail("/routed", "expected {\"add\": {...}, \"remove\": {...}}");
+  if (auto e = c.Keys(routed, "/routed", {"add", "remove"})) return e;
+  if (routed.contains("add")) {
+    if (auto e = ParseReasons(routed["add"], "/routed/add", c, file.routed_add)) return e;
+  }
+  if (routed.contains("remove")) {
+    if (auto e = ParseReasons(routed["remove"], "/routed/remove", c, file.routed_remove)) return e;
+  }
+  for (const auto& [project, reason] : file.routed_add) {
+    if (file.routed_remove.count(project) != 0) {
+      return c.Fail("/routed/remove/" + Escape(project), "\"" + project + "\" is both added and removed");
+    }
+  }
+  return std::nullopt;
+}
+
+Failure ParsePins(const json& pins, const Checker& c, OverrideFile& file) {
+  if (!pins.is_object()) return c.Fail("/pin", "expected {\"project\": \"backend\"}");
+  for (const auto& [name, backend] : pins.items()) {
+    std::string project, b;
+    if (auto e = c.Project(name, "/pin/" + Escape(name), &project)) return e;
+    if (auto e = c.String(backend, "/pin/" + Escape(name), &b)) return e;
+    file.pins[project] = b;
+  }
+  return std::nullopt;
+}
+
+// "catalogue": a path relative to the override file, or absolute.
+Failure ParseCataloguePath(const json& value, const Checker& c, const std::string& path, OverrideFile& file) {
+  std::string p;
+  if (auto e = c.String(value, "/catalogue", &p)) return e;
+  if (!p.starts_with('/')) {
+    const std::size_t slash = path.rfind('/');
+    if (slash != std::string::npos) p = path.substr(0, slash + 1) + p;
+  }
+  file.catalogue = p;
+  return std::nullopt;
+}
+
+Failure ParseFindLinks(const json& links, const Checker& c, OverrideFile& file) {
+  if (!links.is_object()) return c.Fail("/find_links", "expected {\"index\": \"base URL\"}");
+  for (const auto& [name, value] : links.items()) {
+    std::string url;
+    if (auto e = c.Url(value, "/find_links/" + Escape(name), &url)) return e;
+    file.find_links[name] = url;
+  }
+  return std::nullopt;
+}
+
+Failure ParseTrustedHosts(const json& hosts, const Checker& c, OverrideFile& file) {
+  if (!hosts.is_array()) return c.Fail("/trusted_hosts", "expected an array of host names");
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    std::string h;
+    if (auto e = c.Host(hosts[i], "/trusted_hosts/" + std::to_string(i), &h)) return e;
+    file.trusted_hosts.push_back(h);
+  }
+  return std::nullopt;
+}
+
+// A variant provider named by its executable (docs/variants.md): "acme": "/opt/acme/bin/x".
+Failure ParseProviders(const json& providers, const Checker& c, OverrideFile& file) {
+  if (!providers.is_object()) {
+    return c.Fail("/providers", "expected {\"namespace\": \"/absolute/path/of/the/provider\"}");
+  }
+  for (const auto& [ns, exe] : providers.items()) {
+    const std::string at = "/providers/" + Escape(ns);
+    const bool name_ok = !ns.empty() && std::all_of(ns.begin(), ns.end(), [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+    });
+    if (!name_ok) return c.Fail(at, "not a variant namespace (^[a-z0-9_]+$)");
+    std::string path_of;
+    if (auto e = c.String(exe, at, &path_of)) return e;
+    const bool clean = std::none_of(path_of.begin(), path_of.end(), [](char ch) {
+      const auto u = static_cast<unsigned char>(ch);
+      return u < 0x20 || u == 0x7f;
+    });
+    if (!path_of.starts_with('/') || !clean) return c.Fail(at, "expected the absolute path of the provider's executable");
+    file.providers[ns] = path_of;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+static void ParseSection(const json& doc, const Checker& c, const std::string& path, bool is_top, OverrideFile& file,
+                         std::vector<std::string>& errors);
+
+// "families": each family's section, parsed as the file's own (its errors reported with theirs).
+static Failure ParseFamilies(const json& families, const Checker& c, const std::string& path, OverrideFile& file,
+                             std::vector<std::string>& errors) {
+  if (!families.is_object()) return c.Fail("/families", "expected {\"family\": {...}}");
+  for (const auto& [name, section] : families.items()) {
+    const std::string at = "/families/" + Escape(name);
+    if (!section.is_object()) return c.Fail(at, "expected an object: the overrides of index family " + name);
+    auto family = std::make_shared<OverrideFile>();
+    family->path = path;
+    ParseSection(section, Checker(path, at), path, /*top=*/false, *family, errors);
+    file.families[name] = std::move(family);
+  }
+  return std::nullopt;
+}
+
 // The keys of one section: the file's top (with "format" and "families"), or the section of
 // one index family under "families". Every error is reported, not only the first: each key is
 // checked on its own (within one, the first error stops it).
 static void ParseSection(const json& doc, const Checker& c, const std::string& path, bool is_top, OverrideFile& file,
-                  std::vector<std::string>& errors) {
-
-  auto report = [&](const std::optional<core::Error>& e) {
+                         std::vector<std::string>& errors) {
+  auto report = [&](const Failure& e) {
     if (e) errors.push_back(e->message);
   };
   // A family's section takes the same keys as the file, but "format" and "families".
@@ -226,107 +364,19 @@ static void ParseSection(const json& doc, const Checker& c, const std::string& p
   }
   if (doc.contains("mirror")) {
     std::string url;
-    if (auto e = c.Url(doc["mirror"], "/mirror", &url)) {
-      report(e);
-    } else {
-      file.mirror = url;
-    }
+    Failure e = c.Url(doc["mirror"], "/mirror", &url);
+    report(e);
+    if (!e) file.mirror = url;
   }
   if (doc.contains("backends")) report(ParseBackends(doc["backends"], c, file));
-  if (doc.contains("routed")) report([&]() -> std::optional<core::Error> {
-      const json& routed = doc["routed"];
-      if (!routed.is_object()) return c.Fail("/routed", "expected {\"add\": {...}, \"remove\": {...}}");
-      if (auto e = c.Keys(routed, "/routed", {"add", "remove"})) return e;
-      if (routed.contains("add")) {
-        if (auto e = ParseReasons(routed["add"], "/routed/add", c, file.routed_add)) return e;
-      }
-      if (routed.contains("remove")) {
-        if (auto e = ParseReasons(routed["remove"], "/routed/remove", c, file.routed_remove)) return e;
-      }
-      for (const auto& [project, reason] : file.routed_add) {
-        if (file.routed_remove.count(project) != 0) {
-          return c.Fail("/routed/remove/" + Escape(project), "\"" + project + "\" is both added and removed");
-        }
-      }
-      return std::nullopt;
-    }());
-  if (doc.contains("pin")) report([&]() -> std::optional<core::Error> {
-      if (!doc["pin"].is_object()) return c.Fail("/pin", "expected {\"project\": \"backend\"}");
-      for (const auto& [name, backend] : doc["pin"].items()) {
-        std::string project, b;
-        if (auto e = c.Project(name, "/pin/" + Escape(name), &project)) return e;
-        if (auto e = c.String(backend, "/pin/" + Escape(name), &b)) return e;
-        file.pins[project] = b;
-      }
-      return std::nullopt;
-    }());
-  if (doc.contains("catalogue")) {
-    std::string p;
-    if (auto e = c.String(doc["catalogue"], "/catalogue", &p)) {
-      report(e);
-    } else {
-      if (!p.starts_with('/')) {
-        const std::size_t slash = path.rfind('/');
-        if (slash != std::string::npos) p = path.substr(0, slash + 1) + p;
-      }
-      file.catalogue = p;
-    }
-  }
-  if (is_top && doc.contains("families")) report([&]() -> std::optional<core::Error> {
-      if (!doc["families"].is_object()) return c.Fail("/families", "expected {\"family\": {...}}");
-      for (const auto& [name, section] : doc["families"].items()) {
-        const std::string at = "/families/" + Escape(name);
-        if (!section.is_object()) return c.Fail(at, "expected an object: the overrides of index family " + name);
-        auto family = std::make_shared<OverrideFile>();
-        family->path = path;
-        ParseSection(section, Checker(path, at), path, /*top=*/false, *family, errors);
-        file.families[name] = std::move(family);
-      }
-      return std::nullopt;
-    }());
-  if (is_top && doc.contains("find_links")) report([&]() -> std::optional<core::Error> {
-      if (!doc["find_links"].is_object()) return c.Fail("/find_links", "expected {\"index\": \"base URL\"}");
-      for (const auto& [name, value] : doc["find_links"].items()) {
-        std::string url;
-        if (auto e = c.Url(value, "/find_links/" + Escape(name), &url)) return e;
-        file.find_links[name] = url;
-      }
-      return std::nullopt;
-    }());
-  if (doc.contains("trusted_hosts")) report([&]() -> std::optional<core::Error> {
-      if (!doc["trusted_hosts"].is_array()) return c.Fail("/trusted_hosts", "expected an array of host names");
-      for (std::size_t i = 0; i < doc["trusted_hosts"].size(); ++i) {
-        std::string h;
-        if (auto e = c.Host(doc["trusted_hosts"][i], "/trusted_hosts/" + std::to_string(i), &h)) return e;
-        file.trusted_hosts.push_back(h);
-      }
-      return std::nullopt;
-    }());
+  if (doc.contains("routed")) report(ParseRouted(doc["routed"], c, file));
+  if (doc.contains("pin")) report(ParsePins(doc["pin"], c, file));
+  if (doc.contains("catalogue")) report(ParseCataloguePath(doc["catalogue"], c, path, file));
+  if (is_top && doc.contains("families")) report(ParseFamilies(doc["families"], c, path, file, errors));
+  if (is_top && doc.contains("find_links")) report(ParseFindLinks(doc["find_links"], c, file));
+  if (doc.contains("trusted_hosts")) report(ParseTrustedHosts(doc["trusted_hosts"], c, file));
   // Variant providers belong to the host, not to an index family: the file's top only.
-  if (is_top && doc.contains("providers")) report([&]() -> std::optional<core::Error> {
-      // A variant provider named by its executable (docs/variants.md): "acme": "/opt/acme/bin/x".
-      if (!doc["providers"].is_object()) {
-        return c.Fail("/providers", "expected {\"namespace\": \"/absolute/path/of/the/provider\"}");
-      }
-      for (const auto& [ns, exe] : doc["providers"].items()) {
-        const std::string at = "/providers/" + Escape(ns);
-        const bool name_ok = !ns.empty() && std::all_of(ns.begin(), ns.end(), [](char ch) {
-          return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
-        });
-        if (!name_ok) return c.Fail(at, "not a variant namespace (^[a-z0-9_]+$)");
-        std::string path_of;
-        if (auto e = c.String(exe, at, &path_of)) return e;
-        const bool clean = std::none_of(path_of.begin(), path_of.end(), [](char ch) {
-          const auto u = static_cast<unsigned char>(ch);
-          return u < 0x20 || u == 0x7f;
-        });
-        if (!path_of.starts_with('/') || !clean) {
-          return c.Fail(at, "expected the absolute path of the provider's executable");
-        }
-        file.providers[ns] = path_of;
-      }
-      return std::nullopt;
-    }());
+  if (is_top && doc.contains("providers")) report(ParseProviders(doc["providers"], c, file));
 }
 
 core::Expected<OverrideFile> ParseOverrideFile(std::string_view text, const std::string& path) {
