@@ -250,76 +250,60 @@ std::vector<ExternalProvider> WithNamedProviders(std::vector<ExternalProvider> f
   return found;
 }
 
-core::Expected<SupportedNamespace> ParseProviderOutput(std::string_view output,
-                                                       const std::string& expected_namespace,
-                                                       const std::string& provider) {
-  auto fail = [&](const std::string& what) {
-    return core::MakeError("provider " + provider + ": " + what, core::ErrorCode::kBadInputFile);
-  };
-  if (output.size() >= kMaxProviderOutput) {
-    return fail("printed " + std::to_string(kMaxProviderOutput >> 20) +
-                " MiB or more; the protocol's output is a few KB (docs/variants.md)");
+namespace {
+
+// Reads one provider's answer; every error says "provider <who>: " and where.
+class ProviderAnswerReader {
+ public:
+  explicit ProviderAnswerReader(const std::string& provider) : provider_(provider) {}
+
+  core::Error Fail(const std::string& what) const {
+    return core::MakeError("provider " + provider_ + ": " + what, core::ErrorCode::kBadInputFile);
   }
-  ordered_json doc;
-  try {
-    doc = ordered_json::parse(output);
-  } catch (const ordered_json::exception& e) {
-    std::string what = e.what();
-    if (const std::size_t colon = what.rfind(": "); colon != std::string::npos)
-      what = what.substr(colon + 2);
-    return fail("not valid JSON: " + what + " (it printed \"" + Visible(output, 60) + "\")");
-  }
-  if (!doc.is_object()) return fail("expected a JSON object");
-  for (const auto& [key, value] : doc.items()) {
-    if (key != "version" && key != "namespace" && key != "features" && key != "warnings") {
-      return fail("at /" + Visible(key) + ": not a key of protocol version 1");
+
+  // The protocol's header: only its keys, its version, the namespace it was run for.
+  std::optional<core::Error> CheckHeader(const ordered_json& doc, const std::string& expected_namespace) const {
+    if (!doc.is_object()) return Fail("expected a JSON object");
+    for (const auto& [key, value] : doc.items()) {
+      if (key != "version" && key != "namespace" && key != "features" && key != "warnings") {
+        return Fail("at /" + Visible(key) + ": not a key of protocol version 1");
+      }
     }
+    const auto version = doc.find("version");
+    if (version == doc.end() || !version->is_number_integer()) {
+      return Fail("at /version: expected the protocol version, an integer");
+    }
+    if (version->get<std::int64_t>() != kProviderProtocolVersion) {
+      return Fail("at /version: protocol version " + version->dump() + "; torchdex speaks " +
+                  std::to_string(kProviderProtocolVersion));
+    }
+    const auto ns = doc.find("namespace");
+    if (ns == doc.end() || !ns->is_string()) return Fail("at /namespace: expected a string");
+    const std::string name = ns->get<std::string>();
+    if (name != expected_namespace) {
+      return Fail("at /namespace: \"" + Visible(name) + "\", but the provider is for \"" + expected_namespace +
+                  "\": a provider reports its own namespace only");
+    }
+    return std::nullopt;
   }
-  const auto version = doc.find("version");
-  if (version == doc.end() || !version->is_number_integer()) {
-    return fail("at /version: expected the protocol version, an integer");
-  }
-  if (version->get<std::int64_t>() != kProviderProtocolVersion) {
-    return fail("at /version: protocol version " + version->dump() + "; torchdex speaks " +
-                std::to_string(kProviderProtocolVersion));
-  }
-  const auto ns = doc.find("namespace");
-  if (ns == doc.end() || !ns->is_string()) return fail("at /namespace: expected a string");
-  const std::string name = ns->get<std::string>();
-  if (name != expected_namespace) {
-    return fail("at /namespace: \"" + Visible(name) + "\", but the provider is for \"" +
-                expected_namespace + "\": a provider reports its own namespace only");
-  }
-  const auto features = doc.find("features");
-  if (features == doc.end() || !features->is_array()) {
-    return fail("at /features: expected a list of {\"name\", \"values\"}");
-  }
-  if (features->size() > kMaxProviderFeatures) {
-    return fail("at /features: " + std::to_string(features->size()) + " features, more than " +
-                std::to_string(kMaxProviderFeatures));
-  }
-  SupportedNamespace out{name, provider, {}};
-  std::set<std::string> feature_names;
-  for (std::size_t i = 0; i < features->size(); ++i) {
-    const std::string at = "at /features/" + std::to_string(i);
-    const ordered_json& f = (*features)[i];
-    if (!f.is_object()) return fail(at + ": expected an object");
+
+  // One feature: {"name": ..., "values": [...]}, its values unique and well formed.
+  core::Expected<VariantFeature> Feature(const ordered_json& f, const std::string& at,
+                                         std::set<std::string>& feature_names) const {
+    if (!f.is_object()) return Fail(at + ": expected an object");
     for (const auto& [key, value] : f.items()) {
-      if (key != "name" && key != "values")
-        return fail(at + "/" + Visible(key) + ": not a key of a feature");
+      if (key != "name" && key != "values") return Fail(at + "/" + Visible(key) + ": not a key of a feature");
     }
     const auto fname = f.find("name");
     if (fname == f.end() || !fname->is_string() || !IsName(fname->get<std::string>())) {
-      return fail(at + "/name: expected a feature name matching ^[a-z0-9_]+$");
+      return Fail(at + "/name: expected a feature name matching ^[a-z0-9_]+$");
     }
     const std::string feature = fname->get<std::string>();
-    if (!feature_names.insert(feature).second)
-      return fail(at + "/name: \"" + feature + "\" is given twice");
+    if (!feature_names.insert(feature).second) return Fail(at + "/name: \"" + feature + "\" is given twice");
     const auto values = f.find("values");
-    if (values == f.end() || !values->is_array())
-      return fail(at + "/values: expected a list of strings");
+    if (values == f.end() || !values->is_array()) return Fail(at + "/values: expected a list of strings");
     if (values->size() > kMaxProviderValues) {
-      return fail(at + "/values: more than " + std::to_string(kMaxProviderValues) + " values");
+      return Fail(at + "/values: more than " + std::to_string(kMaxProviderValues) + " values");
     }
     VariantFeature parsed{feature, {}};
     std::set<std::string> seen;
@@ -327,15 +311,55 @@ core::Expected<SupportedNamespace> ParseProviderOutput(std::string_view output,
       const ordered_json& v = (*values)[j];
       const std::string vat = at + "/values/" + std::to_string(j);
       if (!v.is_string() || !catalogue::IsVariantLabel(v.get<std::string>())) {
-        return fail(vat + ": expected a value matching ^[a-z0-9_.]+$, got " +
+        return Fail(vat + ": expected a value matching ^[a-z0-9_.]+$, got " +
                     Visible(v.dump(-1, ' ', false, ordered_json::error_handler_t::replace), 40));
       }
       if (!seen.insert(v.get<std::string>()).second) {
-        return fail(vat + ": \"" + v.get<std::string>() + "\" is given twice");
+        return Fail(vat + ": \"" + v.get<std::string>() + "\" is given twice");
       }
       parsed.values.push_back(v.get<std::string>());
     }
-    if (!parsed.values.empty()) out.features.push_back(std::move(parsed));
+    return parsed;
+  }
+
+ private:
+  const std::string& provider_;
+};
+
+}  // namespace
+
+core::Expected<SupportedNamespace> ParseProviderOutput(std::string_view output,
+                                                       const std::string& expected_namespace,
+                                                       const std::string& provider) {
+  const ProviderAnswerReader r(provider);
+  if (output.size() >= kMaxProviderOutput) {
+    return r.Fail("printed " + std::to_string(kMaxProviderOutput >> 20) +
+                  " MiB or more; the protocol's output is a few KB (docs/variants.md)");
+  }
+  ordered_json doc;
+  try {
+    doc = ordered_json::parse(output);
+  } catch (const ordered_json::exception& e) {
+    std::string what = e.what();
+    if (const std::size_t colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
+    return r.Fail("not valid JSON: " + what + " (it printed \"" + Visible(output, 60) + "\")");
+  }
+  if (std::optional<core::Error> e = r.CheckHeader(doc, expected_namespace)) return *e;
+  const auto features = doc.find("features");
+  if (features == doc.end() || !features->is_array()) {
+    return r.Fail("at /features: expected a list of {\"name\", \"values\"}");
+  }
+  if (features->size() > kMaxProviderFeatures) {
+    return r.Fail("at /features: " + std::to_string(features->size()) + " features, more than " +
+                  std::to_string(kMaxProviderFeatures));
+  }
+  SupportedNamespace out{expected_namespace, provider, {}};
+  std::set<std::string> feature_names;
+  for (std::size_t i = 0; i < features->size(); ++i) {
+    core::Expected<VariantFeature> parsed =
+        r.Feature((*features)[i], "at /features/" + std::to_string(i), feature_names);
+    if (!parsed) return parsed.error();
+    if (!parsed->values.empty()) out.features.push_back(std::move(parsed).value());
   }
   return out;
 }
