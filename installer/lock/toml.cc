@@ -295,6 +295,32 @@ struct Reader {
       if (!BodyChar(out)) return false;
     }
   }
+  // Up to two quotes may end the body just before the closing delimiter.
+  bool ReadClosingQuotes(std::string& out, char quote) {
+    int run = 3;
+    while (Peek(run) == quote && run < 5) ++run;
+    if (Peek(run) == quote) return Fail("too many quotes closing a multi-line string");
+    for (int i = 0; i < run - 3; ++i) out += quote;
+    for (int i = 0; i < run; ++i) Advance();
+    return true;
+  }
+
+  // A line-ending backslash (only whitespace before the newline) trims the newline and the
+  // whitespace after it.
+  bool AtLineEndingBackslash() const {
+    std::size_t ahead = 1;
+    while (Peek(ahead) == ' ' || Peek(ahead) == '\t') ++ahead;
+    return Peek(ahead) == '\n' || (Peek(ahead) == '\r' && Peek(ahead + 1) == '\n');
+  }
+  bool SkipLineEndingBackslash() {
+    Advance();
+    while (!AtEnd() && (Peek() == ' ' || Peek() == '\t' || Peek() == '\n' || Peek() == '\r')) {
+      if (Peek() == '\r' && Peek(1) != '\n') return Fail("bare carriage return in a string");
+      Advance();
+    }
+    return true;
+  }
+
   bool ReadMultiLine(std::string& out, char quote) {
     const int start_line = line, start_column = column();
     Advance();
@@ -309,15 +335,7 @@ struct Reader {
     }
     for (;;) {
       if (AtEnd()) return FailAt(start_line, start_column, "unterminated multi-line string");
-      if (Peek() == quote && Peek(1) == quote && Peek(2) == quote) {
-        // Up to two quotes may end the body just before the closing delimiter.
-        int run = 3;
-        while (Peek(run) == quote && run < 5) ++run;
-        if (Peek(run) == quote) return Fail("too many quotes closing a multi-line string");
-        for (int i = 0; i < run - 3; ++i) out += quote;
-        for (int i = 0; i < run; ++i) Advance();
-        return true;
-      }
+      if (Peek() == quote && Peek(1) == quote && Peek(2) == quote) return ReadClosingQuotes(out, quote);
       if (Peek() == '\n') {
         out += '\n';
         Advance();
@@ -330,15 +348,8 @@ struct Reader {
         continue;
       }
       if (quote == '"' && Peek() == '\\') {
-        // A line-ending backslash trims the newline and the whitespace after it.
-        std::size_t ahead = 1;
-        while (Peek(ahead) == ' ' || Peek(ahead) == '\t') ++ahead;
-        if (Peek(ahead) == '\n' || (Peek(ahead) == '\r' && Peek(ahead + 1) == '\n')) {
-          Advance();
-          while (!AtEnd() && (Peek() == ' ' || Peek() == '\t' || Peek() == '\n' || Peek() == '\r')) {
-            if (Peek() == '\r' && Peek(1) != '\n') return Fail("bare carriage return in a string");
-            Advance();
-          }
+        if (AtLineEndingBackslash()) {
+          if (!SkipLineEndingBackslash()) return false;
           continue;
         }
         if (!ReadEscape(out)) return false;
@@ -350,37 +361,39 @@ struct Reader {
 
   static bool Digit(char c) { return c >= '0' && c <= '9'; }
 
-  // Integers (decimal with underscores between digits, 0x/0o/0b), date-times kept as text.
-  bool ReadScalar(Value& value) {
-    const std::size_t start = pos;
-    const int start_column = column();
-    // A date-time may have one space between its date and its time.
-    auto token_char = [](char c) {
-      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-             c == '+' || c == '-' || c == ':' || c == '.';
-    };
-    while (!AtEnd() && token_char(Peek())) Advance();
-    std::string token(text.substr(start, pos - start));
-    const bool date = token.size() >= 10 && Digit(token[0]) && Digit(token[1]) && Digit(token[2]) &&
-                      Digit(token[3]) && token[4] == '-';
-    const bool time = token.size() >= 8 && Digit(token[0]) && Digit(token[1]) && token[2] == ':';
-    if (date && token.size() == 10 && Peek() == ' ' && Digit(Peek(1))) {
-      Advance();
-      while (!AtEnd() && token_char(Peek())) Advance();
-      token.assign(text.substr(start, pos - start));
+  // The value of digit `c` in `base`; -1 when it is none.
+  static int DigitValue(char c, int base) {
+    int d = -1;
+    if (c >= '0' && c <= '9') d = c - '0';
+    if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    return d < base ? d : -1;
+  }
+
+  // The digits' value, negated into `result` (accumulated as a negative number: the range of
+  // int64 is asymmetric); what is wrong with them ("...: " to be followed by the token), or
+  // nullptr.
+  static const char* NegatedDigits(std::string_view digits, int base, std::int64_t& result) {
+    const std::int64_t minimum = std::numeric_limits<std::int64_t>::min();
+    bool last_digit = false;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+      const char c = digits[i];
+      if (c == '_') {
+        if (!last_digit || i + 1 == digits.size()) return "an underscore must be between digits: ";
+        last_digit = false;
+        continue;
+      }
+      const int d = DigitValue(c, base);
+      if (d < 0) return "not a value: ";
+      if (result < (minimum + d) / base) return "integer out of range: ";
+      result = result * base - d;
+      last_digit = true;
     }
-    if (date || time) {
-      if (!ValidDateTime(token, date)) return FailAt(line, start_column, "not a valid date-time: " + token);
-      value.kind = Value::Kind::kDateTime;
-      value.text = token;
-      return true;
-    }
-    if (token.empty()) return FailAt(line, start_column, "expected a value, found " + Shown());
-    if (token == "true" || token == "false") {
-      value.kind = Value::Kind::kBoolean;
-      value.boolean = token == "true";
-      return true;
-    }
+    return nullptr;
+  }
+
+  // Decimal with underscores between digits, or 0x/0o/0b; floats refused.
+  bool ReadInteger(const std::string& token, int start_column, Value& value) {
     std::string_view digits = token;
     bool negative = false;
     int base = 10;
@@ -399,28 +412,9 @@ struct Reader {
     if (base == 10 && digits.size() > 1 && digits[0] == '0') {
       return FailAt(line, start_column, "leading zeros are not allowed: " + token);
     }
-    // Accumulated as a negative number: the range of int64 is asymmetric.
     std::int64_t result = 0;
     const std::int64_t minimum = std::numeric_limits<std::int64_t>::min();
-    bool last_digit = false;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-      const char c = digits[i];
-      if (c == '_') {
-        if (!last_digit || i + 1 == digits.size()) {
-          return FailAt(line, start_column, "an underscore must be between digits: " + token);
-        }
-        last_digit = false;
-        continue;
-      }
-      int d = -1;
-      if (c >= '0' && c <= '9') d = c - '0';
-      if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-      if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-      if (d < 0 || d >= base) return FailAt(line, start_column, "not a value: " + token);
-      if (result < (minimum + d) / base) return FailAt(line, start_column, "integer out of range: " + token);
-      result = result * base - d;
-      last_digit = true;
-    }
+    if (const char* why = NegatedDigits(digits, base, result)) return FailAt(line, start_column, why + token);
     if (!negative) {
       if (result == minimum) return FailAt(line, start_column, "integer out of range: " + token);
       result = -result;
@@ -430,11 +424,50 @@ struct Reader {
     return true;
   }
 
-  // RFC 3339 as TOML allows it: a date, a time, or both (T, t or a space between), with an
-  // optional fraction and offset (Z or +hh:mm). The text is kept as written.
-  static bool ValidDateTime(const std::string& t, bool has_date) {
+  static bool LooksLikeDate(const std::string& t) {
+    return t.size() >= 10 && Digit(t[0]) && Digit(t[1]) && Digit(t[2]) && Digit(t[3]) && t[4] == '-';
+  }
+  static bool LooksLikeTime(const std::string& t) { return t.size() >= 8 && Digit(t[0]) && Digit(t[1]) && t[2] == ':'; }
+
+  // Integers (decimal with underscores between digits, 0x/0o/0b), date-times kept as text.
+  bool ReadScalar(Value& value) {
+    const std::size_t start = pos;
+    const int start_column = column();
+    // A date-time may have one space between its date and its time.
+    auto token_char = [](char c) {
+      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+             c == '+' || c == '-' || c == ':' || c == '.';
+    };
+    while (!AtEnd() && token_char(Peek())) Advance();
+    std::string token(text.substr(start, pos - start));
+    const bool date = LooksLikeDate(token);
+    const bool time = LooksLikeTime(token);
+    if (date && token.size() == 10 && Peek() == ' ' && Digit(Peek(1))) {
+      Advance();
+      while (!AtEnd() && token_char(Peek())) Advance();
+      token.assign(text.substr(start, pos - start));
+    }
+    if (date || time) {
+      if (!ValidDateTime(token, date)) return FailAt(line, start_column, "not a valid date-time: " + token);
+      value.kind = Value::Kind::kDateTime;
+      value.text = token;
+      return true;
+    }
+    if (token.empty()) return FailAt(line, start_column, "expected a value, found " + Shown());
+    if (token == "true" || token == "false") {
+      value.kind = Value::Kind::kBoolean;
+      value.boolean = token == "true";
+      return true;
+    }
+    return ReadInteger(token, start_column, value);
+  }
+
+
+  // Reads fixed-width numbers of a date-time, from `i` on.
+  struct DateTimeDigits {
+    const std::string& t;
     std::size_t i = 0;
-    auto digits = [&](std::size_t n, int low, int high) {
+    bool Number(std::size_t n, int low, int high) {
       if (i + n > t.size()) return false;
       int v = 0;
       for (std::size_t k = 0; k < n; ++k) {
@@ -443,32 +476,43 @@ struct Reader {
       }
       i += n;
       return v >= low && v <= high;
-    };
+    }
+    bool Char(char c) { return i < t.size() && t[i++] == c; }
+    bool AtEnd() const { return i == t.size(); }
+  };
+
+  // yyyy-mm-dd
+  static bool ValidDate(DateTimeDigits& d) {
+    return d.Number(4, 0, 9999) && d.Char('-') && d.Number(2, 1, 12) && d.Char('-') && d.Number(2, 1, 31);
+  }
+
+  // hh:mm:ss with an optional fraction.
+  static bool ValidTime(DateTimeDigits& d) {
+    if (!d.Number(2, 0, 23) || !d.Char(':') || !d.Number(2, 0, 59) || !d.Char(':') || !d.Number(2, 0, 60)) return false;
+    if (d.AtEnd() || d.t[d.i] != '.') return true;
+    ++d.i;
+    const std::size_t start = d.i;
+    while (d.i < d.t.size() && Digit(d.t[d.i])) ++d.i;
+    return d.i != start;
+  }
+
+  // RFC 3339 as TOML allows it: a date, a time, or both (T, t or a space between), with an
+  // optional fraction and offset (Z or +hh:mm). The text is kept as written.
+  static bool ValidDateTime(const std::string& t, bool has_date) {
+    DateTimeDigits d{t};
     if (has_date) {
-      if (!digits(4, 0, 9999) || t[i++] != '-' || !digits(2, 1, 12) || i >= t.size() || t[i++] != '-' ||
-          !digits(2, 1, 31)) {
-        return false;
-      }
-      if (i == t.size()) return true;
-      if (t[i] != 'T' && t[i] != 't' && t[i] != ' ') return false;
-      ++i;
+      if (!ValidDate(d)) return false;
+      if (d.AtEnd()) return true;
+      if (t[d.i] != 'T' && t[d.i] != 't' && t[d.i] != ' ') return false;
+      ++d.i;
     }
-    if (!digits(2, 0, 23) || i >= t.size() || t[i++] != ':' || !digits(2, 0, 59) || i >= t.size() ||
-        t[i++] != ':' || !digits(2, 0, 60)) {
-      return false;
-    }
-    if (i < t.size() && t[i] == '.') {
-      ++i;
-      const std::size_t start = i;
-      while (i < t.size() && Digit(t[i])) ++i;
-      if (i == start) return false;
-    }
-    if (i == t.size()) return true;
+    if (!ValidTime(d)) return false;
+    if (d.AtEnd()) return true;
     if (!has_date) return false;  // a local time has no offset
-    if ((t[i] == 'Z' || t[i] == 'z') && i + 1 == t.size()) return true;
-    if (t[i] != '+' && t[i] != '-') return false;
-    ++i;
-    return digits(2, 0, 23) && i < t.size() && t[i++] == ':' && digits(2, 0, 59) && i == t.size();
+    if ((t[d.i] == 'Z' || t[d.i] == 'z') && d.i + 1 == t.size()) return true;
+    if (t[d.i] != '+' && t[d.i] != '-') return false;
+    ++d.i;
+    return d.Number(2, 0, 23) && d.Char(':') && d.Number(2, 0, 59) && d.AtEnd();
   }
 
   bool ReadValue(Value& value, int depth) {
