@@ -127,6 +127,55 @@ core::Expected<LockedWheel> ParseWheel(const Value& w, std::string_view file, co
   return wheel;
 }
 
+// [packages.variants-json] (PEP 825): the file by URL, locked to its sha256.
+core::Expected<LockedVariantsJson> ParseVariantsJsonEntry(const Value& variants, std::string_view file,
+                                                          const std::string& vwhere) {
+  if (!variants.is_table()) return Bad(At(file, variants) + ": " + vwhere + " must be a table (PEP 825)");
+  auto url = StringAt(variants, "url", file, vwhere, false);
+  if (!url) return url.error();
+  if (!url->empty() && variants.Find("path") != nullptr) {
+    return Bad(At(file, *variants.Find("path")) + ": " + vwhere + ": url and path: name the file once (PEP 825)");
+  }
+  if (url->empty()) {
+    return Bad(At(file, variants.Find("path") ? *variants.Find("path") : variants) + ": " + vwhere +
+               (variants.Find("path") ? ": a variants.json by path is not supported: torchdex locks name it by URL"
+                                       : ": missing the key url"));
+  }
+  const Value* hashes = variants.Find("hashes");
+  if (hashes == nullptr || !hashes->is_table()) {
+    return Bad(At(file, hashes ? *hashes : variants) + ": " + vwhere +
+               ": hashes must be a table with a sha256 (the file is locked to its hash, PEP 825)");
+  }
+  auto sha = StringAt(*hashes, "sha256", file, vwhere, false);
+  if (!sha) return sha.error();
+  if (hashes->Find("sha256") == nullptr) {
+    return Bad(At(file, *hashes) + ": " + vwhere + ": hashes has no sha256 (torchdex checks the file against one)");
+  }
+  if (!IsLowerHex64(*sha)) {
+    return Bad(At(file, hashes->Find("sha256") ? *hashes->Find("sha256") : *hashes) + ": " + vwhere +
+               ": sha256 is not 64 lower-case hex digits: \"" + *sha + "\"");
+  }
+  return LockedVariantsJson{*url, *sha, variants.line};
+}
+
+// A package of the lock must be installed from wheels: a vcs, directory or archive source is
+// refused (an sdist beside wheels is what uv writes for a project that has both: the wheels
+// are what gets installed).
+core::Status CheckWheelsOnly(const Value& p, std::string_view file, const std::string& where) {
+  const Value* wheels = p.Find("wheels");
+  for (const char* source : {"vcs", "directory", "archive", "sdist"}) {
+    if (source == std::string_view("sdist") && wheels != nullptr) continue;
+    if (const Value* v = p.Find(source)) {
+      return Bad(At(file, *v) + ": " + where + ": a package from " + (source == std::string_view("sdist") ? "an " : "a ") +
+                 source + " is not supported: torchdex installs locked wheels only");
+    }
+  }
+  if (wheels == nullptr || !wheels->is_array() || wheels->items.empty()) {
+    return Bad(At(file, wheels ? *wheels : p) + ": " + where + ": no wheels");
+  }
+  return {};
+}
+
 core::Expected<LockedPackage> ParsePackage(const Value& p, std::string_view file, std::size_t index) {
   std::string where = "packages[" + std::to_string(index) + "]";
   if (!p.is_table()) return Bad(At(file, p) + ": " + where + " must be a table");
@@ -164,52 +213,16 @@ core::Expected<LockedPackage> ParsePackage(const Value& p, std::string_view file
   auto index_url = StringAt(p, "index", file, where, false);
   if (!index_url) return index_url.error();
   package.index = *index_url;
-  const Value* wheels = p.Find("wheels");
-  for (const char* source : {"vcs", "directory", "archive", "sdist"}) {
-    // An sdist beside wheels is what uv writes for a project that has both: the wheels are
-    // what gets installed.
-    if (source == std::string_view("sdist") && wheels != nullptr) continue;
-    if (const Value* v = p.Find(source)) {
-      return Bad(At(file, *v) + ": " + where + ": a package from " + (source == std::string_view("sdist") ? "an " : "a ") +
-                 source + " is not supported: torchdex installs locked wheels only");
-    }
-  }
-  if (wheels == nullptr || !wheels->is_array() || wheels->items.empty()) {
-    return Bad(At(file, wheels ? *wheels : p) + ": " + where + ": no wheels");
-  }
-  for (const Value& w : wheels->items) {
+  if (core::Status ok = CheckWheelsOnly(p, file, where); !ok) return ok.error();
+  for (const Value& w : p.Find("wheels")->items) {
     auto wheel = ParseWheel(w, file, where);
     if (!wheel) return wheel.error();
     package.wheels.push_back(std::move(wheel).value());
   }
   if (const Value* variants = p.Find("variants-json")) {
-    const std::string vwhere = where + ": variants-json";
-    if (!variants->is_table()) return Bad(At(file, *variants) + ": " + vwhere + " must be a table (PEP 825)");
-    auto url = StringAt(*variants, "url", file, vwhere, false);
-    if (!url) return url.error();
-    if (!url->empty() && variants->Find("path") != nullptr) {
-      return Bad(At(file, *variants->Find("path")) + ": " + vwhere + ": url and path: name the file once (PEP 825)");
-    }
-    if (url->empty()) {
-      return Bad(At(file, variants->Find("path") ? *variants->Find("path") : *variants) + ": " + vwhere +
-                 (variants->Find("path") ? ": a variants.json by path is not supported: torchdex locks name it by URL"
-                                         : ": missing the key url"));
-    }
-    const Value* hashes = variants->Find("hashes");
-    if (hashes == nullptr || !hashes->is_table()) {
-      return Bad(At(file, hashes ? *hashes : *variants) + ": " + vwhere +
-                 ": hashes must be a table with a sha256 (the file is locked to its hash, PEP 825)");
-    }
-    auto sha = StringAt(*hashes, "sha256", file, vwhere, false);
-    if (!sha) return sha.error();
-    if (hashes->Find("sha256") == nullptr) {
-      return Bad(At(file, *hashes) + ": " + vwhere + ": hashes has no sha256 (torchdex checks the file against one)");
-    }
-    if (!IsLowerHex64(*sha)) {
-      return Bad(At(file, hashes->Find("sha256") ? *hashes->Find("sha256") : *hashes) + ": " + vwhere +
-                 ": sha256 is not 64 lower-case hex digits: \"" + *sha + "\"");
-    }
-    package.variants_json = LockedVariantsJson{*url, *sha, variants->line};
+    auto locked = ParseVariantsJsonEntry(*variants, file, where + ": variants-json");
+    if (!locked) return locked.error();
+    package.variants_json = std::move(locked).value();
   }
   if (const Value* tool = p.Find("tool"); tool != nullptr && tool->is_table()) {
     if (const Value* mine = tool->Find("torchdex"); mine != nullptr && mine->is_table()) {
@@ -311,19 +324,19 @@ std::string WritePyLock(const PyLock& lock) {
          " backend's lock (PEP 751). Install it with `torchdex sync`.\n" + toml::Write(root);
 }
 
-core::Expected<PyLock> ParsePyLock(std::string_view text, std::string_view file, bool torchdex_table) {
-  core::Expected<Value> parsed = toml::Parse(text, file);
-  if (!parsed) return parsed.error();
-  const Value& root = *parsed;
-  auto at_top = [&](const Value* v) { return v ? At(file, *v) : std::string(file) + ":1:1"; };
-  PyLock lock;
+namespace {
+
+std::string AtTop(std::string_view file, const Value* v) { return v ? At(file, *v) : std::string(file) + ":1:1"; }
+
+// lock-version, created-by, requires-python, environments (PEP 751).
+core::Status ReadLockHeader(const Value& root, std::string_view file, PyLock& lock) {
   const Value* lock_version = root.Find("lock-version");
   if (lock_version == nullptr) return Bad(std::string(file) + ":1:1: missing the key lock-version (PEP 751)");
-  if (!lock_version->is_string()) return Bad(at_top(lock_version) + ": lock-version must be a string");
+  if (!lock_version->is_string()) return Bad(AtTop(file, lock_version) + ": lock-version must be a string");
   auto version = core::Version::Parse(lock_version->text);
   if (!version || !lock_version->text.starts_with("1.") ||
       lock_version->text.find_first_not_of("0123456789.") != std::string::npos) {
-    return Bad(at_top(lock_version) + ": lock-version \"" + lock_version->text +
+    return Bad(AtTop(file, lock_version) + ": lock-version \"" + lock_version->text +
                "\" is not supported: torchdex reads lock-version 1.x (PEP 751)");
   }
   lock.lock_version = lock_version->text;
@@ -335,22 +348,27 @@ core::Expected<PyLock> ParsePyLock(std::string_view text, std::string_view file,
   if (!requires_python) return requires_python.error();
   if (!requires_python->empty()) {
     auto s = core::SpecifierSet::Parse(*requires_python);
-    if (!s) return Bad(at_top(root.Find("requires-python")) + ": requires-python: " + s.error().message);
+    if (!s) return Bad(AtTop(file, root.Find("requires-python")) + ": requires-python: " + s.error().message);
   }
   lock.requires_python = *requires_python;
   auto environments = Strings(root, "environments", file, "the lock");
   if (!environments) return environments.error();
   for (std::size_t i = 0; i < environments->size(); ++i) {
     auto m = core::Marker::Parse((*environments)[i]);
-    if (!m) return Bad(at_top(&root.Find("environments")->items[i]) + ": environments: " + m.error().message);
+    if (!m) return Bad(AtTop(file, &root.Find("environments")->items[i]) + ": environments: " + m.error().message);
   }
   lock.environments = std::move(environments).value();
+  return {};
+}
+
+// [[packages]]; a name locked twice without a marker is refused: two such entries always both
+// apply. (Entries with markers are checked where the markers are evaluated: sync, for its
+// machine.)
+core::Status ReadPackages(const Value& root, std::string_view file, PyLock& lock) {
   const Value* packages = root.Find("packages");
   if (packages == nullptr) return Bad(std::string(file) + ":1:1: missing [[packages]] (PEP 751)");
-  if (!packages->is_array()) return Bad(at_top(packages) + ": packages must be an array of tables");
-  // name -> the line of its entry without a marker: two such entries always both apply. (Entries
-  // with markers are checked where the markers are evaluated: sync, for its machine.)
-  std::unordered_map<std::string, int> unmarked;
+  if (!packages->is_array()) return Bad(AtTop(file, packages) + ": packages must be an array of tables");
+  std::unordered_map<std::string, int> unmarked;  // name -> the line of its entry without a marker
   for (std::size_t i = 0; i < packages->items.size(); ++i) {
     auto package = ParsePackage(packages->items[i], file, i);
     if (!package) return package.error();
@@ -363,14 +381,12 @@ core::Expected<PyLock> ParsePyLock(std::string_view text, std::string_view file,
     }
     lock.packages.push_back(std::move(package).value());
   }
-  const Value* tool = root.Find("tool");
-  const Value* mine = tool && tool->is_table() ? tool->Find("torchdex") : nullptr;
-  if (!torchdex_table && mine == nullptr) return lock;
-  if (mine == nullptr || !mine->is_table()) {
-    return Bad(std::string(file) + ":1:1: no [tool.torchdex] table: not a lock torchdex wrote (torchdex lock)");
-  }
-  TorchdexLockInfo& info = lock.torchdex;
-  info.line = mine->line;
+  return {};
+}
+
+// [tool.torchdex]: what torchdex lock wrote of the lock's backend and decision.
+core::Status ReadTorchdexTable(const Value& mine, std::string_view file, TorchdexLockInfo& info) {
+  info.line = mine.line;
   const std::string where = "[tool.torchdex]";
   for (auto [key, into] : {std::pair<const char*, std::string*>{"backend", &info.backend},
                            {"channel", &info.channel},
@@ -378,18 +394,37 @@ core::Expected<PyLock> ParsePyLock(std::string_view text, std::string_view file,
                            {"catalogue", &info.catalogue},
                            {"catalogue-date", &info.catalogue_date},
                            {"target", &info.target}}) {
-    auto v = StringAt(*mine, key, file, where, key == std::string_view("backend"));
+    auto v = StringAt(mine, key, file, where, key == std::string_view("backend"));
     if (!v) return v.error();
     *into = *v;
   }
-  if (info.backend.empty()) return Bad(At(file, *mine) + ": [tool.torchdex]: backend is empty");
+  if (info.backend.empty()) return Bad(At(file, mine) + ": [tool.torchdex]: backend is empty");
   if (info.channel.empty()) info.channel = "stable";
-  auto decision = Strings(*mine, "decision", file, where);
+  auto decision = Strings(mine, "decision", file, where);
   if (!decision) return decision.error();
   info.decision = std::move(decision).value();
-  auto requirements = Strings(*mine, "requirements", file, where);
+  auto requirements = Strings(mine, "requirements", file, where);
   if (!requirements) return requirements.error();
   info.requirements = std::move(requirements).value();
+  return {};
+}
+
+}  // namespace
+
+core::Expected<PyLock> ParsePyLock(std::string_view text, std::string_view file, bool torchdex_table) {
+  core::Expected<Value> parsed = toml::Parse(text, file);
+  if (!parsed) return parsed.error();
+  const Value& root = *parsed;
+  PyLock lock;
+  if (core::Status ok = ReadLockHeader(root, file, lock); !ok) return ok.error();
+  if (core::Status ok = ReadPackages(root, file, lock); !ok) return ok.error();
+  const Value* tool = root.Find("tool");
+  const Value* mine = tool && tool->is_table() ? tool->Find("torchdex") : nullptr;
+  if (!torchdex_table && mine == nullptr) return lock;
+  if (mine == nullptr || !mine->is_table()) {
+    return Bad(std::string(file) + ":1:1: no [tool.torchdex] table: not a lock torchdex wrote (torchdex lock)");
+  }
+  if (core::Status ok = ReadTorchdexTable(*mine, file, lock.torchdex); !ok) return ok.error();
   return lock;
 }
 
