@@ -261,6 +261,110 @@ CudaDrivers ReadCudaDrivers(const InputFile& input) {
 
 // Reads data/cuda-archs.json or data/rocm-archs.json, checking every backend against the
 // catalogue and the ranges for order and overlap.
+// The row's backend: its index in the table, or nullopt for a backend the catalogue lacks
+// (curated data may run ahead of the index, rows for cu132 before its first wheel, and a
+// catalogue crawled from a partial mirror may lack a backend: such rows are checked, then left
+// out of the table). A name that is no backend of this kind at all is an error.
+std::optional<size_t> ReadRangeBackend(const json& row, const std::string& pointer, bool cuda,
+                                       const std::map<std::string, size_t>& backend_index,
+                                       const std::vector<BackendOut>& backends) {
+  const char* const kind = cuda ? "cuda" : "rocm";
+  const std::string backend = RequireString(row, pointer, "backend");
+  auto found = backend_index.find(backend);
+  if (found == backend_index.end()) {
+    if (!std::regex_match(backend, std::regex(cuda ? "cu[0-9]+" : "rocm[0-9]+(\\.[0-9]+)+"))) {
+      Fail(Child(pointer, "backend"), "backend \"" + backend + "\" is not in the catalogue, nor a " + kind +
+                                          " backend name");
+    }
+    return std::nullopt;
+  }
+  if (core::BackendKindWord(backends[found->second].kind) != std::string_view(kind)) {
+    Fail(Child(pointer, "backend"), "backend \"" + backend + "\" is a " +
+                                        std::string(core::BackendKindWord(backends[found->second].kind)) +
+                                        " backend in the catalogue, not " + kind);
+  }
+  return found->second;
+}
+
+// cpu_arch, torch_min and torch_below (null: open).
+void ReadRangeBounds(const json& row, const std::string& pointer, ArchRange& range) {
+  range.cpu_arch = RequireString(row, pointer, "cpu_arch");
+  if (range.cpu_arch != "x86_64" && range.cpu_arch != "aarch64") Fail(Child(pointer, "cpu_arch"), "expected x86_64 or aarch64");
+  range.torch_min_text = RequireString(row, pointer, "torch_min");
+  range.torch_min = TorchKey(range.torch_min_text, Child(pointer, "torch_min"));
+  if (Require(row, pointer, "torch_below").is_null()) return;
+  range.torch_below_text = RequireString(row, pointer, "torch_below");
+  range.torch_below = TorchKey(range.torch_below_text, Child(pointer, "torch_below"));
+  if (range.torch_below <= range.torch_min) Fail(Child(pointer, "torch_below"), "empty range: not above torch_min");
+}
+
+// A CUDA row's cubins (ascending, unique) and PTX: "X+PTX" builds X's cubin and PTX; without
+// ptx_arch, X is the newest cubin.
+void ReadCubins(const json& row, const std::string& pointer, ArchRange& range) {
+  range.ptx = RequireString(row, pointer, "ptx");
+  if (range.ptx != "no" && range.ptx != "yes" && range.ptx != "linux") {
+    Fail(Child(pointer, "ptx"), "expected \"no\", \"yes\" or \"linux\"");
+  }
+  const json& cubins = RequireArray(row, pointer, "cubin");
+  std::vector<unsigned> previous;
+  for (size_t k = 0; k < cubins.size(); ++k) {
+    const std::string at = Child(Child(pointer, "cubin"), k);
+    if (!cubins[k].is_string()) Fail(at, "expected a compute capability such as \"8.6\"");
+    const std::vector<unsigned> cc = ParseDotted(cubins[k].get<std::string>(), at, 2, 2, "compute capability");
+    if (cc[1] > 9) Fail(at, "compute capability minor out of range");
+    if (!previous.empty() && cc <= previous) Fail(at, "not above the previous entry (ascending, unique)");
+    previous = cc;
+    range.targets.push_back("sm_" + std::to_string(cc[0]) + std::to_string(cc[1]));
+  }
+  if (range.targets.empty()) Fail(Child(pointer, "cubin"), "expected at least one compute capability");
+  if (range.ptx == "no") {
+    if (row.contains("ptx_arch")) Fail(Child(pointer, "ptx_arch"), "ptx_arch without PTX (ptx is \"no\")");
+    return;
+  }
+  range.ptx_target = range.targets.back();
+  if (!row.contains("ptx_arch")) return;
+  const std::string at = Child(pointer, "ptx_arch");
+  range.ptx_target = SmName(ParseDotted(RequireString(row, pointer, "ptx_arch"), at, 2, 2, "compute capability"));
+  if (std::find(range.targets.begin(), range.targets.end(), range.ptx_target) == range.targets.end()) {
+    Fail(at, "the PTX architecture must be one of the cubins (\"X+PTX\" builds both)");
+  }
+}
+
+// A ROCm row's gfx targets, unique.
+void ReadGfxTargets(const json& row, const std::string& pointer, ArchRange& range) {
+  range.ptx = "no";
+  const json& gfx = RequireArray(row, pointer, "gfx");
+  std::set<std::string> seen;
+  for (size_t k = 0; k < gfx.size(); ++k) {
+    const std::string at = Child(Child(pointer, "gfx"), k);
+    if (!gfx[k].is_string() || gfx[k].get<std::string>().rfind("gfx", 0) != 0) {
+      Fail(at, "expected a gfx target such as \"gfx90a\"");
+    }
+    if (!seen.insert(gfx[k].get<std::string>()).second) Fail(at, "duplicate gfx target");
+    range.targets.push_back(gfx[k].get<std::string>());
+  }
+  if (range.targets.empty()) Fail(Child(pointer, "gfx"), "expected at least one gfx target");
+}
+
+// Rows are sorted by backend, cpu_arch, torch_min, and the ranges of one backend and arch do
+// not overlap.
+void CheckRangeOrder(const ArchRange& previous, const ArchRange& range, const std::string& pointer,
+                     const std::string& previous_pointer, const std::vector<BackendOut>& backends) {
+  const auto key = [&](const ArchRange& r) { return std::tuple(backends[r.backend].name, r.cpu_arch, r.torch_min); };
+  if (key(range) <= key(previous)) {
+    if (key(range) == key(previous)) Fail(pointer, "duplicate of " + previous_pointer);
+    Fail(pointer,
+         "out of order: rows are sorted by backend, cpu_arch, torch_min, and this "
+         "one sorts before " +
+             previous_pointer);
+  }
+  if (previous.backend == range.backend && previous.cpu_arch == range.cpu_arch &&
+      previous.torch_below > range.torch_min) {
+    Fail(Child(pointer, "torch_min"),
+         "torch range " + RangeText(range) + " overlaps " + previous_pointer + " (" + RangeText(previous) + ")");
+  }
+}
+
 std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
                                       const std::map<std::string, size_t>& backend_index,
                                       const std::vector<BackendOut>& backends) {
@@ -269,120 +373,28 @@ std::vector<ArchRange> ReadArchRanges(const InputFile& input, bool cuda,
     const std::set<std::string> ids = ReadSourceIds(document);
     const json& rows = RequireArray(document, "", "builds");
     std::vector<ArchRange> ranges;
-    const char* const kind = cuda ? "cuda" : "rocm";
     for (size_t i = 0; i < rows.size(); ++i) {
       const std::string pointer = Child("/builds", i);
       const json& row = rows[i];
       ArchRange range;
       range.cuda = cuda;
-      const std::string backend = RequireString(row, pointer, "backend");
-      auto found = backend_index.find(backend);
-      // Curated data may run ahead of the index (rows for cu132 before its first wheel), and a
-      // catalogue crawled from a partial mirror may lack a backend: such rows are checked, then
-      // left out of the table. A name that is no backend of this kind at all is an error.
-      const bool absent = found == backend_index.end();
-      if (absent && !std::regex_match(backend, std::regex(cuda ? "cu[0-9]+" : "rocm[0-9]+(\\.[0-9]+)+"))) {
-        Fail(Child(pointer, "backend"), "backend \"" + backend + "\" is not in the catalogue, nor a " +
-                                            kind + " backend name");
-      }
-      if (!absent) range.backend = found->second;
-      if (!absent && core::BackendKindWord(backends[range.backend].kind) != std::string_view(kind)) {
-        Fail(Child(pointer, "backend"), "backend \"" + backend + "\" is a " +
-                                            std::string(core::BackendKindWord(backends[range.backend].kind)) +
-                                            " backend in the catalogue, not " + kind);
-      }
-      range.cpu_arch = RequireString(row, pointer, "cpu_arch");
-      if (range.cpu_arch != "x86_64" && range.cpu_arch != "aarch64") {
-        Fail(Child(pointer, "cpu_arch"), "expected x86_64 or aarch64");
-      }
-      range.torch_min_text = RequireString(row, pointer, "torch_min");
-      range.torch_min = TorchKey(range.torch_min_text, Child(pointer, "torch_min"));
-      if (!Require(row, pointer, "torch_below").is_null()) {
-        range.torch_below_text = RequireString(row, pointer, "torch_below");
-        range.torch_below = TorchKey(range.torch_below_text, Child(pointer, "torch_below"));
-        if (range.torch_below <= range.torch_min) {
-          Fail(Child(pointer, "torch_below"), "empty range: not above torch_min");
-        }
-      }
+      const std::optional<size_t> backend = ReadRangeBackend(row, pointer, cuda, backend_index, backends);
+      if (backend) range.backend = *backend;
+      ReadRangeBounds(row, pointer, range);
       if (const json& list = Require(row, pointer, cuda ? "cubin" : "gfx"); list.is_null()) {
         // Searched, not found: the note says where; the lookup answers "unknown".
         range.unknown = true;
         range.ptx = "no";
         range.note = RequireString(row, pointer, "note");
-        if (row.contains("ptx") || row.contains("ptx_arch")) {
-          Fail(Child(pointer, "ptx"), "a row without a list has no PTX");
-        }
+        if (row.contains("ptx") || row.contains("ptx_arch")) Fail(Child(pointer, "ptx"), "a row without a list has no PTX");
       } else if (cuda) {
-        range.ptx = RequireString(row, pointer, "ptx");
-        if (range.ptx != "no" && range.ptx != "yes" && range.ptx != "linux") {
-          Fail(Child(pointer, "ptx"), "expected \"no\", \"yes\" or \"linux\"");
-        }
-        const json& cubins = RequireArray(row, pointer, "cubin");
-        std::vector<unsigned> previous;
-        for (size_t k = 0; k < cubins.size(); ++k) {
-          const std::string at = Child(Child(pointer, "cubin"), k);
-          if (!cubins[k].is_string()) Fail(at, "expected a compute capability such as \"8.6\"");
-          const std::vector<unsigned> cc =
-              ParseDotted(cubins[k].get<std::string>(), at, 2, 2, "compute capability");
-          if (cc[1] > 9) Fail(at, "compute capability minor out of range");
-          if (!previous.empty() && cc <= previous)
-            Fail(at, "not above the previous entry (ascending, unique)");
-          previous = cc;
-          range.targets.push_back("sm_" + std::to_string(cc[0]) + std::to_string(cc[1]));
-        }
-        if (range.targets.empty())
-          Fail(Child(pointer, "cubin"), "expected at least one compute capability");
-        if (range.ptx != "no") {
-          // "X+PTX" builds X's cubin and PTX; without ptx_arch, X is the newest cubin.
-          range.ptx_target = range.targets.back();
-          if (row.contains("ptx_arch")) {
-            const std::string at = Child(pointer, "ptx_arch");
-            range.ptx_target = SmName(ParseDotted(RequireString(row, pointer, "ptx_arch"), at, 2, 2,
-                                                  "compute capability"));
-            if (std::find(range.targets.begin(), range.targets.end(), range.ptx_target) ==
-                range.targets.end()) {
-              Fail(at, "the PTX architecture must be one of the cubins (\"X+PTX\" builds both)");
-            }
-          }
-        } else if (row.contains("ptx_arch")) {
-          Fail(Child(pointer, "ptx_arch"), "ptx_arch without PTX (ptx is \"no\")");
-        }
+        ReadCubins(row, pointer, range);
       } else {
-        range.ptx = "no";
-        const json& gfx = RequireArray(row, pointer, "gfx");
-        std::set<std::string> seen;
-        for (size_t k = 0; k < gfx.size(); ++k) {
-          const std::string at = Child(Child(pointer, "gfx"), k);
-          if (!gfx[k].is_string() || gfx[k].get<std::string>().rfind("gfx", 0) != 0) {
-            Fail(at, "expected a gfx target such as \"gfx90a\"");
-          }
-          if (!seen.insert(gfx[k].get<std::string>()).second) Fail(at, "duplicate gfx target");
-          range.targets.push_back(gfx[k].get<std::string>());
-        }
-        if (range.targets.empty()) Fail(Child(pointer, "gfx"), "expected at least one gfx target");
+        ReadGfxTargets(row, pointer, range);
       }
       RequireSource(row, pointer, ids);
-      if (absent) continue;
-      if (!ranges.empty()) {
-        const ArchRange& previous = ranges.back();
-        const std::string previous_pointer = Child("/builds", i - 1);
-        const auto key = [&](const ArchRange& r) {
-          return std::tuple(backends[r.backend].name, r.cpu_arch, r.torch_min);
-        };
-        if (key(range) <= key(previous)) {
-          if (key(range) == key(previous)) Fail(pointer, "duplicate of " + previous_pointer);
-          Fail(pointer,
-               "out of order: rows are sorted by backend, cpu_arch, torch_min, and this "
-               "one sorts before " +
-                   previous_pointer);
-        }
-        if (previous.backend == range.backend && previous.cpu_arch == range.cpu_arch &&
-            previous.torch_below > range.torch_min) {
-          Fail(Child(pointer, "torch_min"), "torch range " + RangeText(range) + " overlaps " +
-                                                previous_pointer + " (" + RangeText(previous) +
-                                                ")");
-        }
-      }
+      if (!backend) continue;
+      if (!ranges.empty()) CheckRangeOrder(ranges.back(), range, pointer, Child("/builds", i - 1), backends);
       ranges.push_back(std::move(range));
     }
     return ranges;
