@@ -350,12 +350,72 @@ core::Expected<IndexPage> ParseHtmlPageWithLibxml2(std::string_view html,
   return page;
 }
 
-core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url,
-                                        std::size_t max_anchors) {
-  // Past max_anchors entries of "files" or "projects", each entry is dropped as soon as it is
-  // read, so a page of a million files costs max_anchors of them in memory, not the whole
-  // document (issue 13 item 24).
-  bool in_list = false, more = false;
+namespace {
+
+// pip's link hashes are {**hashes, **fragment}: the dictionary's name comes first, with the
+// fragment's value when it names the same one. The dictionary's order is lost here, so sha256 is
+// preferred, then the strongest.
+void ReadJsonHashes(const nlohmann::json& hashes, Anchor& anchor) {
+  for (const auto& [name, length] : kLinkHashes) {
+    auto h = hashes.find(std::string(name));
+    if (name != "sha256" && hashes.contains("sha256")) continue;
+    if (h == hashes.end() || !h->is_string()) continue;
+    std::string value = Lowercase(h->get<std::string>());
+    if (anchor.hash.starts_with(std::string(name) + "=")) value = anchor.hash.substr(name.size() + 1);
+    anchor.hash = std::string(name) + "=" + value;
+    anchor.hash_malformed = value.size() != length || !IsHex(value);
+    anchor.sha256 = name == "sha256" && !anchor.hash_malformed ? value : "";
+    return;
+  }
+}
+
+// core-metadata (or its older name): a boolean, or an object of hashes (PEP 714).
+void ReadJsonMetadata(const nlohmann::json& f, Anchor& anchor) {
+  for (const char* key : {"core-metadata", "dist-info-metadata"}) {
+    auto m = f.find(key);
+    if (m == f.end() || anchor.has_metadata) continue;
+    if (m->is_boolean()) {
+      anchor.has_metadata = m->get<bool>();
+    } else if (m->is_object()) {
+      anchor.has_metadata = true;
+      if (auto sha = m->find("sha256"); sha != m->end() && sha->is_string()) {
+        anchor.metadata_sha256 = Lowercase(sha->get<std::string>());
+      }
+    }
+  }
+}
+
+// One entry of "files"; an error names where it is.
+core::Expected<Anchor> ReadJsonFile(const nlohmann::json& f, std::string_view page_url, std::size_t i) {
+  auto error_at = [&](std::string_view what) {
+    return core::MakeError("page " + std::string(page_url) + ": /files/" + std::to_string(i) + ": " + std::string(what));
+  };
+  if (!f.is_object()) return error_at("is not an object");
+  auto url = f.find("url");
+  auto filename = f.find("filename");
+  if (url == f.end() || !url->is_string()) return error_at("has no string \"url\"");
+  Anchor anchor;
+  SetUrlAndHash(anchor, page_url, url->get<std::string>());
+  if (filename != f.end() && filename->is_string()) anchor.text = filename->get<std::string>();
+  if (auto hashes = f.find("hashes"); hashes != f.end() && hashes->is_object()) ReadJsonHashes(*hashes, anchor);
+  ReadJsonMetadata(f, anchor);
+  if (auto rp = f.find("requires-python"); rp != f.end() && rp->is_string()) {
+    anchor.requires_python = rp->get<std::string>();
+  }
+  if (auto y = f.find("yanked"); y != f.end()) {
+    if (y->is_string()) anchor.yanked = y->get<std::string>();
+    else if (y->is_boolean() && y->get<bool>()) anchor.yanked = "";
+  }
+  if (auto t = f.find("upload-time"); t != f.end() && t->is_string()) anchor.upload_time = t->get<std::string>();
+  return anchor;
+}
+
+// Past max_anchors entries of "files" or "projects", each entry is dropped as soon as it is
+// read, so a page of a million files costs max_anchors of them in memory, not the whole
+// document (issue 13 item 24). `more`: whether entries were dropped.
+nlohmann::json ParseBoundedJson(std::string_view json, std::size_t max_anchors, bool& more) {
+  if (max_anchors == kAnyNumberOfAnchors) return nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  bool in_list = false;
   std::string key;
   std::size_t entries = 0;
   const auto bound = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
@@ -363,17 +423,40 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
     if (depth == 1 && event == Event::key) key = parsed.get<std::string>();
     if (depth == 1 && event == Event::array_start) in_list = key == "files" || key == "projects";
     if (depth == 1 && event == Event::array_end) in_list = false;
-    const bool entry_read =
-        event == Event::object_end || event == Event::array_end || event == Event::value;
+    const bool entry_read = event == Event::object_end || event == Event::array_end || event == Event::value;
     if (in_list && depth == 2 && entry_read && ++entries > max_anchors) {
       more = true;
       return false;
     }
     return true;
   };
-  nlohmann::json doc = max_anchors == kAnyNumberOfAnchors
-                           ? nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false)
-                           : nlohmann::json::parse(json, bound, /*allow_exceptions=*/false);
+  return nlohmann::json::parse(json, bound, /*allow_exceptions=*/false);
+}
+
+// A root page's "projects": each a link to its page.
+void ReadJsonProjects(const nlohmann::json& projects, std::string_view page_url, std::size_t max_anchors,
+                      IndexPage& page) {
+  for (const nlohmann::json& p : projects) {
+    if (page.anchors.size() >= max_anchors) {
+      page.more_anchors = true;
+      return;
+    }
+    if (!p.is_object()) continue;
+    auto name = p.find("name");
+    if (name == p.end() || !name->is_string()) continue;
+    Anchor anchor;
+    anchor.text = name->get<std::string>();
+    anchor.url = ResolveUrl(page_url, EscapePathSegment(anchor.text) + "/");
+    page.anchors.push_back(std::move(anchor));
+  }
+}
+
+}  // namespace
+
+core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view page_url,
+                                        std::size_t max_anchors) {
+  bool more = false;
+  nlohmann::json doc = ParseBoundedJson(json, max_anchors, more);
   if (doc.is_discarded() || !doc.is_object()) {
     return core::MakeError("page " + std::string(page_url) + " is not a PEP 691 JSON object");
   }
@@ -385,13 +468,7 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
       page.repository_version = v->get<std::string>();
     }
   }
-  if (auto name = doc.find("name"); name != doc.end() && name->is_string()) {
-    page.heading = name->get<std::string>();
-  }
-  auto error_at = [&](std::size_t i, std::string_view what) {
-    return core::MakeError("page " + std::string(page_url) + ": /files/" + std::to_string(i) +
-                           ": " + std::string(what));
-  };
+  if (auto name = doc.find("name"); name != doc.end() && name->is_string()) page.heading = name->get<std::string>();
   if (auto files = doc.find("files"); files != doc.end()) {
     if (!files->is_array()) return core::MakeError("page " + std::string(page_url) + ": /files is not an array");
     for (std::size_t i = 0; i < files->size(); ++i) {
@@ -399,70 +476,12 @@ core::Expected<IndexPage> ParseJsonPage(std::string_view json, std::string_view 
         page.more_anchors = true;
         break;
       }
-      const nlohmann::json& f = (*files)[i];
-      if (!f.is_object()) return error_at(i, "is not an object");
-      auto url = f.find("url");
-      auto filename = f.find("filename");
-      if (url == f.end() || !url->is_string()) return error_at(i, "has no string \"url\"");
-      Anchor anchor;
-      SetUrlAndHash(anchor, page_url, url->get<std::string>());
-      if (filename != f.end() && filename->is_string()) anchor.text = filename->get<std::string>();
-      if (auto hashes = f.find("hashes"); hashes != f.end() && hashes->is_object()) {
-        // pip's link hashes are {**hashes, **fragment}: the dictionary's name comes first, with
-        // the fragment's value when it names the same one. The dictionary's order is lost here,
-        // so sha256 is preferred, then the strongest.
-        for (const auto& [name, length] : kLinkHashes) {
-          auto h = hashes->find(std::string(name));
-          if (name != "sha256" && hashes->contains("sha256")) continue;
-          if (h == hashes->end() || !h->is_string()) continue;
-          std::string value = Lowercase(h->get<std::string>());
-          if (anchor.hash.starts_with(std::string(name) + "=")) {
-            value = anchor.hash.substr(name.size() + 1);
-          }
-          anchor.hash = std::string(name) + "=" + value;
-          anchor.hash_malformed = value.size() != length || !IsHex(value);
-          anchor.sha256 = name == "sha256" && !anchor.hash_malformed ? value : "";
-          break;
-        }
-      }
-      for (const char* key : {"core-metadata", "dist-info-metadata"}) {
-        auto m = f.find(key);
-        if (m == f.end() || anchor.has_metadata) continue;
-        if (m->is_boolean()) {
-          anchor.has_metadata = m->get<bool>();
-        } else if (m->is_object()) {
-          anchor.has_metadata = true;
-          if (auto sha = m->find("sha256"); sha != m->end() && sha->is_string()) {
-            anchor.metadata_sha256 = Lowercase(sha->get<std::string>());
-          }
-        }
-      }
-      if (auto rp = f.find("requires-python"); rp != f.end() && rp->is_string()) {
-        anchor.requires_python = rp->get<std::string>();
-      }
-      if (auto y = f.find("yanked"); y != f.end()) {
-        if (y->is_string()) anchor.yanked = y->get<std::string>();
-        else if (y->is_boolean() && y->get<bool>()) anchor.yanked = "";
-      }
-      if (auto t = f.find("upload-time"); t != f.end() && t->is_string()) {
-        anchor.upload_time = t->get<std::string>();
-      }
-      page.anchors.push_back(std::move(anchor));
+      core::Expected<Anchor> anchor = ReadJsonFile((*files)[i], page_url, i);
+      if (!anchor) return anchor.error();
+      page.anchors.push_back(std::move(anchor).value());
     }
   } else if (auto projects = doc.find("projects"); projects != doc.end() && projects->is_array()) {
-    for (const nlohmann::json& p : *projects) {
-      if (page.anchors.size() >= max_anchors) {
-        page.more_anchors = true;
-        break;
-      }
-      if (!p.is_object()) continue;
-      auto name = p.find("name");
-      if (name == p.end() || !name->is_string()) continue;
-      Anchor anchor;
-      anchor.text = name->get<std::string>();
-      anchor.url = ResolveUrl(page_url, EscapePathSegment(anchor.text) + "/");
-      page.anchors.push_back(std::move(anchor));
-    }
+    ReadJsonProjects(*projects, page_url, max_anchors, page);
   }
   return page;
 }
