@@ -197,6 +197,85 @@ bool IsHttpUrl(std::string_view url) {
   return scheme == "http" || scheme == "https";
 }
 
+// What libcurl says of a finished transfer: its status (returned), the bytes on the wire, the
+// URL it ended at.
+long ReadTransferInfo(CURL* easy, FetchResult& result) {
+  long status = 0;
+  Lib().easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+  result.status = status;
+  curl_off_t body_wire = 0;  // as received, before content decoding
+  Lib().easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &body_wire);
+  long header_bytes = 0;
+  Lib().easy_getinfo(easy, CURLINFO_HEADER_SIZE, &header_bytes);
+  result.wire_bytes += static_cast<std::uint64_t>(std::max<curl_off_t>(0, body_wire)) +
+                       static_cast<std::uint64_t>(std::max(0L, header_bytes));
+  const char* effective_url = nullptr;
+  if (Lib().easy_getinfo(easy, CURLINFO_EFFECTIVE_URL, &effective_url) == CURLE_OK && effective_url) {
+    result.effective_url = effective_url;
+  }
+  return status;
+}
+
+// Why a redirect to `to` is not followed (too many, not HTTP, refused by the caller's check);
+// empty when it is.
+std::string RefusedRedirect(const Transfer& transfer, const std::string& to, const FetchOptions& options) {
+  if (static_cast<int>(transfer.result.redirects.size()) >= options.max_redirects) {
+    return "more than " + std::to_string(options.max_redirects) + " redirects (a redirect loop?), the last to " + to;
+  }
+  if (!IsHttpUrl(to)) return "redirect to " + to + " refused: not http or https";
+  if (options.check_redirect) {
+    if (std::optional<std::string> why = options.check_redirect(transfer.url, to)) {
+      return "redirect to " + to + " refused: " + *why;
+    }
+  }
+  return "";
+}
+
+// The result of a transfer that is done (no retry, no redirect left): its outcome, validators
+// and content type, or its error.
+void SettleResult(CURL* easy, const Verdict& verdict, long status, FetchResult& result) {
+  result.outcome = verdict.outcome;
+  if (verdict.outcome == FetchOutcome::kOk || verdict.outcome == FetchOutcome::kNotModified) {
+    result.etag = ResponseHeader(easy, "ETag");
+    result.last_modified = ResponseHeader(easy, "Last-Modified");
+    const char* content_type = nullptr;
+    if (Lib().easy_getinfo(easy, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK && content_type) {
+      result.content_type = content_type;
+    }
+  }
+  if (verdict.outcome != FetchOutcome::kOk) std::string().swap(result.body);
+  if (verdict.outcome != FetchOutcome::kAbsent && verdict.outcome != FetchOutcome::kFailed) return;
+  result.error = "GET " + result.request.url + ": " + verdict.cause;
+  if (verdict.outcome != FetchOutcome::kFailed) return;
+  // "(HTTP 200, 1 attempt)": the status too where the cause does not already say it.
+  result.error += " (";
+  if (status != 0 && verdict.cause.rfind("HTTP ", 0) != 0) result.error += "HTTP " + std::to_string(status) + ", ";
+  result.error += std::to_string(result.attempts) + (result.attempts == 1 ? " attempt)" : " attempts)");
+}
+
+// How long to wait for the next event: at most a second, less when a retry falls due sooner.
+std::chrono::milliseconds WaitTimeout(std::optional<Clock::time_point> next_due) {
+  auto timeout = std::chrono::milliseconds(1000);
+  if (!next_due) return timeout;
+  const auto until_due = std::chrono::ceil<std::chrono::milliseconds>(*next_due - Clock::now());
+  return std::clamp(until_due, std::chrono::milliseconds(0), timeout);
+}
+
+// The transfers of one Run: ready to start, waiting out a retry's backoff, running.
+struct RunQueues {
+  std::deque<std::unique_ptr<Transfer>> ready;
+  std::multimap<Clock::time_point, std::unique_ptr<Transfer>> waiting;  // retries in backoff
+  std::unordered_map<CURL*, std::unique_ptr<Transfer>> running;
+  FetchProgress progress;
+
+  void Enqueue(FetchRequest&& request) {
+    auto transfer = std::make_unique<Transfer>();
+    transfer->result.request = std::move(request);
+    ready.push_back(std::move(transfer));
+    ++progress.queued;
+  }
+};
+
 class CurlFetcher final : public Fetcher {
  public:
   explicit CurlFetcher(const FetchOptions& options) : options_(options), random_(SeedJitter()) {
@@ -248,6 +327,7 @@ class CurlFetcher final : public Fetcher {
 
   void Start(Transfer& transfer);
   double BackoffSeconds(int attempts_done, double retry_after_s);
+  void OnDone(RunQueues& q, CURL* easy, CURLcode code, const OnResult& on_result, const OnProgress& on_progress);
 
   FetchOptions options_;
   MultiHandle multi_;
@@ -339,13 +419,63 @@ double CurlFetcher::BackoffSeconds(int attempts_done, double retry_after_s) {
   return std::max(backoff, std::min(retry_after_s, options_.backoff_max_s));
 }
 
+// A transfer libcurl has finished: followed to its redirect, queued for a retry, or its result
+// handed to `on_result` (whose next requests are queued).
+void CurlFetcher::OnDone(RunQueues& q, CURL* easy, CURLcode code, const OnResult& on_result,
+                         const OnProgress& on_progress) {
+  auto node = q.running.extract(easy);
+  Lib().multi_remove_handle(multi_.get(), easy);
+  if (node.empty()) return;
+  std::unique_ptr<Transfer> transfer = std::move(node.mapped());
+  FetchResult& result = transfer->result;
+
+  const long status = ReadTransferInfo(easy, result);
+
+  Verdict verdict = Classify(*transfer, code, options_);
+  const char* location = nullptr;
+  if (code == CURLE_OK && IsRedirectStatus(status) &&
+      Lib().easy_getinfo(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK &&
+      location != nullptr) {
+    // A redirect: follow it as the next hop of this attempt, unless it is refused.
+    const std::string to = location;
+    const std::string refused = RefusedRedirect(*transfer, to, options_);
+    if (refused.empty()) {
+      result.redirects.push_back(to);
+      transfer->url = to;
+      transfer->following = true;
+      GiveBackEasy(*transfer);
+      q.ready.push_front(std::move(transfer));
+      return;
+    }
+    verdict = Verdict{};
+    verdict.cause = refused;
+  }
+  if (verdict.retry && result.attempts < options_.max_attempts) {
+    GiveBackEasy(*transfer);
+    std::string().swap(result.body);  // a waiting retry holds no partial page
+    const double delay = BackoffSeconds(result.attempts, verdict.retry_after_s);
+    const auto due = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(delay));
+    q.waiting.emplace(due, std::move(transfer));
+    return;
+  }
+
+  SettleResult(easy, verdict, status, result);
+  if (verdict.outcome == FetchOutcome::kFailed) ++q.progress.failed;
+  GiveBackEasy(*transfer);
+  transfer->headers.reset();
+
+  ++q.progress.done;
+  q.progress.wire_bytes += result.wire_bytes;
+  if (on_result) {
+    for (FetchRequest& next : on_result(std::move(result))) q.Enqueue(std::move(next));
+  }
+  if (on_progress) on_progress(q.progress);
+}
+
 void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_result,
                       const OnProgress& on_progress) {
-  std::deque<std::unique_ptr<Transfer>> ready;
-  std::multimap<Clock::time_point, std::unique_ptr<Transfer>> waiting;  // retries in backoff
-  std::unordered_map<CURL*, std::unique_ptr<Transfer>> running;
-  FetchProgress progress;
-
+  RunQueues q;
   // However Run ends (a callback may throw), no easy handle stays attached to the multi handle.
   struct Detach {
     CURLM* multi;
@@ -353,143 +483,33 @@ void CurlFetcher::Run(std::vector<FetchRequest> initial, const OnResult& on_resu
     ~Detach() {
       for (auto& [easy, transfer] : running) Lib().multi_remove_handle(multi, easy);
     }
-  } detach{multi_.get(), running};
-
-  auto enqueue = [&](FetchRequest&& request) {
-    auto transfer = std::make_unique<Transfer>();
-    transfer->result.request = std::move(request);
-    ready.push_back(std::move(transfer));
-    ++progress.queued;
-  };
-  for (FetchRequest& request : initial) enqueue(std::move(request));
+  } detach{multi_.get(), q.running};
+  for (FetchRequest& request : initial) q.Enqueue(std::move(request));
 
   const std::size_t parallelism = static_cast<std::size_t>(options_.parallelism);
-  while (!ready.empty() || !waiting.empty() || !running.empty()) {
+  while (!q.ready.empty() || !q.waiting.empty() || !q.running.empty()) {
     const Clock::time_point now = Clock::now();
-    while (!waiting.empty() && waiting.begin()->first <= now) {
-      ready.push_back(std::move(waiting.begin()->second));
-      waiting.erase(waiting.begin());
+    while (!q.waiting.empty() && q.waiting.begin()->first <= now) {
+      q.ready.push_back(std::move(q.waiting.begin()->second));
+      q.waiting.erase(q.waiting.begin());
     }
-    while (running.size() < parallelism && !ready.empty()) {
-      std::unique_ptr<Transfer> transfer = std::move(ready.front());
-      ready.pop_front();
+    while (q.running.size() < parallelism && !q.ready.empty()) {
+      std::unique_ptr<Transfer> transfer = std::move(q.ready.front());
+      q.ready.pop_front();
       Start(*transfer);
       CURL* easy = transfer->easy.get();
-      running.emplace(easy, std::move(transfer));
+      q.running.emplace(easy, std::move(transfer));
     }
-
     int still_running = 0;
     Lib().multi_perform(multi_.get(), &still_running);
-
     int messages_left = 0;
     while (CURLMsg* message = Lib().multi_info_read(multi_.get(), &messages_left)) {
-      if (message->msg != CURLMSG_DONE) continue;
-      CURL* easy = message->easy_handle;
-      const CURLcode code = message->data.result;
-      auto node = running.extract(easy);
-      Lib().multi_remove_handle(multi_.get(), easy);
-      if (node.empty()) continue;
-      std::unique_ptr<Transfer> transfer = std::move(node.mapped());
-      FetchResult& result = transfer->result;
-
-      long status = 0;
-      Lib().easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-      result.status = status;
-      curl_off_t body_wire = 0;  // as received, before content decoding
-      Lib().easy_getinfo(easy, CURLINFO_SIZE_DOWNLOAD_T, &body_wire);
-      long header_bytes = 0;
-      Lib().easy_getinfo(easy, CURLINFO_HEADER_SIZE, &header_bytes);
-      result.wire_bytes += static_cast<std::uint64_t>(std::max<curl_off_t>(0, body_wire)) +
-                           static_cast<std::uint64_t>(std::max(0L, header_bytes));
-      const char* effective_url = nullptr;
-      if (Lib().easy_getinfo(easy, CURLINFO_EFFECTIVE_URL, &effective_url) == CURLE_OK &&
-          effective_url) {
-        result.effective_url = effective_url;
-      }
-
-      Verdict verdict = Classify(*transfer, code, options_);
-      const char* location = nullptr;
-      if (code == CURLE_OK && IsRedirectStatus(status) &&
-          Lib().easy_getinfo(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK &&
-          location != nullptr) {
-        // A redirect: follow it as the next hop of this attempt, unless it is refused.
-        const std::string to = location;
-        std::string refused;
-        if (static_cast<int>(result.redirects.size()) >= options_.max_redirects) {
-          refused = "more than " + std::to_string(options_.max_redirects) +
-                    " redirects (a redirect loop?), the last to " + to;
-        } else if (!IsHttpUrl(to)) {
-          refused = "redirect to " + to + " refused: not http or https";
-        } else if (options_.check_redirect) {
-          if (std::optional<std::string> why = options_.check_redirect(transfer->url, to)) {
-            refused = "redirect to " + to + " refused: " + *why;
-          }
-        }
-        if (refused.empty()) {
-          result.redirects.push_back(to);
-          transfer->url = to;
-          transfer->following = true;
-          GiveBackEasy(*transfer);
-          ready.push_front(std::move(transfer));
-          continue;
-        }
-        verdict = Verdict{};
-        verdict.cause = refused;
-      }
-      if (verdict.retry && result.attempts < options_.max_attempts) {
-        GiveBackEasy(*transfer);
-        std::string().swap(result.body);  // a waiting retry holds no partial page
-        const double delay = BackoffSeconds(result.attempts, verdict.retry_after_s);
-        const auto due = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(delay));
-        waiting.emplace(due, std::move(transfer));
-        continue;
-      }
-
-      result.outcome = verdict.outcome;
-      if (verdict.outcome == FetchOutcome::kOk || verdict.outcome == FetchOutcome::kNotModified) {
-        result.etag = ResponseHeader(easy, "ETag");
-        result.last_modified = ResponseHeader(easy, "Last-Modified");
-        const char* content_type = nullptr;
-        if (Lib().easy_getinfo(easy, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK &&
-            content_type) {
-          result.content_type = content_type;
-        }
-      }
-      if (verdict.outcome != FetchOutcome::kOk) std::string().swap(result.body);
-      if (verdict.outcome == FetchOutcome::kAbsent || verdict.outcome == FetchOutcome::kFailed) {
-        result.error = "GET " + result.request.url + ": " + verdict.cause;
-        if (verdict.outcome == FetchOutcome::kFailed) {
-          // "(HTTP 200, 1 attempt)": the status too where the cause does not already say it.
-          result.error += " (";
-          if (status != 0 && verdict.cause.rfind("HTTP ", 0) != 0) {
-            result.error += "HTTP " + std::to_string(status) + ", ";
-          }
-          result.error +=
-              std::to_string(result.attempts) + (result.attempts == 1 ? " attempt)" : " attempts)");
-          ++progress.failed;
-        }
-      }
-      GiveBackEasy(*transfer);
-      transfer->headers.reset();
-
-      ++progress.done;
-      progress.wire_bytes += result.wire_bytes;
-      if (on_result) {
-        for (FetchRequest& next : on_result(std::move(result))) enqueue(std::move(next));
-      }
-      if (on_progress) on_progress(progress);
+      if (message->msg == CURLMSG_DONE) OnDone(q, message->easy_handle, message->data.result, on_result, on_progress);
     }
-
-    if (!ready.empty() && running.size() < parallelism) continue;  // more to start right away
-    if (running.empty() && waiting.empty()) continue;              // done, or only ready ones
-    auto timeout = std::chrono::milliseconds(1000);
-    if (!waiting.empty()) {
-      const auto until_due =
-          std::chrono::ceil<std::chrono::milliseconds>(waiting.begin()->first - Clock::now());
-      timeout = std::clamp(until_due, std::chrono::milliseconds(0), timeout);
-    }
-    if (running.empty()) {
+    if (!q.ready.empty() && q.running.size() < parallelism) continue;  // more to start right away
+    if (q.running.empty() && q.waiting.empty()) continue;              // done, or only ready ones
+    const auto timeout = WaitTimeout(q.waiting.empty() ? std::nullopt : std::optional(q.waiting.begin()->first));
+    if (q.running.empty()) {
       std::this_thread::sleep_for(timeout);  // only retries waiting out their backoff
     } else {
       // Also wakes up for libcurl's own timers (timeouts, connection set-up).
