@@ -117,6 +117,127 @@ std::strong_ordering CompareLocal(const std::vector<LocalSegment>& a,
   return a.size() <=> b.size();
 }
 
+// The parse of one version text: the lowered text's cursor, and errors located in the
+// original (`begin`: where the trimmed text starts in it).
+struct VersionText {
+  std::string_view original;
+  std::size_t begin;
+  Cursor& in;
+
+  Error At(std::string_view why) const { return InvalidAt(original, begin + in.pos(), why); }
+  Error Overflow() const { return At("number too large"); }
+  // A number must stand here; `missing` is the error when none does.
+  std::optional<Error> Require(std::uint64_t& number, std::string_view missing) const {
+    switch (in.ReadNumber(&number)) {
+      case Cursor::NumberResult::kNone:
+        return At(missing);
+      case Cursor::NumberResult::kOverflow:
+        return Overflow();
+      case Cursor::NumberResult::kOk:
+        break;
+    }
+    return std::nullopt;
+  }
+  // An optional number after a separator: 0 when none.
+  Expected<std::uint64_t> OptionalNumber() const {
+    in.SkipOptionalSeparator();  // kept even when no number follows: see kept_separator
+    std::uint64_t number = 0;
+    if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return Overflow();
+    return number;
+  }
+};
+
+// Epoch and release: "1!2.0" or "2.0".
+std::optional<Error> ReadRelease(const VersionText& t, std::uint64_t& epoch, std::vector<std::uint64_t>& release) {
+  std::uint64_t number = 0;
+  if (auto error = t.Require(number, "expected a release number")) return error;
+  if (t.in.Peek() == '!') {
+    t.in.Advance();
+    epoch = number;
+    if (auto error = t.Require(number, "expected a release number after the epoch")) return error;
+  }
+  release.push_back(number);
+  while (t.in.Peek() == '.' && IsDigit(t.in.Peek(1))) {
+    t.in.Advance();
+    if (t.in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return t.Overflow();
+    release.push_back(number);
+  }
+  return std::nullopt;
+}
+
+// Pre-release: [sep] (a|b|rc|...) [sep] [N]
+std::optional<Error> ReadPre(const VersionText& t, std::optional<PreRelease>& pre) {
+  const std::size_t saved = t.in.pos();
+  t.in.SkipOptionalSeparator();
+  for (const PreSpelling& spelling : kPreSpellings) {
+    if (!t.in.Consume(spelling.text)) continue;
+    Expected<std::uint64_t> number = t.OptionalNumber();
+    if (!number) return number.error();
+    pre = PreRelease{spelling.kind, *number};
+    return std::nullopt;
+  }
+  t.in.Reset(saved);
+  return std::nullopt;
+}
+
+// Post release: "-N" (implicit), or [sep] (post|rev|r) [sep] [N].
+std::optional<Error> ReadPost(const VersionText& t, std::optional<std::uint64_t>& post) {
+  const std::size_t saved = t.in.pos();
+  if (t.in.Peek() == '-' && IsDigit(t.in.Peek(1))) {
+    t.in.Advance();
+    std::uint64_t number = 0;
+    if (t.in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return t.Overflow();
+    post = number;
+    return std::nullopt;
+  }
+  t.in.SkipOptionalSeparator();
+  for (std::string_view spelling : kPostSpellings) {
+    if (!t.in.Consume(spelling)) continue;
+    Expected<std::uint64_t> number = t.OptionalNumber();
+    if (!number) return number.error();
+    post = *number;
+    return std::nullopt;
+  }
+  t.in.Reset(saved);
+  return std::nullopt;
+}
+
+// Development release: [sep] dev [sep] [N]
+std::optional<Error> ReadDev(const VersionText& t, std::optional<std::uint64_t>& dev) {
+  const std::size_t saved = t.in.pos();
+  t.in.SkipOptionalSeparator();
+  if (!t.in.Consume("dev")) {
+    t.in.Reset(saved);
+    return std::nullopt;
+  }
+  Expected<std::uint64_t> number = t.OptionalNumber();
+  if (!number) return number.error();
+  dev = *number;
+  return std::nullopt;
+}
+
+// Local label: "+" segment ([-_.] segment)*
+std::optional<Error> ReadLocal(const VersionText& t, std::vector<LocalSegment>& local) {
+  if (t.in.Peek() != '+') return std::nullopt;
+  t.in.Advance();
+  while (true) {
+    const std::size_t start = t.in.pos();
+    while (IsAlnum(t.in.Peek())) t.in.Advance();
+    if (t.in.pos() == start) return t.At("expected a local version segment");
+    std::string segment(t.in.text().substr(start, t.in.pos() - start));
+    if (std::all_of(segment.begin(), segment.end(), IsDigit)) {
+      Cursor digits(segment);
+      std::uint64_t value = 0;
+      if (digits.ReadNumber(&value) == Cursor::NumberResult::kOverflow) return t.Overflow();
+      local.emplace_back(value);
+    } else {
+      local.emplace_back(std::move(segment));
+    }
+    if (!IsSeparator(t.in.Peek())) return std::nullopt;
+    t.in.Advance();
+  }
+}
+
 }  // namespace
 
 Expected<Version> Version::Parse(std::string_view text) {
@@ -129,125 +250,16 @@ Expected<Version> Version::Parse(std::string_view text) {
   std::transform(lowered.begin(), lowered.end(), lowered.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (lowered.empty()) return Invalid(text, "empty");
-
   Cursor in(lowered);
+  const VersionText t{text, begin, in};
   Version v;
-  std::uint64_t number = 0;
-  auto overflow = [&] { return InvalidAt(text, begin + in.pos(), "number too large"); };
-
   if (in.Peek() == 'v') in.Advance();
-
-  // A number must stand here; `missing` is the error when none does.
-  auto require_number = [&](std::string_view missing) -> std::optional<Error> {
-    switch (in.ReadNumber(&number)) {
-      case Cursor::NumberResult::kNone:
-        return InvalidAt(text, begin + in.pos(), missing);
-      case Cursor::NumberResult::kOverflow:
-        return overflow();
-      case Cursor::NumberResult::kOk:
-        break;
-    }
-    return std::nullopt;
-  };
-
-  // Epoch and the first release number: "1!2.0" or "2.0".
-  if (auto error = require_number("expected a release number")) return *error;
-  if (in.Peek() == '!') {
-    in.Advance();
-    v.epoch_ = number;
-    if (auto error = require_number("expected a release number after the epoch")) return *error;
-  }
-  v.release_.push_back(number);
-  while (in.Peek() == '.' && IsDigit(in.Peek(1))) {
-    in.Advance();
-    if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return overflow();
-    v.release_.push_back(number);
-  }
-
-  // Pre-release: [sep] (a|b|rc|...) [sep] [N]
-  {
-    const std::size_t saved = in.pos();
-    in.SkipOptionalSeparator();
-    bool found = false;
-    for (const PreSpelling& spelling : kPreSpellings) {
-      if (in.Consume(spelling.text)) {
-        found = true;
-        in.SkipOptionalSeparator();  // kept even when no number follows: see kept_separator
-        number = 0;
-        if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return overflow();
-        v.pre_ = PreRelease{spelling.kind, number};
-        break;
-      }
-    }
-    if (!found) in.Reset(saved);
-  }
-
-  // Post release: "-N" (implicit), or [sep] (post|rev|r) [sep] [N].
-  {
-    const std::size_t saved = in.pos();
-    bool found = false;
-    if (in.Peek() == '-' && IsDigit(in.Peek(1))) {
-      in.Advance();
-      if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return overflow();
-      v.post_ = number;
-      found = true;
-    } else {
-      in.SkipOptionalSeparator();
-      for (std::string_view spelling : kPostSpellings) {
-        if (in.Consume(spelling)) {
-          found = true;
-          in.SkipOptionalSeparator();
-          number = 0;
-          if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return overflow();
-          v.post_ = number;
-          break;
-        }
-      }
-    }
-    if (!found) in.Reset(saved);
-  }
-
-  // Development release: [sep] dev [sep] [N]
-  {
-    const std::size_t saved = in.pos();
-    in.SkipOptionalSeparator();
-    if (in.Consume("dev")) {
-      in.SkipOptionalSeparator();
-      number = 0;
-      if (in.ReadNumber(&number) == Cursor::NumberResult::kOverflow) return overflow();
-      v.dev_ = number;
-    } else {
-      in.Reset(saved);
-    }
-  }
-
-  // Local label: "+" segment ([-_.] segment)*
-  if (in.Peek() == '+') {
-    in.Advance();
-    while (true) {
-      const std::size_t start = in.pos();
-      while (IsAlnum(in.Peek())) in.Advance();
-      if (in.pos() == start) {
-        return InvalidAt(text, begin + in.pos(), "expected a local version segment");
-      }
-      std::string segment(in.text().substr(start, in.pos() - start));
-      if (std::all_of(segment.begin(), segment.end(), IsDigit)) {
-        Cursor digits(segment);
-        std::uint64_t value = 0;
-        if (digits.ReadNumber(&value) == Cursor::NumberResult::kOverflow) return overflow();
-        v.local_.emplace_back(value);
-      } else {
-        v.local_.emplace_back(std::move(segment));
-      }
-      if (!IsSeparator(in.Peek())) break;
-      in.Advance();
-    }
-  }
-
-  if (!in.AtEnd()) {
-    return InvalidAt(text, begin + in.pos(),
-                     "unexpected '" + CharacterAt(in.text(), in.pos()) + "'");
-  }
+  if (auto error = ReadRelease(t, v.epoch_, v.release_)) return *error;
+  if (auto error = ReadPre(t, v.pre_)) return *error;
+  if (auto error = ReadPost(t, v.post_)) return *error;
+  if (auto error = ReadDev(t, v.dev_)) return *error;
+  if (auto error = ReadLocal(t, v.local_)) return *error;
+  if (!in.AtEnd()) return t.At("unexpected '" + CharacterAt(in.text(), in.pos()) + "'");
   return v;
 }
 
