@@ -130,6 +130,41 @@ void AppendUtf8(std::string& out, std::uint32_t c) {
   }
 }
 
+// htmlParseCharRef: &#DDD; or &#xHHH;, `i` just after the '&', then after the ';'. False where
+// libxml2's answer is not modelled (no digits, no ';', not an XML character).
+bool AppendCharRef(std::string& out, std::string_view raw, std::size_t& i) {
+  ++i;
+  const bool hex = i < raw.size() && (raw[i] == 'x' || raw[i] == 'X');
+  if (hex) ++i;
+  std::uint32_t value = 0;
+  std::size_t digits = 0;
+  while (i < raw.size()) {
+    const char c = raw[i];
+    std::uint32_t d;
+    if (IsDigit(c)) d = static_cast<std::uint32_t>(c - '0');
+    else if (hex && c >= 'a' && c <= 'f') d = static_cast<std::uint32_t>(c - 'a' + 10);
+    else if (hex && c >= 'A' && c <= 'F') d = static_cast<std::uint32_t>(c - 'A' + 10);
+    else break;
+    if (value < 0x110000) value = value * (hex ? 16 : 10) + d;
+    ++digits;
+    ++i;
+  }
+  if (digits == 0 || i >= raw.size() || raw[i] != ';' || !IsXmlChar(value)) return false;
+  ++i;
+  AppendUtf8(out, value);
+  return true;
+}
+
+// XML's five predefined entities; nullopt for any other name.
+std::optional<char> PredefinedEntity(std::string_view name) {
+  if (name == "amp") return '&';
+  if (name == "lt") return '<';
+  if (name == "gt") return '>';
+  if (name == "quot") return '"';
+  if (name == "apos") return '\'';
+  return std::nullopt;
+}
+
 // Appends `raw` (attribute value or text) to `out` with its references decoded as libxml2
 // decodes them; false where libxml2's answer is not modelled. `at_end`: `raw` ends where the
 // input ends (libxml2 reads a name running into the end of its input differently).
@@ -144,26 +179,7 @@ bool AppendDecoded(std::string& out, std::string_view raw, bool at_end) {
     out.append(raw.substr(i, amp - i));
     i = amp + 1;
     if (i < raw.size() && raw[i] == '#') {
-      // htmlParseCharRef: &#DDD; or &#xHHH;
-      ++i;
-      const bool hex = i < raw.size() && (raw[i] == 'x' || raw[i] == 'X');
-      if (hex) ++i;
-      std::uint32_t value = 0;
-      std::size_t digits = 0;
-      while (i < raw.size()) {
-        const char c = raw[i];
-        std::uint32_t d;
-        if (IsDigit(c)) d = static_cast<std::uint32_t>(c - '0');
-        else if (hex && c >= 'a' && c <= 'f') d = static_cast<std::uint32_t>(c - 'a' + 10);
-        else if (hex && c >= 'A' && c <= 'F') d = static_cast<std::uint32_t>(c - 'A' + 10);
-        else break;
-        if (value < 0x110000) value = value * (hex ? 16 : 10) + d;
-        ++digits;
-        ++i;
-      }
-      if (digits == 0 || i >= raw.size() || raw[i] != ';' || !IsXmlChar(value)) return false;
-      ++i;
-      AppendUtf8(out, value);
+      if (!AppendCharRef(out, raw, i)) return false;
       continue;
     }
     if (i >= raw.size() || !IsEntityNameStart(raw[i])) {
@@ -175,14 +191,9 @@ bool AppendDecoded(std::string& out, std::string_view raw, bool at_end) {
     if (end == raw.size() && at_end) return false;
     const std::string_view name = raw.substr(i, end - i);
     if (end < raw.size() && raw[end] == ';') {
-      char decoded;
-      if (name == "amp") decoded = '&';
-      else if (name == "lt") decoded = '<';
-      else if (name == "gt") decoded = '>';
-      else if (name == "quot") decoded = '"';
-      else if (name == "apos") decoded = '\'';
-      else return false;  // one of libxml2's 250 other entities, or none: not modelled
-      out.push_back(decoded);
+      const std::optional<char> decoded = PredefinedEntity(name);
+      if (!decoded) return false;  // one of libxml2's 250 other entities, or none: not modelled
+      out.push_back(*decoded);
       i = end + 1;
       continue;
     }
@@ -432,13 +443,34 @@ class Scanner {
     return true;
   }
 
-  bool StartTag() {
-    const std::size_t name_end = NameEnd(pos_ + 1);
-    if (name_end == 0) return Defer(__LINE__);
-    const Tag tag = TagOf(in_.substr(pos_ + 1, name_end - pos_ - 1));
-    if (tag == Tag::kOther) return Defer(__LINE__);
-    pos_ = name_end;
-    // htmlAutoClose, then htmlCheckImplied.
+  // The attributes a start tag's handling reads; the first of each name counts (libxml2 drops a
+  // redefined attribute).
+  struct TagAttributes {
+    Attribute href, core, dist, requires_python, yanked, upload;  // <a>
+    Attribute name, content, charset, equiv;                      // <meta>
+
+    Attribute* SlotOf(Tag tag, std::string_view attr) {
+      if (tag == Tag::kA) {
+        if (EqualsLower("href", attr)) return &href;
+        if (EqualsLower("data-core-metadata", attr)) return &core;
+        if (EqualsLower("data-dist-info-metadata", attr)) return &dist;
+        if (EqualsLower("data-requires-python", attr)) return &requires_python;
+        if (EqualsLower("data-yanked", attr)) return &yanked;
+        if (EqualsLower("data-upload-time", attr)) return &upload;
+      } else if (tag == Tag::kMeta) {
+        if (EqualsLower("name", attr)) return &name;
+        if (EqualsLower("content", attr)) return &content;
+        if (EqualsLower("charset", attr)) return &charset;
+        if (EqualsLower("http-equiv", attr)) return &equiv;
+      }
+      return nullptr;
+    }
+  };
+
+  // htmlAutoClose, then htmlCheckImplied: the elements a start tag closes and implies. False
+  // where libxml2's answer is not modelled (it drops a misplaced html, head or body and counts
+  // it). Each of these steps defers at its own line; the caller's Defer keeps the first.
+  bool ImplyParents(Tag tag) {
     while (depth_ > 0 && Closes(tag, Top())) Pop();
     if (tag != Tag::kHtml) {
       if (depth_ == 0 && !Push(Tag::kHtml)) return Defer(__LINE__);
@@ -450,24 +482,47 @@ class Scanner {
         }
       }
     }
-    // libxml2 drops a misplaced html, head or body and counts it: not modelled.
     if (tag == Tag::kHtml && depth_ > 0) return Defer(__LINE__);
     if (tag == Tag::kHead && depth_ != 1) return Defer(__LINE__);
     if (tag == Tag::kBody && Open(Tag::kBody)) return Defer(__LINE__);
+    return true;
+  }
 
-    Attribute href, core, dist, requires_python, yanked, upload, name, content, charset, equiv;
-    bool self_closing = false;
+  // `=value` after an attribute's name, quoted or not; false where the tag does not end.
+  bool ReadAttributeValue(Attribute& value) {
+    value.present = true;
+    if (!At(0, '=')) return true;
+    ++pos_;
+    SkipBlanks();
+    if (At(0, '"') || At(0, '\'')) {
+      const char quote = in_[pos_];
+      const std::size_t close = in_.find(quote, pos_ + 1);
+      if (close == std::string_view::npos) return Defer(__LINE__);
+      value.raw = in_.substr(pos_ + 1, close - pos_ - 1);
+      pos_ = close + 1;
+      return true;
+    }
+    const std::size_t start = pos_;
+    while (pos_ < in_.size() && !IsBlank(in_[pos_]) && in_[pos_] != '>') ++pos_;
+    if (pos_ >= in_.size()) return Defer(__LINE__);
+    value.raw = in_.substr(start, pos_ - start);
+    return true;
+  }
+
+  // The attributes up to the tag's '>' (or "/>": `self_closing`); false where libxml2's answer
+  // is not modelled (no '>', a bogus attribute, a value the input ends in).
+  bool ReadAttributes(Tag tag, TagAttributes& attributes, bool& self_closing) {
     for (;;) {
       SkipBlanks();
       if (pos_ >= in_.size()) return Defer(__LINE__);  // no '>': libxml2 ends the element unlike us
       if (in_[pos_] == '>') {
         ++pos_;
-        break;
+        return true;
       }
       if (in_[pos_] == '/' && At(1, '>')) {
         pos_ += 2;
         self_closing = true;
-        break;
+        return true;
       }
       const std::size_t attr_end = NameEnd(pos_);
       if (attr_end == 0) return Defer(__LINE__);  // a bogus attribute
@@ -475,47 +530,29 @@ class Scanner {
       pos_ = attr_end;
       SkipBlanks();
       Attribute value;
-      value.present = true;
-      if (At(0, '=')) {
-        ++pos_;
-        SkipBlanks();
-        if (At(0, '"') || At(0, '\'')) {
-          const char quote = in_[pos_];
-          const std::size_t close = in_.find(quote, pos_ + 1);
-          if (close == std::string_view::npos) return Defer(__LINE__);
-          value.raw = in_.substr(pos_ + 1, close - pos_ - 1);
-          pos_ = close + 1;
-        } else {
-          const std::size_t start = pos_;
-          while (pos_ < in_.size() && !IsBlank(in_[pos_]) && in_[pos_] != '>') ++pos_;
-          if (pos_ >= in_.size()) return Defer(__LINE__);
-          value.raw = in_.substr(start, pos_ - start);
-        }
-      }
-      // The first of each name counts (libxml2 drops a redefined attribute).
-      Attribute* slot = nullptr;
-      if (tag == Tag::kA) {
-        if (EqualsLower("href", attr)) slot = &href;
-        else if (EqualsLower("data-core-metadata", attr)) slot = &core;
-        else if (EqualsLower("data-dist-info-metadata", attr)) slot = &dist;
-        else if (EqualsLower("data-requires-python", attr)) slot = &requires_python;
-        else if (EqualsLower("data-yanked", attr)) slot = &yanked;
-        else if (EqualsLower("data-upload-time", attr)) slot = &upload;
-      } else if (tag == Tag::kMeta) {
-        if (EqualsLower("name", attr)) slot = &name;
-        else if (EqualsLower("content", attr)) slot = &content;
-        else if (EqualsLower("charset", attr)) slot = &charset;
-        else if (EqualsLower("http-equiv", attr)) slot = &equiv;
-      }
+      if (!ReadAttributeValue(value)) return Defer(__LINE__);
+      Attribute* slot = attributes.SlotOf(tag, attr);
       if (slot != nullptr && !slot->present) *slot = value;
     }
+  }
+
+  bool StartTag() {
+    const std::size_t name_end = NameEnd(pos_ + 1);
+    if (name_end == 0) return Defer(__LINE__);
+    const Tag tag = TagOf(in_.substr(pos_ + 1, name_end - pos_ - 1));
+    if (tag == Tag::kOther) return Defer(__LINE__);
+    pos_ = name_end;
+    if (!ImplyParents(tag)) return Defer(__LINE__);
+    TagAttributes a;
+    bool self_closing = false;
+    if (!ReadAttributes(tag, a, self_closing)) return Defer(__LINE__);
     // An attribute value runs to the end of its tag at most, so the input does not end inside
     // one here.
     if (!Push(tag)) return Defer(__LINE__);
-    if (tag == Tag::kA && !StartAnchor(href, core, dist, requires_python, yanked, upload)) {
+    if (tag == Tag::kA && !StartAnchor(a.href, a.core, a.dist, a.requires_python, a.yanked, a.upload)) {
       return Defer(__LINE__);
     }
-    if (tag == Tag::kMeta && !Meta(name, content, charset, equiv)) return Defer(__LINE__);
+    if (tag == Tag::kMeta && !Meta(a.name, a.content, a.charset, a.equiv)) return Defer(__LINE__);
     if (self_closing || tag == Tag::kMeta || tag == Tag::kBr) Pop();
     return true;
   }
