@@ -13,6 +13,8 @@
 
 #include "catalogue/catalogue.h"
 #include "core/tags.h"
+#include "installer/select/catalogue_source.h"
+#include "installer/select/selection.h"
 #include "installer/table/catalogue_table.h"
 
 namespace {
@@ -99,13 +101,20 @@ void BM_ArchList(benchmark::State& state) {
 }
 BENCHMARK(BM_ArchList);
 
-void BM_ArchListAndCovers(benchmark::State& state) {
+// What selection runs per backend and release: the catalogue view's arch list (the table's
+// row, as compute capabilities) and whether an sm_89 GPU runs it.
+void BM_ArchViewAndBuildRunsOn(benchmark::State& state) {
+  static const torchdex::installer::CatalogueSource source =
+      std::move(torchdex::installer::LoadCatalogueSource({})).value();
+  const torchdex::installer::CatalogueView& view = source.ViewFor("stable");
+  const torchdex::core::ComputeCapability gpu{8, 9};
+  const std::vector<torchdex::core::ComputeCapability> integrated = view.Limits("cu130").integrated;
   for (auto _ : state) {
-    auto list = table::ArchList("cu130", "2.9.1", table::CpuArch::kX86_64);
-    benchmark::DoNotOptimize(table::Covers(*list, "sm_89", torchdex::core::TargetOs::kLinux));
+    auto arch = view.Arch("cu130", "2.9.1", "x86_64");
+    benchmark::DoNotOptimize(torchdex::installer::BuildRunsOn(*arch, gpu, integrated));
   }
 }
-BENCHMARK(BM_ArchListAndCovers);
+BENCHMARK(BM_ArchViewAndBuildRunsOn);
 
 void BM_DriverFloor(benchmark::State& state) {
   for (auto _ : state)

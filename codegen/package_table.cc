@@ -1073,28 +1073,38 @@ class TableIncWriter {
 
   }
 
+  // "{8, 6}" for "sm_86"; "{0, 0}" for a gfx target.
+  static std::string CapabilityInit(std::string_view target) {
+    const std::optional<core::ComputeCapability> cc = core::ComputeCapability::ParseSm(target);
+    return cc ? "{" + std::to_string(cc->major) + ", " + std::to_string(cc->minor) + "}" : "{0, 0}";
+  }
+
   void ArchTargets() {
+    std::vector<std::string> names(target_ids.size());
+    for (const auto& [name, id] : target_ids) names[id] = name;
     inc << "// GPU targets of the arch lists: CUDA sm_XY (cubins), ROCm gfx targets.\n"
         << "inline constexpr std::string_view kArchTargets[] = {";
-    {
-      std::vector<std::string> names(target_ids.size());
-      for (const auto& [name, id] : target_ids) names[id] = name;
-      for (size_t i = 0; i < names.size(); ++i)
-        inc << (i % 8 == 0 ? "\n    " : " ") << Literal(names[i]) << ",";
-  }
-  inc << "\n};\n\n"
-      << "// Per CUDA backend (kBackendRows first/count): what its toolkit can build.\n"
-      << "inline constexpr std::uint16_t kToolkitTargetItems[] = {";
-  WriteItems(toolkit_items);
-  if (toolkit_items.empty()) inc << "0";  // no zero-length arrays; every count is 0
-  inc << "\n};\n\n"
-      << "// Integrated (Tegra) GPUs: a cubin of the same major and a lower minor does not run "
-         "them.\n"
-      << "inline constexpr std::array<std::string_view, " << rules.integrated.size()
-      << "> kIntegratedTargets = {";
-  for (size_t i = 0; i < rules.integrated.size(); ++i)
-    inc << (i == 0 ? "" : ", ") << Literal(rules.integrated[i]);
-  inc << "};\n\n";
+    for (size_t i = 0; i < names.size(); ++i) inc << (i % 8 == 0 ? "\n    " : " ") << Literal(names[i]) << ",";
+    inc << "\n};\n\n"
+        << "// The compute capability of each of kArchTargets ({0, 0}: a ROCm gfx target): no \"sm_XY\" is\n"
+        << "// parsed at run time.\n"
+        << "inline constexpr core::ComputeCapability kArchTargetCapabilities[] = {";
+    for (size_t i = 0; i < names.size(); ++i) inc << (i % 8 == 0 ? "\n    " : " ") << CapabilityInit(names[i]) << ",";
+    inc << "\n};\n\n"
+        << "// Per CUDA backend (kBackendRows first/count): what its toolkit can build.\n"
+        << "inline constexpr std::uint16_t kToolkitTargetItems[] = {";
+    WriteItems(toolkit_items);
+    if (toolkit_items.empty()) inc << "0";  // no zero-length arrays; every count is 0
+    inc << "\n};\n\n"
+        << "// Integrated (Tegra) GPUs: a cubin of the same major and a lower minor does not run "
+           "them.\n"
+        << "inline constexpr std::array<std::string_view, " << rules.integrated.size() << "> kIntegratedTargets = {";
+    for (size_t i = 0; i < rules.integrated.size(); ++i) inc << (i == 0 ? "" : ", ") << Literal(rules.integrated[i]);
+    inc << "};\n"
+        << "inline constexpr std::array<core::ComputeCapability, " << rules.integrated.size()
+        << "> kIntegratedCapabilities = {{";
+    for (size_t i = 0; i < rules.integrated.size(); ++i) inc << (i == 0 ? "" : ", ") << CapabilityInit(rules.integrated[i]);
+    inc << "}};\n\n";
   }
 
   void ArchRangeRows() {

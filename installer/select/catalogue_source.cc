@@ -66,17 +66,15 @@ class ViewBase : public CatalogueView {
     if (!targets) return std::nullopt;
     ArchView view;
     for (std::size_t i = 0; i < targets->targets.size(); ++i) {
-      const std::string_view name = targets->Name(i);
-      if (std::optional<core::ComputeCapability> cc = core::ComputeCapability::ParseSm(name)) {
+      if (std::optional<core::ComputeCapability> cc = targets->Capability(i)) {
         view.cubins.push_back(*cc);
       } else {
-        view.gfx.emplace_back(name);
+        view.gfx.emplace_back(targets->Name(i));
       }
     }
     // The PTX of the list's "X+PTX" entry. kLinuxOnly counts here: torch's Windows builds are
     // not chosen by this table.
-    if (targets->ptx != table::Ptx::kNone)
-      view.ptx = core::ComputeCapability::ParseSm(targets->PtxName());
+    if (targets->ptx != table::Ptx::kNone) view.ptx = targets->PtxCapability();
     return view;
   }
 
@@ -88,9 +86,8 @@ class ViewBase : public CatalogueView {
 
   CudaLimits ComputeLimits(const std::string& backend) const {
     CudaLimits limits;
-    for (std::string_view name : table::IntegratedTargets()) {
-      if (auto cc = core::ComputeCapability::ParseSm(name)) limits.integrated.push_back(*cc);
-    }
+    const std::span<const core::ComputeCapability> integrated = table::IntegratedCapabilities();
+    limits.integrated.assign(integrated.begin(), integrated.end());
     std::string toolkit = backend;
     if (auto it = custom_.find(backend); it != custom_.end()) {
       // A custom CUDA backend: the toolkit of the same version in the table, if any.
@@ -102,8 +99,7 @@ class ViewBase : public CatalogueView {
     }
     if (const std::optional<table::ArchTargets> targets = table::ToolkitTargets(toolkit)) {
       for (std::size_t i = 0; i < targets->targets.size(); ++i) {
-        if (auto cc = core::ComputeCapability::ParseSm(targets->Name(i)))
-          limits.toolkit_targets.push_back(*cc);
+        if (auto cc = targets->Capability(i)) limits.toolkit_targets.push_back(*cc);
       }
       std::sort(limits.toolkit_targets.begin(), limits.toolkit_targets.end());
     }
@@ -385,9 +381,8 @@ class FamilyView final : public CatalogueView {
   }
   CudaLimits Limits(const std::string& backend) const override {
     CudaLimits limits;
-    for (std::string_view name : table::IntegratedTargets()) {
-      if (auto cc = core::ComputeCapability::ParseSm(name)) limits.integrated.push_back(*cc);
-    }
+    const std::span<const core::ComputeCapability> integrated = table::IntegratedCapabilities();
+    limits.integrated.assign(integrated.begin(), integrated.end());
     // What a CUDA toolkit can build does not depend on the family: the package table's backend
     // of the same toolkit answers, when it has one.
     auto b = cat_.backends.find(backend);
@@ -396,7 +391,7 @@ class FamilyView final : public CatalogueView {
       if (row.kind != core::BackendKind::kCuda || row.toolkit != b->second.toolkit) continue;
       if (const std::optional<table::ArchTargets> targets = table::ToolkitTargets(row.name)) {
         for (std::size_t i = 0; i < targets->targets.size(); ++i) {
-          if (auto cc = core::ComputeCapability::ParseSm(targets->Name(i))) limits.toolkit_targets.push_back(*cc);
+          if (auto cc = targets->Capability(i)) limits.toolkit_targets.push_back(*cc);
         }
         std::sort(limits.toolkit_targets.begin(), limits.toolkit_targets.end());
         break;

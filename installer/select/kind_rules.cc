@@ -40,14 +40,10 @@ Coverage CudaCoverage(const std::optional<ComputeCapability>& gpu, const ArchVie
                       const Trial& trial) {
   if (!gpu) return {true, "compute capability unknown, not checked"};
   // A cubin runs on the same major with an equal or higher minor (6.0 covers 6.1), never on an
-  // integrated GPU but its own; the closest one is what the CUDA runtime loads (8.6 rather
-  // than 8.0 for an 8.9 GPU).
-  std::optional<ComputeCapability> best;
-  for (const ComputeCapability& cubin : arch.cubins) {
-    if (CubinRunsOn(cubin, *gpu, trial.limits.integrated) && (!best || cubin.minor > best->minor))
-      best = cubin;
+  // integrated GPU but its own.
+  if (const std::optional<ComputeCapability> best = BestCubin(arch, *gpu, trial.limits.integrated)) {
+    return {true, gpu->Sm() + " by cubin " + best->Sm()};
   }
-  if (best) return {true, gpu->Sm() + " by cubin " + best->Sm()};
   if (arch.ptx && *gpu >= *arch.ptx) {
     // PTX from this toolkit is JIT-compiled by the driver: only a driver at least as new as
     // the toolkit's own can read it (CUDA_ERROR_UNSUPPORTED_PTX_VERSION otherwise).

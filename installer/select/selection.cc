@@ -350,6 +350,19 @@ bool CubinRunsOn(const ComputeCapability& code, const ComputeCapability& gpu,
   return std::find(integrated.begin(), integrated.end(), gpu) == integrated.end();
 }
 
+std::optional<ComputeCapability> BestCubin(const ArchView& arch, const ComputeCapability& gpu,
+                                           const std::vector<ComputeCapability>& integrated) {
+  std::optional<ComputeCapability> best;
+  for (const ComputeCapability& cubin : arch.cubins) {
+    if (CubinRunsOn(cubin, gpu, integrated) && (!best || cubin.minor > best->minor)) best = cubin;
+  }
+  return best;
+}
+
+bool BuildRunsOn(const ArchView& arch, const ComputeCapability& gpu, const std::vector<ComputeCapability>& integrated) {
+  return BestCubin(arch, gpu, integrated).has_value() || (arch.ptx && gpu >= *arch.ptx);
+}
+
 std::string ToolkitGap(const std::string& toolkit, const ComputeCapability& gpu,
                        const CudaLimits& limits, const std::optional<ComputeCapability>& ptx) {
   if (limits.toolkit_targets.empty()) return "";

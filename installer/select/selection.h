@@ -48,6 +48,16 @@ struct CudaLimits {
 bool CubinRunsOn(const core::ComputeCapability& code, const core::ComputeCapability& gpu,
                  const std::vector<core::ComputeCapability>& integrated);
 
+/// The cubin of a build that `gpu` runs: the closest one, which the CUDA runtime loads (8.6
+/// rather than 8.0 for an 8.9 GPU); nullopt when none runs.
+std::optional<core::ComputeCapability> BestCubin(const ArchView& arch, const core::ComputeCapability& gpu,
+                                                 const std::vector<core::ComputeCapability>& integrated);
+
+/// Whether a build runs on `gpu`, by a cubin or by its PTX (an arch at most the GPU's, which a
+/// driver at least as new as the toolkit's own JIT-compiles: that driver is checked apart).
+bool BuildRunsOn(const ArchView& arch, const core::ComputeCapability& gpu,
+                 const std::vector<core::ComputeCapability>& integrated);
+
 /// The catalogue as selection sees it: what the compiled table (or an override catalogue)
 /// answers.
 class CatalogueView {

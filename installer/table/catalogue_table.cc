@@ -84,15 +84,6 @@ const BuildRow* FindBuild(std::string_view project, std::string_view backend,
                    *channel_index);
 }
 
-// "sm_86" -> 86 (major 8, minor 6); "sm_100" -> 100. nullopt when not sm_<digits>.
-std::optional<unsigned> SmNumber(std::string_view target) {
-  if (target.size() < 4 || target.substr(0, 3) != "sm_") return std::nullopt;
-  unsigned value = 0;
-  auto [end, error] = std::from_chars(target.data() + 3, target.data() + target.size(), value);
-  if (error != std::errc() || end != target.data() + target.size()) return std::nullopt;
-  return value;
-}
-
 }  // namespace
 
 std::string_view CatalogueChannel() { return kCatalogueChannel; }
@@ -304,6 +295,17 @@ std::span<const std::uint16_t> TargetsOf(const ArchRangeRow& row) {
 }
 
 std::string_view ArchTargets::Name(size_t i) const { return kArchTargets[targets[i]]; }
+namespace {
+std::optional<core::ComputeCapability> CapabilityOf(std::uint16_t id) {
+  const core::ComputeCapability cc = kArchTargetCapabilities[id];
+  if (cc.major == 0) return std::nullopt;
+  return cc;
+}
+}  // namespace
+std::optional<core::ComputeCapability> ArchTargets::Capability(size_t i) const { return CapabilityOf(targets[i]); }
+std::optional<core::ComputeCapability> ArchTargets::PtxCapability() const {
+  return ptx_target == kNoTarget ? std::nullopt : CapabilityOf(ptx_target);
+}
 std::string_view ArchTargets::PtxName() const {
   return ptx_target == kNoTarget ? std::string_view() : kArchTargets[ptx_target];
 }
@@ -335,33 +337,7 @@ std::optional<ArchTargets> ArchList(std::string_view backend, std::string_view t
 }
 
 std::span<const std::string_view> IntegratedTargets() { return kIntegratedTargets; }
-bool IsIntegrated(std::string_view gpu_target) {
-  return std::find(kIntegratedTargets.begin(), kIntegratedTargets.end(), gpu_target) !=
-         kIntegratedTargets.end();
-}
-
-bool CubinRunsOn(std::string_view code, std::string_view gpu_target) {
-  const std::optional<unsigned> cubin = SmNumber(code);
-  const std::optional<unsigned> gpu = SmNumber(gpu_target);
-  if (!cubin || !gpu) return false;
-  if (*cubin == *gpu) return true;
-  // Same major, minor at least the cubin's (sm_86 runs sm_80 cubins), but an integrated GPU
-  // runs only its own (torch/cuda/__init__.py DEVICE_REQUIREMENT: 8.0 and 8.6 exclude 8.7).
-  return *cubin / 10 == *gpu / 10 && *cubin < *gpu && !IsIntegrated(gpu_target);
-}
-
-bool Covers(const ArchTargets& list, std::string_view gpu_target, TargetOs os) {
-  const std::optional<unsigned> gpu = SmNumber(gpu_target);
-  if (!gpu) return list.Contains(gpu_target);  // ROCm: the exact gfx target
-  for (std::uint16_t id : list.targets) {
-    if (CubinRunsOn(kArchTargets[id], gpu_target)) return true;
-  }
-  const bool ptx = list.ptx == Ptx::kAll || (list.ptx == Ptx::kLinuxOnly && os == TargetOs::kLinux);
-  const std::optional<unsigned> ptx_arch =
-      list.ptx_target == kNoTarget ? std::nullopt : SmNumber(kArchTargets[list.ptx_target]);
-  return ptx && ptx_arch && *gpu >= *ptx_arch;  // the driver JIT-compiles older PTX
-}
-
+std::span<const core::ComputeCapability> IntegratedCapabilities() { return kIntegratedCapabilities; }
 std::optional<ArchTargets> ToolkitTargets(std::string_view backend) {
   const BackendRow* row = FindBackend(backend);
   if (row == nullptr || row->toolkit_target_count == 0) return std::nullopt;

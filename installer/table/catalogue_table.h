@@ -209,24 +209,20 @@ struct ArchTargets {
   std::uint16_t ptx_target = kNoTarget;  // the PTX's arch ("sm_50" for "5.0+PTX")
   std::string_view Name(size_t i) const;
   std::string_view PtxName() const;  // "" without PTX
+  // The compute capability of a CUDA target (generated: never parsed at run time); nullopt for
+  // a ROCm gfx target, or no PTX.
+  std::optional<core::ComputeCapability> Capability(size_t i) const;
+  std::optional<core::ComputeCapability> PtxCapability() const;
   bool Contains(std::string_view target) const;
 };
 std::optional<ArchTargets> ArchList(std::string_view backend, std::string_view torch_version,
                                     CpuArch cpu_arch);
-// Whether a GPU runs the build: CUDA "sm_86" by a cubin of the same major with a minor <= 6
-// (never an integrated GPU by another's cubin: sm_87 Orin is not run by sm_80/sm_86 code), or by
-// PTX (on `os`) of an older or equal arch; ROCm "gfx1100" when listed.
-bool Covers(const ArchTargets& list, std::string_view gpu_target, core::TargetOs os);
-
 // The real architectures ("sm_86") the toolkit of a CUDA backend can build, as ArchTargets
 // without PTX; nullopt for a non-CUDA backend or a toolkit the data does not know.
 std::optional<ArchTargets> ToolkitTargets(std::string_view backend);
 // Integrated (Tegra) GPUs: "sm_53", "sm_62", "sm_72", "sm_87", "sm_101".
 std::span<const std::string_view> IntegratedTargets();
-bool IsIntegrated(std::string_view gpu_target);
-// Whether a cubin for `code` ("sm_80") runs on `gpu` ("sm_86"), as torch's DEVICE_REQUIREMENT
-// says: same major, equal or higher minor, and not an integrated GPU unless it is the same arch.
-bool CubinRunsOn(std::string_view code, std::string_view gpu);
+std::span<const core::ComputeCapability> IntegratedCapabilities();  // the same, as values
 
 // The oldest driver that runs `backend` on `os` (see BackendRow); nullopt for a non-CUDA
 // backend or when the data does not know.

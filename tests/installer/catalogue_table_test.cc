@@ -16,6 +16,8 @@
 
 #include "core/tags.h"
 #include "core/version.h"
+#include "installer/select/catalogue_source.h"
+#include "installer/select/selection.h"
 
 namespace torchdex::installer::table {
 namespace {
@@ -25,6 +27,18 @@ using core::DriverVersion;
 using core::TargetOs;
 using nlohmann::json;
 
+
+// Whether the build of `backend` for torch `version` runs on `gpu` ("8.6") or has `gfx`, as
+// selection asks it: through the compiled table's catalogue view and the one CubinRunsOn.
+bool Covers(const std::string& backend, const std::string& version, const std::string& cpu_arch,
+            const std::string& gpu) {
+  static const CatalogueSource source = std::move(LoadCatalogueSource({})).value();
+  const CatalogueView& view = source.ViewFor("stable");
+  const std::optional<ArchView> arch = view.Arch(backend, version, cpu_arch);
+  if (!arch) return false;
+  if (gpu.starts_with("gfx")) return std::find(arch->gfx.begin(), arch->gfx.end(), gpu) != arch->gfx.end();
+  return BuildRunsOn(*arch, *core::ComputeCapability::Parse(gpu), view.Limits(backend).integrated);
+}
 
 std::string PublicOf(std::string_view version) {
   return std::string(version.substr(0, version.find('+')));
@@ -112,14 +126,14 @@ TEST(CatalogueTableFacts, XpuStartsAt260) {
 TEST(CatalogueTableFacts, Cu128HasNoSm61From28AndCu126KeepsSm50ToSm90) {
   const auto cu128 = ArchList("cu128", "2.8.0+cu128", CpuArch::kX86_64);
   ASSERT_TRUE(cu128);
-  EXPECT_FALSE(Covers(*cu128, "sm_61", TargetOs::kLinux));
-  EXPECT_FALSE(Covers(*cu128, "sm_50", TargetOs::kLinux));
-  EXPECT_TRUE(Covers(*cu128, "sm_70", TargetOs::kLinux));  // Volta until 2.11
-  EXPECT_TRUE(Covers(*cu128, "sm_89", TargetOs::kLinux));  // by the sm_86 cubin
-  EXPECT_TRUE(Covers(*cu128, "sm_120", TargetOs::kLinux));
+  EXPECT_FALSE(Covers("cu128", "2.8.0", "x86_64", "6.1"));
+  EXPECT_FALSE(Covers("cu128", "2.8.0", "x86_64", "5.0"));
+  EXPECT_TRUE(Covers("cu128", "2.8.0", "x86_64", "7.0"));  // Volta until 2.11
+  EXPECT_TRUE(Covers("cu128", "2.8.0", "x86_64", "8.9"));  // by the sm_86 cubin
+  EXPECT_TRUE(Covers("cu128", "2.8.0", "x86_64", "12.0"));
   const auto cu128_211 = ArchList("cu128", "2.11.0", CpuArch::kX86_64);
   ASSERT_TRUE(cu128_211);
-  EXPECT_FALSE(Covers(*cu128_211, "sm_70", TargetOs::kLinux));
+  EXPECT_FALSE(Covers("cu128", "2.11.0", "x86_64", "7.0"));
   EXPECT_FALSE(ArchList("cu128", "2.12.0", CpuArch::kX86_64));  // removed
 
   const auto cu126 = ArchList("cu126", "2.8.0+cu126", CpuArch::kX86_64);
@@ -128,32 +142,32 @@ TEST(CatalogueTableFacts, Cu128HasNoSm61From28AndCu126KeepsSm50ToSm90) {
   for (size_t i = 0; i < cu126->targets.size(); ++i) names.push_back(cu126->Name(i));
   EXPECT_EQ(names, (std::vector<std::string_view>{"sm_50", "sm_60", "sm_70", "sm_75", "sm_80",
                                                   "sm_86", "sm_90"}));
-  EXPECT_TRUE(Covers(*cu126, "sm_61", TargetOs::kLinux));
-  EXPECT_FALSE(Covers(*cu126, "sm_120", TargetOs::kLinux));  // Blackwell must not get cu126
+  EXPECT_TRUE(Covers("cu126", "2.8.0", "x86_64", "6.1"));
+  EXPECT_FALSE(Covers("cu126", "2.8.0", "x86_64", "12.0"));  // Blackwell must not get cu126
   EXPECT_EQ(cu126->ptx, Ptx::kNone);
 }
 
 TEST(CatalogueTableFacts, Cu130StartsAtTuringWithPtxOnLinuxOnly) {
   const auto cu130 = ArchList("cu130", "2.9.1", CpuArch::kX86_64);
   ASSERT_TRUE(cu130);
-  EXPECT_FALSE(Covers(*cu130, "sm_70", TargetOs::kLinux));
-  EXPECT_TRUE(Covers(*cu130, "sm_75", TargetOs::kLinux));
-  EXPECT_TRUE(Covers(*cu130, "sm_121", TargetOs::kLinux));  // cubin sm_120
-  EXPECT_TRUE(Covers(*cu130, "sm_130", TargetOs::kLinux));  // PTX
-  EXPECT_FALSE(Covers(*cu130, "sm_130", TargetOs::kWindows));
-  EXPECT_FALSE(Covers(*cu130, "sm_110", TargetOs::kLinux));  // older than the PTX, no cubin
+  EXPECT_FALSE(Covers("cu130", "2.9.1", "x86_64", "7.0"));
+  EXPECT_TRUE(Covers("cu130", "2.9.1", "x86_64", "7.5"));
+  EXPECT_TRUE(Covers("cu130", "2.9.1", "x86_64", "12.1"));  // cubin sm_120
+  EXPECT_TRUE(Covers("cu130", "2.9.1", "x86_64", "13.0"));  // PTX
+  EXPECT_EQ(cu130->ptx, Ptx::kLinuxOnly);  // torch's Windows builds have none
+  EXPECT_FALSE(Covers("cu130", "2.9.1", "x86_64", "11.0"));  // older than the PTX, no cubin
   const auto arm = ArchList("cu130", "2.10.0", CpuArch::kAarch64);
   ASSERT_TRUE(arm);
-  EXPECT_TRUE(Covers(*arm, "sm_110", TargetOs::kLinux));  // Thor
+  EXPECT_TRUE(Covers("cu130", "2.10.0", "aarch64", "11.0"));  // Thor
 }
 
 TEST(CatalogueTableFacts, RocmGfxLists) {
   const auto rocm63 = ArchList("rocm6.3", "2.7.1+rocm6.3", CpuArch::kX86_64);
   ASSERT_TRUE(rocm63);
-  EXPECT_TRUE(Covers(*rocm63, "gfx1100", TargetOs::kLinux));
-  EXPECT_TRUE(Covers(*rocm63, "gfx1201", TargetOs::kLinux));
-  EXPECT_FALSE(Covers(*rocm63, "gfx1036", TargetOs::kLinux));
-  EXPECT_FALSE(Covers(*rocm63, "gfx950", TargetOs::kLinux));
+  EXPECT_TRUE(Covers("rocm6.3", "2.7.1", "x86_64", "gfx1100"));
+  EXPECT_TRUE(Covers("rocm6.3", "2.7.1", "x86_64", "gfx1201"));
+  EXPECT_FALSE(Covers("rocm6.3", "2.7.1", "x86_64", "gfx1036"));
+  EXPECT_FALSE(Covers("rocm6.3", "2.7.1", "x86_64", "gfx950"));
   const auto rocm57 = ArchList("rocm5.7", "2.3.1", CpuArch::kX86_64);
   ASSERT_TRUE(rocm57);
   EXPECT_FALSE(rocm57->Contains("gfx942"));  // added for ROCm >= 6.0
