@@ -834,11 +834,10 @@ TableModel BuildTableModel(std::span<const InputFile> inputs, const std::vector<
   return ModelBuilder(inputs, catalogue_inputs, std::move(channels)).Build();
 }
 
-// generated/catalogue_table.inc: the sorted constexpr arrays of the package table, one method
-// per array or group of arrays, in the file's order.
-class TableIncWriter {
- public:
-  explicit TableIncWriter(const TableModel& model)
+// The parts of the model the writers of generated/ and docs/reference/ read, under the model's
+// own names.
+struct ModelParts {
+  explicit ModelParts(const TableModel& model)
       : inputs(model.inputs),
         catalogues(model.catalogues),
         backends(model.backends),
@@ -853,6 +852,29 @@ class TableIncWriter {
         variants(model.variants),
         model_(model) {}
 
+  const catalogue::Catalogue& catalogue() const { return model_.catalogue(); }
+
+  const std::span<const InputFile> inputs;
+  const std::vector<catalogue::Catalogue>& catalogues;
+  const std::vector<BackendOut>& backends;
+  const std::vector<ProjectOut>& projects;
+  const std::map<std::array<std::string, 3>, size_t>& tag_ids;
+  const std::map<std::string, std::vector<std::array<std::string, 3>>>& wheel_tags;
+  const std::map<std::vector<size_t>, size_t>& set_ids;
+  const std::vector<ArchRange>& ranges;
+  const CudaRules& rules;
+  const std::map<std::string, size_t>& target_ids;
+  const std::vector<std::vector<std::string>>& toolkit_targets;
+  const std::vector<VariantOut>& variants;
+  const TableModel& model_;
+};
+
+// generated/catalogue_table.inc: the sorted constexpr arrays of the package table, one method
+// per array or group of arrays, in the file's order.
+class TableIncWriter : private ModelParts {
+ public:
+  explicit TableIncWriter(const TableModel& model) : ModelParts(model) {}
+
   std::string Write() {
     Header();
     BackendRows();
@@ -866,8 +888,6 @@ class TableIncWriter {
   }
 
  private:
-  const catalogue::Catalogue& catalogue() const { return model_.catalogue(); }
-
   // An array's items, 16 a line.
   void WriteItems(const std::vector<size_t>& items) {
     for (size_t i = 0; i < items.size(); ++i) inc << (i % 16 == 0 ? "\n    " : " ") << items[i] << ",";
@@ -1138,19 +1158,6 @@ class TableIncWriter {
   inc << "\n};\n";
   }
 
-  const std::span<const InputFile> inputs;
-  const std::vector<catalogue::Catalogue>& catalogues;
-  const std::vector<BackendOut>& backends;
-  const std::vector<ProjectOut>& projects;
-  const std::map<std::array<std::string, 3>, size_t>& tag_ids;
-  const std::map<std::string, std::vector<std::array<std::string, 3>>>& wheel_tags;
-  const std::map<std::vector<size_t>, size_t>& set_ids;
-  const std::vector<ArchRange>& ranges;
-  const CudaRules& rules;
-  const std::map<std::string, size_t>& target_ids;
-  const std::vector<std::vector<std::string>>& toolkit_targets;
-  const std::vector<VariantOut>& variants;
-  const TableModel& model_;
   std::ostringstream inc;
   std::vector<size_t> toolkit_items;  // kToolkitTargetItems, filled by BackendRows
 };
@@ -1233,21 +1240,11 @@ std::string TableModel::EmitPackagesReference() const {
   return packages.str();
 }
 
-// docs/reference/backends.md: every backend with its driver floors and arch coverage.
 // docs/reference/backends.md: one method per section, in the page's order. The reference
 // pages describe the stable channel's backends; the others are listed by channel at the end.
-class BackendsPage {
+class BackendsPage : private ModelParts {
  public:
-  explicit BackendsPage(const TableModel& model)
-      : inputs(model.inputs),
-        catalogues(model.catalogues),
-        backends(model.backends),
-        projects(model.projects),
-        ranges(model.ranges),
-        rules(model.rules),
-        target_ids(model.target_ids),
-        toolkit_targets(model.toolkit_targets),
-        model_(model) {
+  explicit BackendsPage(const TableModel& model) : ModelParts(model) {
     all_backends.resize(backends.size());
     for (size_t i = 0; i < all_backends.size(); ++i) all_backends[i] = i;
     std::sort(all_backends.begin(), all_backends.end(), [&](size_t a, size_t b) {
@@ -1275,8 +1272,6 @@ class BackendsPage {
   }
 
  private:
-  const catalogue::Catalogue& catalogue() const { return model_.catalogue(); }
-
   const BuildOut* torch_build(size_t backend) const {
     if (torch == nullptr) return nullptr;
     for (const BuildOut& build : torch->builds) {
@@ -1557,15 +1552,6 @@ class BackendsPage {
 
   }
 
-  const std::span<const InputFile> inputs;
-  const std::vector<catalogue::Catalogue>& catalogues;
-  const std::vector<BackendOut>& backends;
-  const std::vector<ProjectOut>& projects;
-  const std::vector<ArchRange>& ranges;
-  const CudaRules& rules;
-  const std::map<std::string, size_t>& target_ids;
-  const std::vector<std::vector<std::string>>& toolkit_targets;
-  const TableModel& model_;
   std::vector<size_t> all_backends;   // every backend, by kind, toolkit and name
   std::vector<size_t> backend_order;  // those of the stable channel
   const ProjectOut* torch = nullptr;

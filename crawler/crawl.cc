@@ -740,17 +740,22 @@ class Crawler {
     return rows;
   }
 
+  // A project page's anchors as rows, what they warn about said.
+  PageRows ProjectPageRows(const PageTask& task, const std::vector<index::Anchor>& anchors) {
+    std::vector<CrawlWarning> warnings;
+    PageRows rows(anchors.size());
+    AppendAnchorRows(family_, base_url_, task.channel_path, task.project, anchors, &warnings, &wheel_names_, rows.rows);
+    for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
+    return rows;
+  }
+
   // A variant index's project page: read here, since the variants.json files it links are the
   // next requests (a variant index has a few pages).
   void OnVariantIndexPage(const PageTask& task, index::FetchResult&& result, const std::string& now,
                           std::vector<index::FetchRequest>& next) {
     auto page = index::ParsePage(result.body, result.content_type, PageUrl(result), options_.max_links);
     if (Unreadable(page, result)) return;
-    std::vector<CrawlWarning> warnings;
-    PageRows project_rows(page->anchors.size());
-    AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors, &warnings, &wheel_names_,
-                     project_rows.rows);
-    for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
+    PageRows project_rows = ProjectPageRows(task, page->anchors);
     QueueVariantsFiles(task, project_rows.rows, next);
     worker_.Post([this, task, now, shape = page->shape, result = std::move(result),
                   rows = std::make_shared<PageRows>(std::move(project_rows))]() {
@@ -767,11 +772,7 @@ class Crawler {
       auto page = index::ParsePage(result.body, result.content_type, PageUrl(result), options_.max_links);
       std::string().swap(result.body);
       if (Unreadable(page, result)) return;
-      std::vector<CrawlWarning> warnings;
-      PageRows project_rows(page->anchors.size());
-      AppendAnchorRows(family_, base_url_, task.channel_path, task.project, page->anchors, &warnings, &wheel_names_,
-                       project_rows.rows);
-      for (CrawlWarning& w : warnings) Warn(std::move(w.kind), std::move(w.message));
+      PageRows project_rows = ProjectPageRows(task, page->anchors);
       const std::size_t row_bytes = RowBytes(project_rows.rows);
       const index::PageShape shape = page->shape;
       // The anchors' strings are copied: freed here, on the thread that made them.
