@@ -62,6 +62,10 @@ extern const char* const kExportDetails;
 
 // The requirement lines of a -r file (install_command.cc): comments dropped, options refused.
 core::Status ReadRequirementFile(const std::string& path, std::vector<std::string>& into);
+/// What was asked, as written: the command line's requirements, then each -r file's lines
+/// (install, export, lock; ParseAskedRequirements parses them once).
+core::Expected<std::vector<std::string>> RequirementTexts(const std::vector<std::string>& requirements,
+                                                         const std::vector<std::string>& files);
 
 // lock_command.cc: `lock` writes a PEP 751 lock per backend; sync_command.cc: `sync` installs
 // the one that fits (sync_uv_project.cc: `sync --uv-project`).

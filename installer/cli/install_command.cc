@@ -102,15 +102,6 @@ struct Prepared {
   InstallPlan plan;
 };
 
-// What was asked, parsed once: the command line, then each -r file.
-core::Expected<std::vector<std::string>> AskedTexts(const InstallCliOptions& o) {
-  std::vector<std::string> texts = o.choice.requirements;
-  for (const std::string& file : o.requirement_files) {
-    if (core::Status ok = ReadRequirementFile(file, texts); !ok) return ok.error();
-  }
-  return texts;
-}
-
 // The decision for the install, and for the variant index the host's properties.
 struct InstallDecision {
   DecisionInputs inputs;
@@ -120,7 +111,7 @@ struct InstallDecision {
 };
 
 core::Expected<InstallDecision> DecideInstall(const InstallCliOptions& o, const Interpreter& target, Deps& deps) {
-  core::Expected<std::vector<std::string>> texts = AskedTexts(o);
+  core::Expected<std::vector<std::string>> texts = RequirementTexts(o.choice.requirements, o.requirement_files);
   if (!texts) return texts.error();
   ChoiceOptions choice = o.choice;
   // --torch-backend variant: the family's variant index of the channel (test/variant/), whose
@@ -311,6 +302,15 @@ std::string PlanToJson(const Prepared& p, const std::vector<std::string>* argv,
 }
 
 }  // namespace
+
+core::Expected<std::vector<std::string>> RequirementTexts(const std::vector<std::string>& requirements,
+                                                         const std::vector<std::string>& files) {
+  std::vector<std::string> texts = requirements;
+  for (const std::string& file : files) {
+    if (core::Status ok = ReadRequirementFile(file, texts); !ok) return ok.error();
+  }
+  return texts;
+}
 
 // Requirement lines of a file: comments and blank lines dropped; pip options are refused, so
 // nothing in a file can add an index behind the plan's back.

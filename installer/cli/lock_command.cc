@@ -550,10 +550,9 @@ int RunLock(const Options& options, Deps& deps, std::ostream& out, std::ostream&
                                            ? LockTargetInterpreter(o.choice.python, deps)
                                            : DescribedTarget(o.choice.python_version, o.choice.platform, deps);
   if (!target) return fail(target.error());
-  std::vector<std::string> texts = o.choice.requirements;
-  for (const std::string& file : o.requirement_files) {
-    if (core::Status ok = ReadRequirementFile(file, texts); !ok) return fail(ok.error());
-  }
+  core::Expected<std::vector<std::string>> read = RequirementTexts(o.choice.requirements, o.requirement_files);
+  if (!read) return fail(read.error());
+  const std::vector<std::string>& texts = *read;
   core::Expected<std::vector<AskedRequirement>> asked = ParseAskedRequirements(texts);
   if (!asked) return fail(asked.error());
   std::vector<std::string> backends = o.backends;
