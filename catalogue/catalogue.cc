@@ -114,7 +114,7 @@ std::string WriteCatalogueJson(const Catalogue& cat) {
   json backends = json::object();
   for (const auto& [name, b] : cat.backends) {
     backends[name] = {{"kind", b.kind},         {"toolkit", b.toolkit},
-                      {"legacy", b.legacy},     {"state", b.state},
+                      {"legacy", b.legacy},     {"state", std::string(core::BackendStateWord(b.state))},
                       {"discovered_from", b.discovered_from},
                       {"projects", b.projects}};
   }
@@ -240,10 +240,17 @@ class CatalogueReader {
       if (!b.is_object()) return Fail(at, "expected an object");
       CatalogueBackend backend;
       for (auto [key, field] : {std::pair{"kind", &backend.kind}, std::pair{"toolkit", &backend.toolkit},
-                                std::pair{"state", &backend.state},
                                 std::pair{"discovered_from", &backend.discovered_from}}) {
         if (Failure e = GetString(b, key, at, field)) return e;
       }
+      std::string state;
+      if (Failure e = GetString(b, "state", at, &state)) return e;
+      const std::optional<core::BackendState> parsed = core::ParseBackendState(state);
+      if (!parsed) {
+        return Fail(at + "/state", "\"" + state +
+                                       "\" is no backend state (ok, ok (flat page only), empty, skipped, skipped (legacy))");
+      }
+      backend.state = *parsed;
       if (!b.contains("legacy") || !b["legacy"].is_boolean()) return Fail(at + "/legacy", "expected true or false");
       backend.legacy = b["legacy"].get<bool>();
       if (!b.contains("projects") || !b["projects"].is_number_integer()) {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accelerator.h"
 #include "core/expected.h"
 
 namespace torchdex::catalogue {
@@ -19,8 +20,7 @@ struct CatalogueBackend {
   std::string kind;     // cpu, cuda, rocm, xpu, other
   std::string toolkit;  // "12.8", "6.3", "" for cpu/xpu
   bool legacy = false;
-  std::string state;  // ok, empty, skipped, "ok (flat page only)": its pages are missing, the
-                      // flat project page links its wheels
+  core::BackendState state = core::BackendState::kOk;
   std::string discovered_from;  // root index, links of torch/
   std::int64_t projects = 0;    // entries of its project list
 };

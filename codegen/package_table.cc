@@ -39,11 +39,11 @@ constexpr size_t kChannelCount = 3;
 struct BackendOut {
   std::string name;
   BackendKind kind = BackendKind::kOther;
-  std::array<std::string, kChannelCount> states;  // per channel; "" when not in it
+  std::array<std::optional<core::BackendState>, kChannelCount> states;  // per channel; nullopt when not in it
   std::string toolkit;
   std::vector<unsigned> cuda_toolkit;  // {12, 8} for a CUDA backend
   bool legacy = false;
-  std::string state;
+  core::BackendState state = core::BackendState::kOk;
   Driver linux_floor{}, windows_floor{}, linux_toolkit{}, windows_toolkit{};
 };
 
@@ -112,6 +112,12 @@ std::uint32_t TorchKey(const std::string& text, const std::string& pointer) {
 std::string DriverText(const Driver& driver) { return driver.known() ? driver.ToString() : "—"; }
 
 // The row's initialiser: DriverVersion's constexpr constructor from numbers.
+// "core::BackendState::kOk"; "std::nullopt" for a channel without the backend.
+std::string StateInit(std::optional<core::BackendState> state) {
+  if (!state) return "std::nullopt";
+  return "core::BackendState::" + std::string(core::BackendStateEnumerator(*state));
+}
+
 std::string DriverInit(const Driver& driver) {
   return "{" + std::to_string(driver.part(0)) + ", " + std::to_string(driver.part(1)) + ", " +
          std::to_string(driver.part(2)) + "}";
@@ -930,11 +936,11 @@ class TableIncWriter : private ModelParts {
       inc << "    {" << Literal(backend.name)
           << ", core::BackendKind::" << core::BackendKindEnumerator(backend.kind) << ", "
           << Literal(backend.toolkit) << ", " << (backend.legacy ? "true" : "false") << ", "
-          << Literal(backend.state) << ", " << DriverInit(backend.linux_floor) << ", "
+          << StateInit(backend.state) << ", " << DriverInit(backend.linux_floor) << ", "
           << DriverInit(backend.windows_floor) << ", " << DriverInit(backend.linux_toolkit) << ", "
           << DriverInit(backend.windows_toolkit) << ", " << toolkit_items.size() << ", "
-          << toolkit_targets[b].size() << ", {" << Literal(backend.states[0]) << ", "
-          << Literal(backend.states[1]) << ", " << Literal(backend.states[2]) << "}},\n";
+          << toolkit_targets[b].size() << ", {" << StateInit(backend.states[0]) << ", "
+          << StateInit(backend.states[1]) << ", " << StateInit(backend.states[2]) << "}},\n";
       for (const std::string& target : toolkit_targets[b])
         toolkit_items.push_back(target_ids.at(target));
   }
@@ -1252,7 +1258,7 @@ class BackendsPage : private ModelParts {
              std::tuple(backends[b].kind, ToolkitKey(backends[b].toolkit), backends[b].name);
     });
     for (size_t index : all_backends) {
-      if (!backends[index].states[0].empty()) backend_order.push_back(index);
+      if (backends[index].states[0]) backend_order.push_back(index);
     }
     for (const ProjectOut& project : projects) {
       if (project.name == "torch") torch = &project;
@@ -1315,7 +1321,7 @@ class BackendsPage : private ModelParts {
       const bool cuda = backend.kind == BackendKind::kCuda;
       out_ << "| `" << backend.name << "` | " << core::BackendKindWord(backend.kind) << " | "
                   << (backend.toolkit.empty() ? "—" : backend.toolkit) << " | "
-                  << Cell(backend.state) << " | " << (cuda ? DriverText(backend.linux_floor) : "")
+                  << Cell(core::BackendStateWord(backend.state)) << " | " << (cuda ? DriverText(backend.linux_floor) : "")
                   << " | " << (cuda ? DriverText(backend.windows_floor) : "") << " | "
                   << (cuda ? DriverText(backend.linux_toolkit) : "") << " | "
                   << (cuda ? DriverText(backend.windows_toolkit) : "") << " | " << torch_range

@@ -1,6 +1,7 @@
 #include "core/accelerator.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace torchdex::core {
 namespace {
@@ -46,6 +47,26 @@ bool ReadNumber(std::string_view text, std::size_t max, unsigned* value) {
 std::string_view BackendKindWord(BackendKind kind) { return RowOf(kind).word; }
 std::string_view BackendKindDisplayName(BackendKind kind) { return RowOf(kind).display; }
 std::string_view BackendKindEnumerator(BackendKind kind) { return RowOf(kind).enumerator; }
+
+namespace {
+// In the order of the enum: the catalogue's word, the enumerator's name (for generated code).
+constexpr std::pair<std::string_view, std::string_view> kStateRows[] = {
+    {"ok", "kOk"}, {"ok (flat page only)", "kOkFlatPageOnly"}, {"empty", "kEmpty"},
+    {"skipped", "kSkipped"}, {"skipped (legacy)", "kSkippedLegacy"}};
+static_assert(std::size(kStateRows) == static_cast<std::size_t>(BackendState::kSkippedLegacy) + 1);
+}  // namespace
+
+std::string_view BackendStateWord(BackendState state) { return kStateRows[static_cast<std::size_t>(state)].first; }
+std::string_view BackendStateEnumerator(BackendState state) {
+  return kStateRows[static_cast<std::size_t>(state)].second;
+}
+
+std::optional<BackendState> ParseBackendState(std::string_view word) {
+  for (std::size_t i = 0; i < std::size(kStateRows); ++i) {
+    if (kStateRows[i].first == word) return static_cast<BackendState>(i);
+  }
+  return std::nullopt;
+}
 
 std::optional<BackendKind> ParseBackendKind(std::string_view word) {
   for (BackendKind kind : kBackendKinds) {

@@ -37,6 +37,27 @@ std::string_view BackendKindDisplayName(BackendKind kind);
 /// The enumerator's own name ("kCuda"), for generated code.
 std::string_view BackendKindEnumerator(BackendKind kind);
 
+// ---- Backend states ----
+
+/// What a crawl found of a backend's directory, as catalogues spell it.
+enum class BackendState : std::uint8_t {
+  kOk,              // "ok": its project list and pages were read
+  kOkFlatPageOnly,  // "ok (flat page only)": its pages are missing, the flat page links its wheels
+  kEmpty,           // "empty": its project list is missing or lists nothing
+  kSkipped,         // "skipped": not crawled (not asked for)
+  kSkippedLegacy,   // "skipped (legacy)": a legacy directory, not crawled
+};
+/// The catalogue's word for a state ("ok (flat page only)").
+std::string_view BackendStateWord(BackendState state);
+/// The enumerator's own name ("kOkFlatPageOnly"), for generated code.
+std::string_view BackendStateEnumerator(BackendState state);
+/// The inverse of BackendStateWord; nullopt for a word that is no state.
+std::optional<BackendState> ParseBackendState(std::string_view word);
+/// Whether the catalogue knows what a backend in this state offers (its pages or the flat page).
+constexpr bool OffersBuilds(BackendState state) {
+  return state == BackendState::kOk || state == BackendState::kOkFlatPageOnly;
+}
+
 // ---- Target operating systems ----
 
 enum class TargetOs : std::uint8_t { kLinux, kWindows, kMacOS };

@@ -40,7 +40,8 @@ std::string DescribeBackendRecord(const CatalogueBackend& b) {
   return out;
 }
 
-bool Offers(const CatalogueBackend& b) { return b.state == "ok" && b.projects > 0; }
+bool Offers(const CatalogueBackend& b) { return b.state == core::BackendState::kOk && b.projects > 0; }
+std::string Word(core::BackendState state) { return std::string(core::BackendStateWord(state)); }
 
 const VersionTags* BuildsOf(const Catalogue& c, const std::string& project,
                             const std::string& backend) {
@@ -102,7 +103,7 @@ void OtherChanges(const Catalogue& before, const Catalogue& after, GuardReport& 
     if (it == before.backends.end()) continue;
     const CatalogueBackend& b = it->second;
     std::vector<std::string> fields;
-    if (b.state != a.state) fields.push_back("state " + b.state + " -> " + a.state);
+    if (b.state != a.state) fields.push_back("state " + Word(b.state) + " -> " + Word(a.state));
     if (b.projects != a.projects) {
       fields.push_back("projects " + std::to_string(b.projects) + " -> " +
                        std::to_string(a.projects));
@@ -189,7 +190,7 @@ std::set<std::string> JudgeBackendLosses(const Catalogue& before, const Catalogu
   for (const std::string& name : diff.backends_removed) {
     const CatalogueBackend& b = before.backends.at(name);
     r.removals.push_back("backend " + name + " (" + DescribeBackendRecord(b) + ", " + std::to_string(b.projects) +
-                         " projects, state " + b.state + ")");
+                         " projects, state " + Word(b.state) + ")");
     if (Allowed(options, name)) {
       r.callouts.push_back("backend removed (accepted with --allow-removed): " + name);
     } else {
@@ -201,13 +202,13 @@ std::set<std::string> JudgeBackendLosses(const Catalogue& before, const Catalogu
     auto it = after.backends.find(name);
     if (it == after.backends.end() || !Offers(b) || Offers(it->second)) continue;
     r.removals.push_back("backend " + name + ": its project list (" + std::to_string(b.projects) + " projects; state " +
-                         b.state + " -> " + it->second.state + ", " + std::to_string(it->second.projects) +
+                         Word(b.state) + " -> " + Word(it->second.state) + ", " + std::to_string(it->second.projects) +
                          " projects)");
     if (Allowed(options, name)) {
       r.callouts.push_back("backend emptied (accepted with --allow-removed): " + name);
     } else {
-      r.refusals.push_back("backend " + name + " lost its project list (state " + b.state + " -> " +
-                           it->second.state + ")");
+      r.refusals.push_back("backend " + name + " lost its project list (state " + Word(b.state) + " -> " +
+                           Word(it->second.state) + ")");
     }
     gone_backends.insert(name);
   }

@@ -13,16 +13,18 @@
 namespace torchdex::catalogue {
 namespace {
 
-// The state of a listed backend whose own pages are missing but whose wheels the flat page links.
-constexpr const char* kFlatPageState = "ok (flat page only)";
-
 // The channel's backends, projects and their classes, where each is listed, and the wheels
 // of the routed and companion ones, as the store holds them.
 core::Status ReadStoredProjects(Store& store, std::string_view channel, Catalogue& cat) {
   auto backends = store.Backends(channel);
   if (!backends) return backends.error();
   for (const BackendRecord& b : *backends) {
-    cat.backends[b.name] = CatalogueBackend{b.kind, b.toolkit, b.legacy, b.state, b.discovered_from, b.projects};
+    const std::optional<core::BackendState> state = core::ParseBackendState(b.state);
+    if (!state) {
+      return core::MakeError("store " + store.path() + ": backend " + b.name + " of " + std::string(channel) +
+                             " has the state \"" + b.state + "\", which this torchdex does not know");
+    }
+    cat.backends[b.name] = CatalogueBackend{b.kind, b.toolkit, b.legacy, *state, b.discovered_from, b.projects};
   }
   auto projects = store.Projects(channel);
   if (!projects) return projects.error();
@@ -105,8 +107,10 @@ void TakeBuildsFromTheFlatPage(const std::vector<std::pair<std::string, std::str
     auto backend = cat.backends.find(backend_name);
     if (backend == cat.backends.end() || backend->second.legacy) continue;
     const bool page_missing = std::find(p.unfetched.begin(), p.unfetched.end(), backend_name) != p.unfetched.end();
-    if (!page_missing && backend->second.state != "empty" && backend->second.state != kFlatPageState) continue;
-    if (backend->second.state == "empty") backend->second.state = kFlatPageState;
+    // The state of a listed backend whose own pages are missing but whose wheels the flat page links.
+    core::BackendState& state = backend->second.state;
+    if (!page_missing && state != core::BackendState::kEmpty && state != core::BackendState::kOkFlatPageOnly) continue;
+    if (state == core::BackendState::kEmpty) state = core::BackendState::kOkFlatPageOnly;
     p.builds[backend_name][std::string(a.row.version)].emplace_back(a.row.tags);
     p.from_flat_page.push_back(backend_name);
   }

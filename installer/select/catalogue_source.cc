@@ -17,6 +17,13 @@
 namespace torchdex::installer {
 namespace {
 
+// Whether the table knows what a backend offers in a channel (it is there, and its pages or the
+// flat page were read).
+bool OffersBuildsIn(const table::BackendRow& b, std::string_view channel) {
+  const std::optional<core::BackendState> state = table::StateIn(b, channel);
+  return state && core::OffersBuilds(*state);
+}
+
 // Whether one of the wheels, by the tags their filenames spell ("cp312-cp312-linux_x86_64"),
 // fits one of `supported`.
 bool AnyTagFits(const std::vector<std::string>& spelled_tags, const std::vector<core::Tag>& supported) {
@@ -47,7 +54,7 @@ class ViewBase : public CatalogueView {
       // Recorded, never chosen: legacy and empty backends, and those of other channels (a
       // backend whose pages are missing but whose wheels the flat page links is "ok (flat page
       // only)").
-      if (b.legacy || !table::StateIn(b, channel_).starts_with("ok")) continue;
+      if (b.legacy || !OffersBuildsIn(b, channel_)) continue;
       out.push_back({std::string(b.name), b.kind, std::string(b.toolkit), table::IsVariantIndex(b.name)});
     }
     for (const auto& [name, c] : custom_) out.push_back({name, c.kind, c.toolkit});
@@ -219,7 +226,7 @@ class JsonView : public ViewBase {
       if (custom_.count(b.name) != 0 || cat_.backends.count(b.name) != 0) out.push_back(b);
     }
     for (const auto& [name, b] : cat_.backends) {
-      if (b.legacy || !b.state.starts_with("ok") || table::FindBackend(name) != nullptr) continue;
+      if (b.legacy || !core::OffersBuilds(b.state) || table::FindBackend(name) != nullptr) continue;
       // New in the newer catalogue; its kind was checked when the file was read.
       out.push_back({name, core::ParseBackendKind(b.kind).value_or(core::BackendKind::kOther), b.toolkit,
                      b.kind == "variant"});
@@ -335,7 +342,7 @@ class FamilyView final : public CatalogueView {
   std::vector<BackendView> Backends(const std::string&) const override {
     std::vector<BackendView> out;
     for (const auto& [name, b] : cat_.backends) {
-      if (b.legacy || !b.state.starts_with("ok")) continue;
+      if (b.legacy || !core::OffersBuilds(b.state)) continue;
       out.push_back({name, core::ParseBackendKind(b.kind).value_or(core::BackendKind::kOther), b.toolkit});
     }
     return out;
@@ -514,7 +521,7 @@ core::Expected<CatalogueSource> LoadCatalogueSource(const EffectiveOverrides& ov
     for (std::string_view channel : table::Channels()) {
       const bool any = std::any_of(
           table::Backends().begin(), table::Backends().end(), [&](const table::BackendRow& b) {
-            return !b.legacy && table::StateIn(b, channel).starts_with("ok");
+            return !b.legacy && OffersBuildsIn(b, channel);
           });
       if (!any) continue;
       channels += (channels.empty() ? "" : ", ") + std::string(channel);

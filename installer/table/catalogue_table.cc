@@ -98,9 +98,9 @@ std::optional<std::uint8_t> ChannelIndex(std::string_view channel) {
   }
   return std::nullopt;
 }
-std::string_view StateIn(const BackendRow& backend, std::string_view channel) {
+std::optional<core::BackendState> StateIn(const BackendRow& backend, std::string_view channel) {
   const std::optional<std::uint8_t> index = ChannelIndex(channel);
-  return index ? backend.channel_states[*index] : std::string_view();
+  return index ? backend.channel_states[*index] : std::nullopt;
 }
 
 std::span<const BackendRow> Backends() { return kBackendRows; }

@@ -36,7 +36,7 @@ struct BackendRow {
   core::BackendKind kind;
   std::string_view toolkit;  // "12.8", "6.4", "" for cpu and xpu
   bool legacy;               // *-full, *-pypi-*, cpu-cxx11-abi: recorded, never chosen
-  std::string_view state;    // "ok", "empty", "skipped (legacy)"
+  core::BackendState state;
   // The oldest driver that runs the build's cubins: the minor-version-compatibility floor of
   // the toolkit's major (NVIDIA Table 2), or before CUDA 11 the toolkit's own driver.
   core::DriverVersion linux_floor;  // {0, 0, 0}: unknown
@@ -48,9 +48,9 @@ struct BackendRow {
   // kToolkitTargetItems[first_toolkit_target, + toolkit_target_count); none for non-CUDA.
   std::uint16_t first_toolkit_target;
   std::uint16_t toolkit_target_count;
-  // The backend's state in each channel the table holds (stable, test, nightly); "" when the
-  // channel has no such backend.
-  std::string_view channel_states[3];
+  // The backend's state in each channel the table holds (stable, test, nightly); nullopt when
+  // the channel has no such backend.
+  std::optional<core::BackendState> channel_states[3];
 };
 
 struct ProjectRow {
@@ -140,8 +140,8 @@ std::string_view CatalogueChannel();
 std::span<const std::string_view> Channels();
 // The index of `channel` in Channels(), nullopt when the table does not hold it.
 std::optional<std::uint8_t> ChannelIndex(std::string_view channel);
-// The state of a backend in a channel ("" when the channel has no such backend).
-std::string_view StateIn(const BackendRow& backend, std::string_view channel);
+// The state of a backend in a channel (nullopt when the channel has no such backend).
+std::optional<core::BackendState> StateIn(const BackendRow& backend, std::string_view channel);
 // What it stands for: the index URL, the snapshot crawled ("" when live) and the day it
 // describes (the snapshot's, else the day of its newest page).
 std::string_view CatalogueIndexUrl();

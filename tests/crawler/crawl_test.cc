@@ -143,11 +143,11 @@ TEST_F(CrawlTest, CrawlsTheRealPagesAndKnowsTheirFacts) {
   EXPECT_EQ(cat.backends.at("cu128").kind, "cuda");
   EXPECT_EQ(cat.backends.at("cu128").toolkit, "12.8");
   EXPECT_EQ(cat.backends.at("rocm6.2.4").toolkit, "6.2.4");
-  EXPECT_EQ(cat.backends.at("cu128").state, "ok");
-  EXPECT_EQ(cat.backends.at("cu121-full").state, "skipped (legacy)");
+  EXPECT_EQ(cat.backends.at("cu128").state, core::BackendState::kOk);
+  EXPECT_EQ(cat.backends.at("cu121-full").state, core::BackendState::kSkippedLegacy);
   // Listed in the root, but this partial copy has no page for it: a warning, and its wheels
   // come from the flat torch/ page, which links them.
-  EXPECT_EQ(cat.backends.at("cu129").state, "ok (flat page only)");
+  EXPECT_EQ(cat.backends.at("cu129").state, core::BackendState::kOkFlatPageOnly);
   EXPECT_NE(
       summary["warnings"].dump().find("backend cu129 (stable) is listed but its page is missing"),
       std::string::npos);
@@ -929,6 +929,25 @@ TEST(CatalogueJsonTest, RejectsASchemaVersionThatWrapsToOne) {
     auto parsed = catalogue::ParseCatalogueJson(json, "t");
     EXPECT_FALSE(parsed.ok()) << version;
   }
+}
+
+// A backend's state is one of the catalogue's words, read as a core::BackendState and written
+// back as the same word; another word is an error at its JSON pointer.
+TEST(CatalogueJsonTest, ABackendStateIsOneOfTheCataloguesWords) {
+  const auto catalogue_with = [](const std::string& state) {
+    return R"({"schema_version": 1, "provenance": {"family": "pytorch", "channel": "stable",
+      "crawled_from": "", "updated_at": "", "note": ""}, "backends": {"cu129": {"kind": "cuda",
+      "toolkit": "12.9", "state": ")" + state + R"(", "discovered_from": "root", "legacy": false,
+      "projects": 0}}, "projects": {}})";
+  };
+  auto parsed = catalogue::ParseCatalogueJson(catalogue_with("ok (flat page only)"), "t");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(parsed->backends.at("cu129").state, core::BackendState::kOkFlatPageOnly);
+  EXPECT_NE(catalogue::WriteCatalogueJson(*parsed).find(R"x("ok (flat page only)")x"), std::string::npos);
+  auto bad = catalogue::ParseCatalogueJson(catalogue_with("okay"), "t");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("t: /backends/cu129/state: \"okay\" is no backend state"), std::string::npos)
+      << bad.error().message;
 }
 
 // The data directory: $TORCHDEX_DATA_DIR wins; otherwise this test binary, which is not

@@ -23,7 +23,7 @@ catalogue::Catalogue Small() {
     catalogue::CatalogueBackend b;
     b.kind = std::string(name) == "cpu" ? "cpu" : "cuda";
     b.toolkit = std::string(name) == "cpu" ? "" : "12.6";
-    b.state = "ok";
+    b.state = core::BackendState::kOk;
     b.projects = 2;
     c.backends[name] = b;
   }

@@ -16,7 +16,7 @@ CatalogueBackend Backend(const std::string& kind, const std::string& toolkit,
   CatalogueBackend b;
   b.kind = kind;
   b.toolkit = toolkit;
-  b.state = "ok";
+  b.state = core::BackendState::kOk;
   b.discovered_from = "root index";
   b.projects = projects;
   return b;
@@ -154,7 +154,7 @@ TEST(GuardTest, ABackendThatDisappearsIsRefusedWithWhatWouldGo) {
 
 TEST(GuardTest, ABackendPageAnswering403IsRefused) {
   Catalogue after = Base();
-  after.backends["cu126"].state = "empty";
+  after.backends["cu126"].state = core::BackendState::kEmpty;
   after.backends["cu126"].projects = 0;
   after.projects["torch"].builds.erase("cu126");
   after.projects["torchvision"].builds.erase("cu126");
