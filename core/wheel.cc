@@ -110,7 +110,38 @@ Expected<std::vector<std::string>> ParseTagSet(std::string_view filename, std::s
   return tags;
 }
 
+// The python, abi and platform parts (`parts`, three) into `wheel`; `context` names the text
+// in errors (the filename, or the tag part alone).
+Status ReadTagParts(std::string_view context, const std::string_view* parts, WheelFilename& wheel) {
+  struct TagPart {
+    std::string_view what;
+    std::vector<std::string>* out;
+  };
+  const TagPart tag_parts[] = {
+      {"python", &wheel.python_tags}, {"abi", &wheel.abi_tags}, {"platform", &wheel.platform_tags}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    Expected<std::vector<std::string>> tags = ParseTagSet(context, tag_parts[i].what, parts[i]);
+    if (!tags.ok()) return tags.error();
+    *tag_parts[i].out = std::move(tags).value();
+  }
+  for (const std::string& python : wheel.python_tags) {
+    if (!IsIdentifier(python)) return WheelError(context, "python tag " + Quoted(python) + " is not an identifier");
+  }
+  return {};
+}
+
 }  // namespace
+
+Expected<std::vector<Tag>> ParseWheelTags(std::string_view spelled) {
+  const std::vector<std::string_view> parts = Split(spelled, '-');
+  if (parts.size() != 3) {
+    return WheelError(spelled, "expected the tags python-abi-platform, found " + std::to_string(parts.size()) +
+                                   " '-'-separated parts");
+  }
+  WheelFilename wheel;
+  if (Status ok = ReadTagParts(spelled, parts.data(), wheel); !ok.ok()) return ok.error();
+  return wheel.Tags();
+}
 
 std::vector<Tag> WheelFilename::Tags() const {
   std::vector<Tag> tags;
@@ -164,22 +195,7 @@ Expected<WheelFilename> ParseWheelFilename(std::string_view filename) {
     wheel.build = std::move(build).value();
   }
 
-  struct TagPart {
-    std::string_view what;
-    std::vector<std::string>* out;
-  };
-  const TagPart tag_parts[] = {
-      {"python", &wheel.python_tags}, {"abi", &wheel.abi_tags}, {"platform", &wheel.platform_tags}};
-  for (const TagPart& part : tag_parts) {
-    Expected<std::vector<std::string>> tags = ParseTagSet(filename, part.what, parts[next++]);
-    if (!tags.ok()) return tags.error();
-    *part.out = std::move(tags).value();
-  }
-  for (const std::string& python : wheel.python_tags) {
-    if (!IsIdentifier(python)) {
-      return WheelError(filename, "python tag " + Quoted(python) + " is not an identifier");
-    }
-  }
+  if (Status ok = ReadTagParts(filename, parts.data() + next, wheel); !ok.ok()) return ok.error();
   return wheel;
 }
 

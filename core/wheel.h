@@ -34,6 +34,11 @@ struct WheelFilename {
   std::vector<Tag> Tags() const;
 };
 
+/// The tags of a wheel's tag part, "python-abi-platform" with each '.'-compressed
+/// ("cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64"), read as ParseWheelFilename reads
+/// a filename's last three parts (lower-cased, the python tags identifiers); the expanded set.
+Expected<std::vector<Tag>> ParseWheelTags(std::string_view spelled);
+
 /// Parses a wheel filename, already percent-decoded ("torch-2.5.1+cu124-cp312-...").
 /// Each malformed part has its own message naming the part and the filename.
 Expected<WheelFilename> ParseWheelFilename(std::string_view filename);

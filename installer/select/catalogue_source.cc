@@ -29,9 +29,9 @@ bool OffersBuildsIn(const table::BackendRow& b, std::string_view channel) {
 bool AnyTagFits(const std::vector<std::string>& spelled_tags, const std::vector<core::Tag>& supported) {
   const std::set<core::Tag> accepted(supported.begin(), supported.end());
   for (const std::string& spelled : spelled_tags) {
-    auto wheel = core::ParseWheelFilename("x-0-" + spelled + ".whl");
-    if (!wheel) continue;
-    for (const core::Tag& t : wheel->Tags()) {
+    auto tags = core::ParseWheelTags(spelled);
+    if (!tags) continue;
+    for (const core::Tag& t : *tags) {
       if (accepted.count(t) != 0) return true;
     }
   }

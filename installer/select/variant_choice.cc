@@ -14,9 +14,9 @@ namespace {
 bool Fits(const std::vector<std::string>& wheels, const std::set<core::Tag>& accepted, bool any) {
   for (const std::string& spelled : wheels) {
     if (any) return true;
-    auto wheel = core::ParseWheelFilename("x-0-" + spelled + ".whl");
-    if (!wheel) continue;
-    for (const core::Tag& t : wheel->Tags()) {
+    auto tags = core::ParseWheelTags(spelled);
+    if (!tags) continue;
+    for (const core::Tag& t : *tags) {
       if (accepted.contains(t)) return true;
     }
   }

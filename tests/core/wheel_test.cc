@@ -388,3 +388,28 @@ TEST(ParseWheelFilenameTest, FixtureWheelsRankAsPackagingRanksThem) {
 
 }  // namespace
 }  // namespace torchdex::core
+
+namespace torchdex::core {
+namespace {
+
+// A wheel's tag part alone, as catalogues keep it: the same reading as a filename's.
+TEST(ParseWheelTagsTest, ExpandsCompressedSetsAsAFilenameDoes) {
+  auto tags = ParseWheelTags("cp312.cp313-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64");
+  ASSERT_TRUE(tags.ok()) << tags.error().message;
+  EXPECT_EQ(tags->size(), 4u);
+  auto wheel = ParseWheelFilename("torch-2.5.1-cp312.cp313-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl");
+  ASSERT_TRUE(wheel.ok());
+  EXPECT_EQ(*tags, wheel->Tags());
+  auto upper = ParseWheelTags("CP312-None-Any");
+  ASSERT_TRUE(upper.ok());
+  EXPECT_EQ(upper->front(), (Tag{"cp312", "none", "any"}));
+}
+
+TEST(ParseWheelTagsTest, RefusesWhatIsNotThreeParts) {
+  for (const char* bad : {"py3-none", "py3-none-any-extra", "py3--any", "py3-none-linux..x86_64", "3py-none-any"}) {
+    EXPECT_FALSE(ParseWheelTags(bad).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace torchdex::core

@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   before.channel = "stable";
   before.crawled_from = at(0);
   before.note = at(1);
-  before.backends[at(2)] = {at(3), at(4), false, "ok", at(5), 1};
+  before.backends[at(2)] = {at(3), at(4), false, torchdex::core::BackendState::kOk, at(5), 1};
   torchdex::catalogue::CatalogueProject& project = before.projects[at(6)];
   project.cls = "routed";
   project.reason = at(7);
@@ -83,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   torchdex::catalogue::Catalogue after = before;
   after.backends.clear();
   after.projects.clear();
-  after.backends[at(11)] = {at(12), at(13), false, "empty", at(14), 0};
+  after.backends[at(11)] = {at(12), at(13), false, torchdex::core::BackendState::kEmpty, at(14), 0};
   const torchdex::catalogue::CatalogueDiff diff =
       torchdex::catalogue::DiffCatalogues(before, after);
   Parsed(torchdex::catalogue::DiffToJson(diff));
