@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/text.h"
 #include "core/utf8.h"
 
 namespace torchdex::catalogue {
@@ -200,18 +201,10 @@ core::Expected<ordered_json> ParseStrictJson(std::string_view text, const std::s
   try {
     doc = ordered_json::parse(text, callback, /*allow_exceptions=*/true);
   } catch (const ordered_json::parse_error& e) {
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
+    const core::TextPosition at = core::PositionBefore(text, e.byte);
     std::string what = e.what();
     if (const std::size_t colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
-    return core::MakeError(where + ":" + std::to_string(line) + ":" + std::to_string(column) +
+    return core::MakeError(where + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
                                ": not valid JSON: " + what,
                            core::ErrorCode::kBadInputFile);
   } catch (const ordered_json::exception& e) {  // 1e999999 and the like

@@ -19,6 +19,7 @@
 #include "codegen/tables.h"
 #include "core/accelerator.h"
 #include "core/name.h"
+#include "core/text.h"
 #include "core/version.h"
 
 namespace torchdex::codegen {
@@ -163,14 +164,7 @@ std::string Cell(std::string_view text) {
   return out;
 }
 
-std::string Join(const std::vector<std::string>& items, std::string_view separator) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += separator;
-    out += items[i];
-  }
-  return out;
-}
+using core::Join;
 
 std::string RangeText(const ArchRange& range) {
   return range.torch_below == kOpen ? ">= " + range.torch_min_text

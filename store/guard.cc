@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/text.h"
 #include "core/version.h"
 
 namespace torchdex::catalogue {
@@ -24,14 +25,7 @@ std::string Percent(double share) {
   return buffer;
 }
 
-std::string Join(const std::vector<std::string>& items, const char* separator = ", ") {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += separator;
-    out += item;
-  }
-  return out;
-}
+using core::Join;
 
 std::string DescribeBackendRecord(const CatalogueBackend& b) {
   std::string out = b.kind;

@@ -23,14 +23,6 @@ namespace torchdex::installer::lockcli {
 
 namespace fs = std::filesystem;
 
-std::string Join(const std::vector<std::string>& items, std::string_view separator) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += separator;
-    out += item;
-  }
-  return out;
-}
 
 core::Expected<std::string> ReadFileText(const std::string& path, std::uintmax_t limit) {
   std::error_code error;

@@ -14,16 +14,17 @@
 #include <string_view>
 #include <vector>
 
+#include "catalogue/catalogue.h"
+#include "core/text.h"
 #include "installer/cli/commands.h"
 #include "installer/lock/pylock.h"
 #include "installer/select/catalogue_source.h"
-#include "catalogue/catalogue.h"
 #include "installer/select/decide.h"
 #include "installer/select/selection.h"
 
 namespace torchdex::installer::lockcli {
 
-std::string Join(const std::vector<std::string>& items, std::string_view separator);
+using core::Join;
 
 // The file whole, or an error naming it (missing, unreadable, larger than limit bytes).
 core::Expected<std::string> ReadFileText(const std::string& path, std::uintmax_t limit);

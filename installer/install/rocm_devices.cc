@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "core/name.h"
+#include "core/text.h"
 
 namespace torchdex::installer {
 namespace {
@@ -26,14 +27,7 @@ std::string ExtraTarget(std::string_view extra) {
   return "";
 }
 
-std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
-}
+using core::Join;
 
 // The requirement applies without any extra of the wheel (its base dependencies).
 core::Expected<bool> InBase(const core::Requirement& r, const core::MarkerEnvironment& markers) {

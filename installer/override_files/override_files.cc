@@ -9,6 +9,7 @@
 
 #include "core/name.h"
 #include "core/spelling.h"
+#include "core/text.h"
 #include "core/utf8.h"
 
 namespace torchdex::installer {
@@ -423,18 +424,10 @@ core::Expected<OverrideFile> ParseOverrideFile(std::string_view text, const std:
     return core::MakeError(path + ": not valid JSON: " + what);
   } catch (const json::parse_error& e) {
     // Say where, as line and column: nlohmann reports a byte offset.
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
+    const core::TextPosition at = core::PositionBefore(text, e.byte);
     std::string what = e.what();
     if (const std::size_t colon = what.rfind(": "); colon != std::string::npos) what = what.substr(colon + 2);
-    return core::MakeError(path + ":" + std::to_string(line) + ":" + std::to_string(column) +
+    return core::MakeError(path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
                            ": not valid JSON: " + what);
   }
   if (duplicate) return c.Fail(*duplicate, "the key is given twice");

@@ -197,13 +197,13 @@ VersionCoverage RocmBuildCovers(const SelectionContext& ctx, const BackendView& 
     // ROCm support is sparse: a gfx target not known to be built gets no kernels.
     out.covered = false;
     out.gap = "the gfx list of " + backend.name + " for " + ctx.primary + " " + torch_version +
-              " is not known, so " + Join(host_gfx) + " cannot be checked";
+              " is not known, so " + Join(host_gfx, " ") + " cannot be checked";
     return out;
   }
   for (const std::string& gfx : host_gfx) {
     if (std::find(arch->gfx.begin(), arch->gfx.end(), gfx) == arch->gfx.end()) {
       out.covered = false;
-      out.gap = "GPU " + gfx + " is not in this build's gfx list (" + Join(arch->gfx) + ") for " +
+      out.gap = "GPU " + gfx + " is not in this build's gfx list (" + Join(arch->gfx, " ") + ") for " +
                 ctx.primary + " " + torch_version;
       return out;
     }

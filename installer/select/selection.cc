@@ -11,12 +11,6 @@
 namespace torchdex::installer {
 namespace select_steps {
 
-std::string Join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 std::string ToolkitName(const std::string& toolkit) { return "CUDA " + toolkit; }
 
 std::string ToolkitFinder::Hint(const core::ComputeCapability& gpu, bool too_new) const {

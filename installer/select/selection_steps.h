@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
 #include "core/version.h"
 #include "installer/select/selection.h"
 
@@ -91,7 +92,7 @@ struct KindRules {
 
 const KindRules& RulesFor(core::BackendKind kind);
 
-std::string Join(const std::vector<std::string>& items, const std::string& sep = " ");
+using core::Join;
 std::string ToolkitName(const std::string& toolkit);
 
 }  // namespace torchdex::installer::select_steps
