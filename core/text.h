@@ -12,6 +12,10 @@ namespace torchdex::core {
 /// "a, b, c": the items with `separator` between them.
 std::string Join(const std::vector<std::string>& items, std::string_view separator = ", ");
 
+/// "12.4.1" -> {12, 4, 1}: CUDA and ROCm versions; empty when not dot-separated decimal numbers
+/// of at most 6 digits each. (Driver versions are core::DriverVersion.)
+std::vector<unsigned> ParseDottedNumbers(std::string_view text);
+
 /// A line and column of a text, both from 1.
 struct TextPosition {
   std::size_t line = 1;

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <charconv>
 
-#include "installer/table/hardware_table.h"
+#include "core/text.h"
 #include "installer/platform/text.h"
+#include "installer/table/hardware_table.h"
 
 namespace torchdex::installer {
 
@@ -67,7 +68,7 @@ std::vector<std::string> ParseRocmAgentEnumerator(std::string_view output) {
 std::optional<std::string> ParseRocmVersionFile(std::string_view contents) {
   std::string_view version = Trim(contents);
   version = version.substr(0, version.find('-'));
-  const std::vector<unsigned> numbers = ParseDottedNumbers(version);
+  const std::vector<unsigned> numbers = core::ParseDottedNumbers(version);
   if (numbers.size() < 2 || numbers.size() > 3) return std::nullopt;
   return std::string(version);
 }

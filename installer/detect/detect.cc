@@ -4,10 +4,11 @@
 
 #include <algorithm>
 
+#include "core/text.h"
 #include "installer/detect/detect_context.h"
-#include "installer/table/hardware_table.h"
 #include "installer/detect/nvidia_parsers.h"
 #include "installer/platform/text.h"
+#include "installer/table/hardware_table.h"
 
 namespace torchdex::installer {
 
@@ -136,7 +137,7 @@ void ApplyNvidiaOverrides(const Overrides& overrides, HostFacts& facts) {
   // CUDA) is here": a CI image built without a GPU sets one of them and must get a CUDA build.
   // conda's names a CUDA version, not a driver: the first driver that supports it stands in.
   if (!nvidia.driver_version && overrides.cuda_version) {
-    const std::vector<unsigned> cuda = ParseDottedNumbers(overrides.cuda_version->value);
+    const std::vector<unsigned> cuda = core::ParseDottedNumbers(overrides.cuda_version->value);
     for (const CudaDriverRow& row : CudaDriverRows()) {
       if (cuda.size() < 2 || row.cuda_major != cuda[0] || row.cuda_minor != cuda[1]) continue;
       const core::DriverVersion& minimum =

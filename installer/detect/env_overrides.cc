@@ -1,9 +1,10 @@
 #include "installer/detect/env_overrides.h"
 
+#include "core/text.h"
 #include "installer/detect/amd_parsers.h"
-#include "installer/table/hardware_table.h"
 #include "installer/detect/nvidia_parsers.h"
 #include "installer/platform/text.h"
+#include "installer/table/hardware_table.h"
 
 namespace torchdex::installer {
 namespace {
@@ -51,7 +52,7 @@ core::Expected<Overrides> ParseOverrides(const Environment& env) {
   }
 
   if (std::optional<OverrideValue> value = Read(env, "CONDA_OVERRIDE_CUDA")) {
-    const std::vector<unsigned> numbers = ParseDottedNumbers(value->value);
+    const std::vector<unsigned> numbers = core::ParseDottedNumbers(value->value);
     if (numbers.empty() || numbers.size() > 3 || numbers[0] == 0 || numbers[0] >= 100) {
       return Malformed(*value, "expected a CUDA version such as 12.8");
     }

@@ -48,26 +48,6 @@ const IntelPlatformRow* FindIntelPlatform(std::string_view platform) {
   return &*it;
 }
 
-std::vector<unsigned> ParseDottedNumbers(std::string_view text) {
-  std::vector<unsigned> numbers;
-  size_t start = 0;
-  while (true) {
-    const size_t end = text.find('.', start);
-    const std::string_view part =
-        text.substr(start, end == std::string_view::npos ? end : end - start);
-    unsigned value = 0;
-    auto [pointer, error] = std::from_chars(part.data(), part.data() + part.size(), value);
-    if (part.empty() || part.size() > 6 || error != std::errc() ||
-        pointer != part.data() + part.size()) {
-      return {};
-    }
-    numbers.push_back(value);
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  if (numbers.size() > 4) return {};
-  return numbers;
-}
 
 std::optional<CudaForDriver> MaxCudaForDriver(const core::DriverVersion& driver, DriverTable table) {
   if (table == DriverTable::kNone || !driver.known()) return std::nullopt;

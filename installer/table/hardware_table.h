@@ -81,10 +81,6 @@ struct TegraGpu {
 };
 std::optional<TegraGpu> FindTegraGpu(std::string_view device_tree_compatible);
 
-// "12.4.1" -> {12, 4, 1}: CUDA and ROCm versions; empty when not 1 to 4 dot-separated decimal
-// numbers. (Driver versions are core::DriverVersion.)
-std::vector<unsigned> ParseDottedNumbers(std::string_view text);
-
 }  // namespace torchdex::installer
 
 #endif  // TORCHDEX_INSTALLER_TABLE_HARDWARE_TABLE_H_

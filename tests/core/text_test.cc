@@ -26,5 +26,13 @@ TEST(PositionBeforeTest, CountsLinesAndColumnsFromOne) {
   EXPECT_EQ(end.column, 2u);
 }
 
+TEST(ParseDottedNumbersTest, ReadsDecimalPartsOrNothing) {
+  EXPECT_EQ(ParseDottedNumbers("12.4.1"), (std::vector<unsigned>{12, 4, 1}));
+  EXPECT_EQ(ParseDottedNumbers("6"), (std::vector<unsigned>{6}));
+  for (const char* bad : {"", "12.", ".4", "12..4", "12.4a", "1234567.0", "-1.0", "12 .4"}) {
+    EXPECT_TRUE(ParseDottedNumbers(bad).empty()) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace torchdex::core
