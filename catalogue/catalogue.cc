@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "catalogue/variants.h"
+#include "core/text.h"
 #include "core/version.h"
 
 namespace torchdex::catalogue {
@@ -248,7 +249,7 @@ class CatalogueReader {
       const std::optional<core::BackendState> parsed = core::ParseBackendState(state);
       if (!parsed) {
         return Fail(at + "/state", "\"" + state +
-                                       "\" is no backend state (ok, ok (flat page only), empty, skipped, skipped (legacy))");
+                                       "\" is no backend state (" + core::Join(core::BackendStateWords()) + ")");
       }
       backend.state = *parsed;
       if (!b.contains("legacy") || !b["legacy"].is_boolean()) return Fail(at + "/legacy", "expected true or false");

@@ -61,6 +61,12 @@ std::string_view BackendStateEnumerator(BackendState state) {
   return kStateRows[static_cast<std::size_t>(state)].second;
 }
 
+std::vector<std::string> BackendStateWords() {
+  std::vector<std::string> words;
+  for (const auto& row : kStateRows) words.emplace_back(row.first);
+  return words;
+}
+
 std::optional<BackendState> ParseBackendState(std::string_view word) {
   for (std::size_t i = 0; i < std::size(kStateRows); ++i) {
     if (kStateRows[i].first == word) return static_cast<BackendState>(i);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace torchdex::core {
 
@@ -51,6 +52,8 @@ enum class BackendState : std::uint8_t {
 std::string_view BackendStateWord(BackendState state);
 /// The enumerator's own name ("kOkFlatPageOnly"), for generated code.
 std::string_view BackendStateEnumerator(BackendState state);
+/// Every state's word, in the enum's order ("ok, ok (flat page only), ..." in messages).
+std::vector<std::string> BackendStateWords();
 /// The inverse of BackendStateWord; nullopt for a word that is no state.
 std::optional<BackendState> ParseBackendState(std::string_view word);
 /// Whether the catalogue knows what a backend in this state offers (its pages or the flat page).

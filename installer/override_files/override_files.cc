@@ -122,12 +122,6 @@ std::vector<std::string> CustomBackendKinds() {
   return kinds;
 }
 
-std::string JoinWords(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
 Failure ParseDriverFloors(const json& floors, const std::string& at, const Checker& c, CustomBackend& b) {
   if (!floors.is_object()) return c.Fail(at, "expected {\"linux\": \"560.28.03\", \"windows\": ...}");
   if (auto e = c.Keys(floors, at, {"linux", "windows"})) return e;
@@ -173,7 +167,7 @@ Failure ParseCustomBackend(const json& entry, const std::string& at, const Check
   const std::vector<std::string> kinds = CustomBackendKinds();
   const std::optional<core::BackendKind> parsed_kind = core::ParseBackendKind(kind);
   if (!parsed_kind || *parsed_kind == core::BackendKind::kOther) {
-    return c.Fail(at + "/kind", "\"" + kind + "\" is not one of " + JoinWords(kinds) + core::DidYouMean(kind, kinds));
+    return c.Fail(at + "/kind", "\"" + kind + "\" is not one of " + core::Join(kinds) + core::DidYouMean(kind, kinds));
   }
   b.kind = *parsed_kind;
   if (!entry.contains("url")) return c.Fail(at, "a custom backend needs \"url\", its index");
