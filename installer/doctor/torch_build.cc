@@ -1,18 +1,11 @@
 #include "installer/doctor/torch_build.h"
 
-#include <cctype>
-
 #include "core/text.h"
 #include "core/version.h"
+#include "installer/platform/text.h"
 
 namespace torchdex::installer {
 namespace {
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return text;
-}
 
 std::optional<std::string>* FieldOf(TorchVersionFile& file, std::string_view name) {
   if (name == "__version__") return &file.version;
@@ -22,15 +15,11 @@ std::optional<std::string>* FieldOf(TorchVersionFile& file, std::string_view nam
   return nullptr;
 }
 
-// A Python literal of the shapes version.py uses: 'text', "text", None, True, False. The value
-// of None is nullopt, a string's its text; false for anything else.
+// The literals version.py gives the four fields: 'text', "text" or None (nullopt); false for
+// anything else.
 bool ReadLiteral(std::string_view value, std::optional<std::string>& out) {
   if (value == "None") {
     out.reset();
-    return true;
-  }
-  if (value == "True" || value == "False") {
-    out = std::string(value);
     return true;
   }
   if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') && value.back() == value.front()) {
@@ -63,25 +52,19 @@ void ReadLine(std::string_view line, std::size_t number, TorchVersionFile& file)
   *field = std::move(value);
 }
 
-// "12.4" -> "124"; empty when it is not MAJOR.MINOR numbers.
-std::string CudaDigits(std::string_view toolkit) {
-  const std::vector<unsigned> parts = core::ParseDottedNumbers(toolkit);
+// "12.4" -> "12.4", "6.2.41133" -> "6.2"; empty when it is not dotted numbers, at least two.
+std::string MajorMinor(std::string_view version) {
+  const std::vector<unsigned> parts = core::ParseDottedNumbers(version);
   if (parts.size() < 2) return "";
-  return std::to_string(parts[0]) + std::to_string(parts[1]);
+  return std::to_string(parts[0]) + "." + std::to_string(parts[1]);
 }
 
 }  // namespace
 
 TorchVersionFile ParseTorchVersionFile(std::string_view text) {
   TorchVersionFile file;
-  std::size_t number = 0;
-  while (!text.empty()) {
-    ++number;
-    const std::size_t end = text.find('\n');
-    ReadLine(text.substr(0, end), number, file);
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
+  const std::vector<std::string_view> lines = SplitLines(text);
+  for (std::size_t i = 0; i < lines.size(); ++i) ReadLine(lines[i], i + 1, file);
   return file;
 }
 
@@ -106,17 +89,16 @@ std::optional<TorchBuild> BuildFromLocalLabel(std::string_view version) {
 
 std::optional<TorchBuild> BuildFromVersionFile(const TorchVersionFile& file, const std::string& path) {
   if (file.hip) {
-    const std::vector<unsigned> parts = core::ParseDottedNumbers(file.hip->substr(0, file.hip->find('-')));
-    if (parts.size() < 2) return std::nullopt;
-    const std::string toolkit = std::to_string(parts[0]) + "." + std::to_string(parts[1]);
+    const std::string toolkit = MajorMinor(file.hip->substr(0, file.hip->find('-')));
+    if (toolkit.empty()) return std::nullopt;
     return TorchBuild{"rocm" + toolkit, core::BackendKind::kRocm, toolkit, path + ": hip = '" + *file.hip + "'"};
   }
   if (file.cuda) {
-    const std::string digits = CudaDigits(*file.cuda);
-    if (digits.empty()) return std::nullopt;
-    const std::vector<unsigned> parts = core::ParseDottedNumbers(*file.cuda);
-    return TorchBuild{"cu" + digits, core::BackendKind::kCuda,
-                      std::to_string(parts[0]) + "." + std::to_string(parts[1]), path + ": cuda = '" + *file.cuda + "'"};
+    const std::string toolkit = MajorMinor(*file.cuda);
+    if (toolkit.empty()) return std::nullopt;
+    std::string name = "cu" + toolkit;
+    name.erase(name.find('.'), 1);
+    return TorchBuild{name, core::BackendKind::kCuda, toolkit, path + ": cuda = '" + *file.cuda + "'"};
   }
   if (!file.assigns_cuda && !file.assigns_hip) return std::nullopt;
   if (file.xpu) return TorchBuild{"xpu", core::BackendKind::kXpu, "", path + ": xpu = '" + *file.xpu + "'"};

@@ -20,14 +20,15 @@ struct TorchVersionFile {
   std::optional<std::string> cuda;     // cuda: Optional[str] = '12.4'
   std::optional<std::string> hip;      // hip: Optional[str] = '6.2.41133-dd7f95766'
   std::optional<std::string> xpu;      // xpu: Optional[str] = '20250101' (torch 2.7 and later)
-  bool assigns_cuda = false;  // the file has a `cuda` line (None or not): the shape of torch's
+  // Whether the file has a `cuda` (a `hip`) line, None or not: every torch's version.py has both.
+  bool assigns_cuda = false;
   bool assigns_hip = false;
   /// Lines that are not the expected shape, as "line N: what": said as located warnings.
   std::vector<std::string> warnings;
 };
 
 /// Reads the file's text line by line: `NAME = VALUE` or `NAME: TYPE = VALUE`, VALUE a quoted
-/// string, None, True or False. Imports, __all__ and comments are skipped; anything else that
+/// string or None. Imports, __all__ and comments are skipped; anything else that
 /// assigns one of the four names is a warning, and the name stays unknown.
 TorchVersionFile ParseTorchVersionFile(std::string_view text);
 
